@@ -1,0 +1,127 @@
+import type { ChatRequest, ToolCall } from '../gateway/schemas/chat-request.js';
+
+/**
+ * The one interface every provider implements. Provider names meet only in `registry.ts`.
+ *
+ * Adapters translate between the gateway's canonical request (the OpenAI chat-completions
+ * shape, already validated) and one provider's own wire format. They never format what the
+ * client sees: they return provider-neutral results (`ProviderCompletion`, `ProviderStreamEvent`)
+ * and the gateway writes the client's wire format.
+ */
+
+export type ProviderKind = 'openai' | 'anthropic' | 'gemini' | 'local';
+
+/** One configured upstream: where to send, with which credential, as which upstream model. */
+export interface UpstreamTarget {
+  providerId: string;          // the config's provider id, e.g. "mock" or "openai"
+  kind: ProviderKind;
+  baseUrl: string;             // e.g. "https://api.openai.com/v1" (no trailing slash)
+  apiKey: string | undefined;  // resolved from api_key_env at call time
+  upstreamModel: string;       // the provider's model name, e.g. "gpt-4o-mini"
+  headers?: Record<string, string>;
+}
+
+export interface TokenUsage {
+  inputTokens: number;               // all prompt tokens, cached included
+  cachedInputTokens: number;         // read from a prompt cache
+  cacheCreationInputTokens: number;  // written to a prompt cache (Anthropic)
+  outputTokens: number;              // all completion tokens, reasoning included
+  reasoningTokens: number;
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';
+
+export interface ProviderMessage {
+  role: 'assistant';
+  content: string | null;
+  tool_calls?: ToolCall[];
+  refusal?: string | null;
+}
+
+export interface ProviderCompletion {
+  upstreamId?: string;
+  upstreamModel?: string;
+  message: ProviderMessage;
+  finishReason: FinishReason;
+  usage: TokenUsage;
+}
+
+/** A tool-call fragment in a stream, OpenAI-style: the first fragment of a call carries id and name. */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function?: { name?: string; arguments?: string };
+}
+
+export type ProviderStreamEvent =
+  | { type: 'delta'; content?: string; toolCalls?: ToolCallDelta[]; refusal?: string }
+  | { type: 'finish'; finishReason: FinishReason }
+  | { type: 'usage'; usage: TokenUsage }     // may come more than once; the last one wins
+  | { type: 'meta'; upstreamId?: string; upstreamModel?: string };
+
+/** An HTTP request to send upstream. The body is already serialized. */
+export interface UpstreamRequest {
+  url: string;
+  method: 'POST';
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** One event of a text/event-stream, after SSE framing is parsed. */
+export interface SseEvent {
+  event?: string;
+  data: string;
+  id?: string;
+}
+
+/** Why an upstream call failed; `retryable` is decided here, not at the call site. */
+export class UpstreamError extends Error {
+  constructor(
+    message: string,
+    readonly details: {
+      status: number | null;          // upstream HTTP status; null when no response (connect error, timeout)
+      retryable: boolean;
+      retryAfterMs?: number;          // from retry-after / retry-after-ms
+      upstreamRequestId?: string;
+      cause?: unknown;
+      kind?: 'http' | 'connect' | 'timeout' | 'malformed' | 'aborted';
+    },
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+}
+
+/** A provider's wire format: build the HTTP request, parse what comes back. Pure; no I/O. */
+export interface WireCodec {
+  buildRequest(request: ChatRequest, target: UpstreamTarget, options: { stream: boolean }): UpstreamRequest;
+  parseResponse(body: unknown): ProviderCompletion;           // throws UpstreamError(kind 'malformed')
+  /** Returns a stateful translator for one stream: feed it each SSE event, then call end(). */
+  createStreamParser(): StreamParser;
+  /** Turns an upstream error response into an UpstreamError with a sanitised message. */
+  parseError(status: number, body: string, headers: Record<string, string | string[] | undefined>): UpstreamError;
+}
+
+export interface StreamParser {
+  push(event: SseEvent): ProviderStreamEvent[];
+  /** Called when the upstream stream ends; throws UpstreamError if it ended before completion. */
+  end(): ProviderStreamEvent[];
+}
+
+export interface CallOptions {
+  signal: AbortSignal;
+  timeouts: { connectMs: number; firstByteMs: number; betweenChunksMs: number };
+}
+
+/** What the router calls. HTTP providers get this from `createHttpAdapter(codec)`. */
+export interface ProviderAdapter {
+  readonly kind: ProviderKind;
+  complete(request: ChatRequest, target: UpstreamTarget, options: CallOptions): Promise<ProviderCompletion>;
+  /**
+   * Starts a stream. The returned promise resolves once the upstream has answered with a
+   * successful status (so the caller can still retry or fall back before sending a byte),
+   * and rejects with UpstreamError otherwise.
+   */
+  stream(request: ChatRequest, target: UpstreamTarget, options: CallOptions): Promise<AsyncIterable<ProviderStreamEvent>>;
+}
