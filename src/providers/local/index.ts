@@ -1,0 +1,2 @@
+export { localAdapter } from './local-adapter.js';
+export { buildLocalReply } from './build-reply.js';
