@@ -1,0 +1,77 @@
+import { finishOf, textChunksOf, textOf, usageOf } from './scenario-helpers.js';
+import type { MockScenario, MockWireFormat, RecordedRequest } from './types.js';
+
+const STOP_REASON = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use', content_filter: 'refusal' } as const;
+
+function usage(scenario: MockScenario) {
+  const u = usageOf(scenario);
+  return {
+    input_tokens: u.inputTokens - u.cachedInputTokens - u.cacheCreationInputTokens,
+    cache_read_input_tokens: u.cachedInputTokens,
+    cache_creation_input_tokens: u.cacheCreationInputTokens,
+    output_tokens: u.outputTokens,
+  };
+}
+
+function toolUses(scenario: MockScenario) {
+  return (scenario.toolCalls ?? []).map((call, i) => ({ type: 'tool_use' as const, id: call.id ?? `toolu_mock_${i}`, name: call.name, input: call.arguments ?? {} }));
+}
+
+const wantsText = (scenario: MockScenario): boolean => !scenario.toolCalls?.length || scenario.text !== undefined;
+const modelOf = (scenario: MockScenario, request: RecordedRequest): string => scenario.model ?? request.body?.model ?? 'mock-model';
+
+export const anthropicFormat: MockWireFormat = {
+  name: 'anthropic',
+  basePath: '/v1',
+  acceptsPath: (path) => path === '/v1/messages',
+  isStream: (request) => request.body?.stream === true,
+  apiKeyOf: (request) => request.headers['x-api-key'] as string | undefined,
+  authError: () => ({ status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } }),
+  errorBody: (status, message) => ({
+    type: 'error',
+    error: { type: status === 429 ? 'rate_limit_error' : status === 529 ? 'overloaded_error' : status >= 500 ? 'api_error' : 'invalid_request_error', message },
+  }),
+  json(scenario, request) {
+    return {
+      id: 'msg_mock',
+      type: 'message',
+      role: 'assistant',
+      model: modelOf(scenario, request),
+      content: [...(wantsText(scenario) ? [{ type: 'text', text: textOf(scenario) }] : []), ...toolUses(scenario)],
+      stop_reason: STOP_REASON[finishOf(scenario)],
+      stop_sequence: null,
+      usage: usage(scenario),
+    };
+  },
+  streamEvents(scenario, request) {
+    const u = usage(scenario);
+    const events: Array<{ event?: string; data: unknown }> = [];
+    const send = (type: string, payload: object): void => void events.push({ event: type, data: { type, ...payload } });
+    send('message_start', {
+      message: {
+        id: 'msg_mock', type: 'message', role: 'assistant', model: modelOf(scenario, request), content: [],
+        stop_reason: null, stop_sequence: null, usage: { ...u, output_tokens: 1 },
+      },
+    });
+    let index = 0;
+    if (wantsText(scenario)) {
+      send('content_block_start', { index, content_block: { type: 'text', text: '' } });
+      send('ping', {});
+      for (const piece of textChunksOf(scenario)) send('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
+      send('content_block_stop', { index });
+      index++;
+    }
+    for (const tool of toolUses(scenario)) {
+      send('content_block_start', { index, content_block: { ...tool, input: {} } });
+      const json = JSON.stringify(tool.input);
+      const half = Math.ceil(json.length / 2);
+      send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: json.slice(0, half) } });
+      send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: json.slice(half) } });
+      send('content_block_stop', { index });
+      index++;
+    }
+    send('message_delta', { delta: { stop_reason: STOP_REASON[finishOf(scenario)], stop_sequence: null }, usage: { output_tokens: u.output_tokens } });
+    send('message_stop', {});
+    return events;
+  },
+};
