@@ -1,0 +1,57 @@
+// Which per-command filter an output gets: from the agent's tool kind and, for shells, from
+// the command line itself.
+import type { ToolKind } from '../types.js';
+
+export type OutputKind = 'test' | 'git-diff' | 'git-status' | 'git-log' | 'install' | 'build' | 'search' | 'list' | 'read' | 'shell' | 'other';
+
+const COMMANDS: [OutputKind, RegExp][] = [
+  ['test', /^(?:pytest|py\.test|python3? -m (?:pytest|unittest)|nosetests|tox|jest|vitest|mocha|ava|go test|cargo (?:test|nextest)|(?:npm|pnpm|yarn|bun)(?: run)? test|npx (?:jest|vitest|mocha)|rspec|phpunit|ctest|mvn test|gradlew? test|dotnet test|make (?:test|check))\b/],
+  ['install', /^(?:pip3? install|python3? -m pip install|uv (?:pip install|sync|add)|poetry (?:install|add)|(?:npm|pnpm|bun) (?:install|i|ci|add)\b|yarn(?: install| add|$)|apt(?:-get)? (?:install|update)|brew install|cargo (?:fetch|install)|go (?:get|mod download)|gem install|bundle install|conda install|composer install)/],
+  ['git-diff', /^git (?:diff|show)\b/],
+  ['git-status', /^git status\b/],
+  ['git-log', /^git (?:log|reflog)\b/],
+  ['build', /^(?:tsc|npx tsc|eslint|npx eslint|prettier|gcc|g\+\+|clang|make|cmake|ninja|cargo (?:build|check|clippy)|go (?:build|vet)|mypy|flake8|ruff|pylint|black|biome|rustc|javac|mvn|gradlew?|webpack|vite build|next build|(?:npm|pnpm|yarn) run (?:build|lint|typecheck)|golangci-lint)\b/],
+  ['search', /^(?:grep|egrep|rg|ag|ack|git grep)\b/],
+  ['list', /^(?:find|ls|tree|fd|git ls-files)\b/],
+  ['read', /^(?:cat|head|tail|nl|bat|sed -n)\b/],
+];
+
+/** The segments of `cd x && FOO=1 timeout 60 pytest -q | tail` that can name a command. */
+function segments(command: string): string[] {
+  return command
+    .split(/&&|\|\||;|\n|\|/)
+    .map((s) => s.trim().replace(/^(?:(?:sudo|time|env|nohup)\s+|timeout\s+\S+\s+|[A-Z_][A-Z0-9_]*=\S*\s+)+/, ''))
+    .filter((s) => s.length > 0 && !/^cd\b/.test(s));
+}
+
+export function classifyCommand(command: string): OutputKind {
+  for (const seg of segments(command)) {
+    for (const [kind, re] of COMMANDS) if (re.test(seg)) return kind;
+  }
+  return 'shell';
+}
+
+/** Codex passes argv (`["bash","-lc","…"]`); others a string. */
+export function commandText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) {
+    const argv = value as string[];
+    if (argv.length >= 3 && /^(?:ba|z)?sh$/.test(argv[0]!.replace(/^.*\//, '')) && /^-\w*c$/.test(argv[1]!)) return argv.slice(2).join(' ');
+    return argv.join(' ');
+  }
+  return undefined;
+}
+
+export function outputKind(tool: ToolKind, command: string | undefined): OutputKind {
+  switch (tool) {
+    case 'shell':
+      return command === undefined ? 'shell' : classifyCommand(command);
+    case 'read':
+    case 'search':
+    case 'list':
+      return tool;
+    case 'edit':
+    case 'other':
+      return 'other';
+  }
+}

@@ -1,0 +1,42 @@
+import { errorMask } from './error-lines.js';
+import { OMITTED_RE, omittedLines } from './markers.js';
+
+export interface CutLimits {
+  /** Outputs up to this many lines are left whole. */
+  maxLines: number;
+  head: number;
+  tail: number;
+}
+
+/**
+ * Long output keeps its head and tail; in between only error and trace lines survive, with a
+ * marker per gap that says how many lines went and which ones.
+ */
+export function cutMiddle(text: string, limits: CutLimits): string {
+  if (OMITTED_RE.test(text)) return text; // already cut once
+  const lines = text.split('\n');
+  if (lines.length <= limits.maxLines) return text;
+  const mask = errorMask(lines);
+  const keep = new Array<boolean>(lines.length).fill(false);
+  for (let i = 0; i < lines.length; i++) {
+    keep[i] = i < limits.head || i >= lines.length - limits.tail || mask[i]!;
+  }
+  const out: string[] = [];
+  let gapStart = -1;
+  const flush = (end: number) => {
+    if (gapStart < 0) return;
+    const count = end - gapStart;
+    // A one-line gap costs more as a marker than as the line itself.
+    if (count === 1) out.push(lines[gapStart]!);
+    else out.push(omittedLines(count, gapStart + 1, end, lines.length));
+    gapStart = -1;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    if (keep[i]) {
+      flush(i);
+      out.push(lines[i]!);
+    } else if (gapStart < 0) gapStart = i;
+  }
+  flush(lines.length);
+  return out.length < lines.length ? out.join('\n') : text;
+}

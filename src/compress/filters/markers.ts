@@ -1,0 +1,29 @@
+// Every piece of text the engine inserts, in one place. Each marker is recognisable so that a
+// second pass leaves it alone (compressing twice must equal compressing once).
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+export const omittedLines = (count: number, from: number, to: number, total: number) =>
+  `[… ${n(count)} lines omitted (lines ${from}-${to} of ${total}) …]`;
+export const OMITTED_RE = /^\[… [\d,]+ lines omitted/m;
+
+export const repeatedLine = (times: number) => `[… previous line repeated ${n(times)} more times]`;
+
+export const removedRoutine = (what: string) => `[… removed ${what}]`;
+
+export const lineNumbersRemoved = (first: number, last: number) => `[lines ${first}-${last}; line numbers removed]`;
+export const LINE_NUMBERS_RE = /^\[lines \d+-\d+; line numbers removed\]$/m;
+
+export const masked = (lines: number, chars: number) =>
+  `[Earlier tool output removed to save context (${n(lines)} lines, ${n(chars)} chars); run the tool again if it is still needed.]`;
+export const MASKED_RE = /^\[Earlier tool output removed to save context \(/;
+
+export const sameAs = (callId: string) => `[Identical to the output of tool call ${callId} above.]`;
+export const supersededBy = (what: string, callId: string) =>
+  `[Older ${what}; superseded by the later output of tool call ${callId}.]`;
+export const POINTER_RE = /^\[(Identical to the output of tool call|Older .*; superseded by the later output of tool call) /;
+
+/** Results already replaced by a placeholder or pointer are final. */
+export function isPlaceholder(text: string): boolean {
+  return text.charCodeAt(0) === 91 /* [ */ && (MASKED_RE.test(text) || POINTER_RE.test(text));
+}

@@ -1,0 +1,47 @@
+// Tool output arrives either as a string or as an array of content parts. Strategies see one
+// string; these helpers read it and write it back in the shape it came in.
+
+type Part = Record<string, unknown>;
+const TEXT_PART_TYPES = new Set(['text', 'input_text', 'output_text']);
+
+export interface ReadText {
+  text: string;
+  /** False for images or other non-text parts: such results are never rewritten. */
+  editable: boolean;
+}
+
+export function readContent(content: unknown): ReadText {
+  if (typeof content === 'string') return { text: content, editable: true };
+  if (!Array.isArray(content) || content.length === 0) return { text: '', editable: false };
+  const texts: string[] = [];
+  for (const part of content as Part[]) {
+    if (!TEXT_PART_TYPES.has(String(part.type)) || typeof part.text !== 'string') return { text: '', editable: false };
+    texts.push(part.text);
+  }
+  return { text: texts.join('\n'), editable: true };
+}
+
+/** Same shape as `original`: a string stays a string, parts collapse into one part. */
+export function writeContent(original: unknown, text: string): unknown {
+  if (typeof original === 'string' || !Array.isArray(original)) return text;
+  // Keep the last part's extra members (cache_control sits there) so caching hints survive.
+  const last = original[original.length - 1] as Part;
+  return [{ ...last, text }];
+}
+
+export function parseArgs(raw: unknown): Record<string, unknown> | null {
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) return raw as Record<string, unknown>;
+  if (typeof raw !== 'string' || raw[0] !== '{') return null;
+  try {
+    const value: unknown = JSON.parse(raw);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function systemTextOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return (content as Part[]).map((p) => (typeof p.text === 'string' ? p.text : '')).join('\n');
+}

@@ -1,0 +1,20 @@
+import type { Conversation, ToolCallInfo, ToolDefinition, ToolResult } from '../types.js';
+
+/** A converted request: the neutral view plus a writer that rebuilds the original shape. */
+export interface FormatAdapter {
+  conversation: Conversation;
+  /** Returns the body with changed results and tools written back; untouched items are shared. */
+  write(): Record<string, unknown>;
+}
+
+export function newResult(callId: string, call: ToolCallInfo | undefined, turn: number, text: string, editable: boolean, isError: boolean): ToolResult {
+  return { callId, call, turn, original: text, text, editable, isError, changedBy: new Set() };
+}
+
+export function newTool(name: string, description: unknown, parameters: unknown, raw: Record<string, unknown>): ToolDefinition {
+  return { name, description: typeof description === 'string' ? description : undefined, parameters, raw, changed: false };
+}
+
+export function changed(result: ToolResult): boolean {
+  return result.editable && result.text !== result.original;
+}

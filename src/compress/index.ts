@@ -1,0 +1,59 @@
+// Compression engine: a pure library. The `/v1/compress` route (and chat completions, when a
+// bundle is selected) call `compressPayload`; nothing here does I/O or calls a provider.
+import { performance } from 'node:perf_hooks';
+import { bundleFor, COMPRESSION_MODELS, isCompressionModel } from './bundles.js';
+import { CompressionInputError } from './errors.js';
+import { readRequest } from './formats/index.js';
+import { runPipeline, type PipelineOptions } from './pipeline.js';
+import { countBodyTokens, tokenizerFor } from './token-count.js';
+import type { CompressionReport, CompressOptions, CompressResult } from './types.js';
+
+export { BUNDLES, COMPRESSION_MODELS, isCompressionModel, type BundleName } from './bundles.js';
+export { CompressionInputError } from './errors.js';
+export { detectFormat } from './formats/index.js';
+export { clearCompressionCaches } from './cache.js';
+export { STRATEGY_NAMES } from './pipeline.js';
+export type { CompressionReport, CompressOptions, CompressResult, RequestFormat } from './types.js';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Compresses a chat (2.1), messages-style (2.2) or responses-style (2.3) body.
+ * Only `messages` / `input` / `tools` may differ in the returned body; every other member,
+ * `system` included, is passed through as is. Throws CompressionInputError for bodies that
+ * cannot be converted. The bundle comes from `options.bundle` (header or per-key setting,
+ * resolved by the caller) or else from the body's `compression_model`.
+ */
+export function compressPayload(body: unknown, options: CompressOptions & PipelineOptions = {}): CompressResult {
+  const started = performance.now();
+  const requested = options.bundle ?? (isObject(body) ? body.compression_model : undefined);
+  if (requested !== undefined && !isCompressionModel(requested)) {
+    throw new CompressionInputError(
+      `Unknown compression_model '${String(requested)}'; expected one of ${COMPRESSION_MODELS.join(', ')}.`,
+      'compression_model',
+    );
+  }
+  const adapter = readRequest(body);
+  const source = body as Record<string, unknown>;
+  const { conversation } = adapter;
+  const applied = runPipeline(conversation, bundleFor(requested), options);
+  const candidate = applied.length > 0 ? adapter.write() : source;
+  const elapsed = performance.now() - started;
+
+  const tokenizer = tokenizerFor(source);
+  const before = countBodyTokens(source, conversation.format, tokenizer);
+  const after = candidate === source ? before : countBodyTokens(candidate, conversation.format, tokenizer);
+  // A body that would not shrink is returned exactly as received.
+  const useful = after < before;
+  const report: CompressionReport = {
+    technique: 'auto',
+    applied_strategies: useful ? applied : [],
+    compression_rate: useful ? Math.round(((before - after) / before) * 10_000) / 10_000 : 0,
+    uncompressed_input_tokens: before,
+    compressed_input_tokens: useful ? after : before,
+    compression_time_ms: Math.round(elapsed * 1000) / 1000,
+  };
+  return { body: useful ? candidate : source, compression: report };
+}

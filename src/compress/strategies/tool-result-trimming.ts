@@ -1,0 +1,41 @@
+import { toolKind } from '../bundles.js';
+import { BoundedCache, registerCache } from '../cache.js';
+import { commandText, outputKind } from '../filters/classify.js';
+import { trimOutput } from '../filters/index.js';
+import { isPlaceholder } from '../filters/markers.js';
+import type { ToolResult } from '../types.js';
+import { open, replace, type Strategy, type StrategyContext } from './strategy.js';
+
+const memo = registerCache(new BoundedCache<string>(64 * 1024 * 1024));
+
+function commandOf(result: ToolResult, ctx: StrategyContext): string | undefined {
+  const args = result.call?.args;
+  if (!args) return undefined;
+  for (const name of ctx.bundle.commandArgs) {
+    const text = commandText(args[name]);
+    if (text !== undefined) return text;
+  }
+  return undefined;
+}
+
+export const toolResultTrimming: Strategy = {
+  name: 'tool_result_trimming',
+  run(conversation, ctx) {
+    let any = false;
+    for (const result of conversation.results) {
+      if (!open(result) || result.text.length < 40 || isPlaceholder(result.text)) continue;
+      const tool = result.call ? toolKind(ctx.bundle, result.call.name) : 'other';
+      const kind = outputKind(tool, tool === 'shell' ? commandOf(result, ctx) : undefined);
+      const key = `${kind}|${ctx.stripLineNumbers ? 1 : 0}|${result.text}`;
+      let trimmed = memo.get(key);
+      if (trimmed === undefined) {
+        trimmed = trimOutput(result.text, kind, { stripLineNumbers: ctx.stripLineNumbers });
+        // Never trade a result for a longer one.
+        if (trimmed.length >= result.text.length) trimmed = result.text;
+        memo.set(key, trimmed, trimmed.length);
+      }
+      any = replace(result, trimmed, this.name) || any;
+    }
+    return any;
+  },
+};

@@ -1,0 +1,68 @@
+import type { BundleName } from './bundles.js';
+
+export type RequestFormat = 'chat' | 'messages' | 'responses';
+
+/** What an agent tool does, as far as output filtering is concerned. */
+export type ToolKind = 'shell' | 'read' | 'search' | 'list' | 'edit' | 'other';
+
+export interface ToolCallInfo {
+  id: string;
+  name: string;
+  /** Parsed arguments; null when they are not a JSON object. */
+  args: Record<string, unknown> | null;
+}
+
+/**
+ * One tool result, the only kind of conversation content strategies may rewrite.
+ * `text` is the working copy; the format writer puts it back in place of the original.
+ */
+export interface ToolResult {
+  callId: string;
+  call: ToolCallInfo | undefined;
+  /** Index of the assistant turn that issued the call (turns with tool calls only). */
+  turn: number;
+  original: string;
+  text: string;
+  /** False when the result holds non-text parts (images…): it is then left as is. */
+  editable: boolean;
+  isError: boolean;
+  /** Strategy that last replaced `text`, for the report. */
+  changedBy: Set<string>;
+}
+
+/** Tool definition in neutral form; `raw` keeps the original object for the writer. */
+export interface ToolDefinition {
+  name: string;
+  description: string | undefined;
+  parameters: unknown;
+  raw: Record<string, unknown>;
+  changed: boolean;
+}
+
+/** Neutral view of a request: enough for every strategy, written back per format. */
+export interface Conversation {
+  format: RequestFormat;
+  systemText: string;
+  results: ToolResult[];
+  tools: ToolDefinition[];
+  /** Number of assistant turns that issued tool calls. */
+  turnCount: number;
+}
+
+export interface CompressionReport {
+  technique: 'auto' | 'tool';
+  applied_strategies: string[];
+  compression_rate: number;
+  uncompressed_input_tokens: number;
+  compressed_input_tokens: number;
+  compression_time_ms: number;
+}
+
+export interface CompressOptions {
+  bundle?: BundleName;
+}
+
+export interface CompressResult {
+  body: Record<string, unknown>;
+  compression: CompressionReport;
+}
