@@ -13,6 +13,7 @@ import type {
 import { dispatcherFor } from './agent-pool.js';
 import { linkAbort, type LinkedAbort } from './linked-abort.js';
 import { readSse } from './read-sse.js';
+import { withIdleTimeout } from './idle-watchdog.js';
 import { toUpstreamError, type TransportContext } from './transport-errors.js';
 import { parseJson } from '../shared/upstream-errors.js';
 
@@ -25,6 +26,13 @@ interface OpenCall {
   response: Dispatcher.ResponseData;
   abort: LinkedAbort;
   ctx: TransportContext;
+}
+
+function watchedBody(call: OpenCall): AsyncIterable<Uint8Array> {
+  return withIdleTimeout(call.response.body, call.ctx.timeouts.betweenChunksMs, () => {
+    call.ctx.idleTimedOut = true;
+    call.abort.abort();
+  });
 }
 
 async function readCapped(body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
@@ -49,6 +57,7 @@ export function createHttpAdapter(kind: ProviderKind, codec: WireCodec): Provide
       get aborted() {
         return abort.signal.aborted;
       },
+      idleTimedOut: false,
       timeouts: options.timeouts,
       apiKey: target.apiKey,
     };
@@ -77,9 +86,10 @@ export function createHttpAdapter(kind: ProviderKind, codec: WireCodec): Provide
 
   async function complete(req: ChatRequest, target: UpstreamTarget, options: CallOptions): Promise<ProviderCompletion> {
     const upstream = codec.buildRequest(req, target, { stream: false });
-    const { response, abort, ctx } = await send(upstream, target, options);
+    const call = await send(upstream, target, options);
+    const { abort, ctx } = call;
     try {
-      const { text, truncated } = await readCapped(response.body, MAX_RESPONSE_BODY_BYTES);
+      const { text, truncated } = await readCapped(watchedBody(call), MAX_RESPONSE_BODY_BYTES);
       if (truncated) abort.abort();
       return codec.parseResponse(parseJson(text, 'upstream response'));
     } catch (err) {
@@ -93,8 +103,12 @@ export function createHttpAdapter(kind: ProviderKind, codec: WireCodec): Provide
     const parser = codec.createStreamParser();
     let done = false;
     try {
-      for await (const sse of readSse(call.response.body)) {
-        for (const event of parser.push(sse)) yield event;
+      for await (const sse of readSse(watchedBody(call))) {
+        for (const event of parser.push(sse)) {
+          // Events already parsed must not trickle out after an abort.
+          if (call.ctx.aborted) throw new Error('aborted');
+          yield event;
+        }
       }
       done = true;
       for (const event of parser.end()) yield event;

@@ -121,7 +121,7 @@ export async function startMockServer(format: MockWireFormat, options: MockOptio
       markClosed(record.socketClosedAt);
     };
     if (socket.destroyed) onClose();
-    else socket.once('close', onClose);
+    else closeWatchers.get(socket)?.push(onClose);
     res.once('finish', () => (record.responseEndedAt = performance.now()));
     requests.push(record);
     await respond(res, format, options, scenarioFor(record), record);
@@ -130,10 +130,16 @@ export async function startMockServer(format: MockWireFormat, options: MockOptio
   const server = createServer((req, res) => {
     handle(req, res).catch(() => res.destroy());
   });
+  // One close listener per socket, fanned out to every request it carried (keep-alive).
+  const closeWatchers = new WeakMap<Socket, Array<() => void>>();
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.setNoDelay(true);
-    socket.once('close', () => sockets.delete(socket));
+    closeWatchers.set(socket, []);
+    socket.once('close', () => {
+      sockets.delete(socket);
+      for (const watcher of closeWatchers.get(socket) ?? []) watcher();
+    });
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
