@@ -58,9 +58,16 @@ export function createHttpAdapter(kind: ProviderKind, codec: WireCodec): Provide
         return abort.signal.aborted;
       },
       idleTimedOut: false,
+      firstByteTimedOut: false,
       timeouts: options.timeouts,
       apiKey: target.apiKey,
     };
+    // undici's headersTimeout (kept as a backstop) has about one second of resolution; this
+    // timer is exact. It runs from dispatch, so connect time counts against it too.
+    const firstByte = setTimeout(() => {
+      ctx.firstByteTimedOut = true;
+      abort.abort();
+    }, options.timeouts.firstByteMs);
     try {
       const response = await request(upstream.url, {
         method: upstream.method,
@@ -71,6 +78,7 @@ export function createHttpAdapter(kind: ProviderKind, codec: WireCodec): Provide
         headersTimeout: options.timeouts.firstByteMs,
         bodyTimeout: options.timeouts.betweenChunksMs,
       });
+      clearTimeout(firstByte);
       if (response.statusCode < 200 || response.statusCode >= 300) {
         const { text, truncated } = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
         // An unread remainder would keep the socket busy; dropping it closes the connection.
@@ -79,6 +87,7 @@ export function createHttpAdapter(kind: ProviderKind, codec: WireCodec): Provide
       }
       return { response, abort, ctx };
     } catch (err) {
+      clearTimeout(firstByte);
       abort.dispose();
       throw toUpstreamError(err, ctx);
     }

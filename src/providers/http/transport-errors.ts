@@ -18,6 +18,7 @@ function errorCode(err: unknown): string | undefined {
 export interface TransportContext {
   aborted: boolean;              // the caller's signal fired (or the consumer stopped reading)
   idleTimedOut: boolean;         // our between-chunks watchdog fired (and aborted the request)
+  firstByteTimedOut: boolean;    // our first-byte watchdog fired (and aborted the request)
   timeouts: { connectMs: number; firstByteMs: number; betweenChunksMs: number };
   apiKey: string | undefined;
 }
@@ -27,6 +28,9 @@ export function toUpstreamError(err: unknown, ctx: TransportContext): UpstreamEr
   if (err instanceof UpstreamError) {
     err.message = sanitizeMessage(err.message, [ctx.apiKey]);
     return err;
+  }
+  if (ctx.firstByteTimedOut) {
+    return new UpstreamError(`upstream sent no response within ${ctx.timeouts.firstByteMs} ms`, { status: null, retryable: true, kind: 'timeout', cause: err });
   }
   if (ctx.idleTimedOut) {
     return new UpstreamError(`upstream sent no data for ${ctx.timeouts.betweenChunksMs} ms`, { status: null, retryable: true, kind: 'timeout', cause: err });
