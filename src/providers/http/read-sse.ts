@@ -24,6 +24,6 @@ export async function* readSse(body: AsyncIterable<Uint8Array | string>): AsyncG
   const tail = decoder.decode();
   if (tail) parser.feed(tail);
   // Some servers end the body without the final blank line; the last event still counts.
-  parser.reset({ consume: true });
+  parser.feed('\n\n');
   while (queue.length > 0) yield queue.shift() as SseEvent;
 }
