@@ -4,6 +4,7 @@ import type { Bundle } from './bundles.js';
 import { duplicateReadElision } from './strategies/duplicate-read-elision.js';
 import { observationMasking } from './strategies/observation-masking.js';
 import type { Strategy, StrategyContext } from './strategies/strategy.js';
+import { statusLineDedup } from './strategies/status-line-dedup.js';
 import { structuredOutputMinification } from './strategies/structured-output-minification.js';
 import { toolResultTrimming } from './strategies/tool-result-trimming.js';
 import { toolSurfaceReduction } from './strategies/tool-surface-reduction.js';
@@ -14,6 +15,7 @@ export const STRATEGIES: readonly Strategy[] = [
   toolResultTrimming,
   structuredOutputMinification,
   duplicateReadElision,
+  statusLineDedup,
   observationMasking,
   toolSurfaceReduction,
 ];

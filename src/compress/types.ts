@@ -65,4 +65,6 @@ export interface CompressOptions {
 export interface CompressResult {
   body: Record<string, unknown>;
   compression: CompressionReport;
+  /** Where the time went: conversion + strategies, and token counting + the per-result gate. */
+  timings: { engine_ms: number; accounting_ms: number };
 }

@@ -8,6 +8,7 @@ const PROGRESS = [
   /^\s*\[[=#>\-. ]{8,}\]/, // `[=====>    ]`
   /\d+(?:\.\d+)?\s*[kMG]i?B\/s\b/, // transfer rates
   /^\s*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏|/\\-]\s*$/, // spinner frames
+  /^\s*% Total\s+% Received|^\s+Dload\s+Upload\s+Total|--:--:--/, // curl's progress meter
 ];
 
 export function stripAnsi(text: string): string {
@@ -31,7 +32,7 @@ export function resolveCarriageReturns(text: string): string {
 
 export function isProgressLine(line: string): boolean {
   // Cheap gate first: most lines contain none of these characters.
-  if (!/[%█▉▊▋▌▍▎▏━╸╺■▰=\/⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏|\\-]/.test(line)) return false;
+  if (!/[%█▉▊▋▌▍▎▏━╸╺■▰=\/⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏|\\-]|Dload/.test(line)) return false;
   if (/error|fail|warn/i.test(line)) return false;
   return PROGRESS.some((re) => re.test(line));
 }

@@ -1,0 +1,111 @@
+// Compression benchmark over the SWE-agent trajectories (see dataset.ts for how requests are
+// built). Prints total and per-strategy token reduction, engine speed and prompt-cache
+// stability of consecutive turns.
+//   node --import tsx bench/compress/run.ts [--cold]
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { clearCompressionCaches, compressPayload, STRATEGY_NAMES } from '../../src/compress/index.js';
+import { GENERIC_BUNDLE } from '../../src/compress/bundles.js';
+import { frozenBefore } from '../../src/compress/window.js';
+import { loadConversations, prefixes, toShape, type Shape } from './dataset.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const DATA = resolve(here, '../../../shared/datasets/swe-agent-trajectories');
+const SHAPES: Shape[] = ['chat', 'messages', 'responses'];
+const cold = process.argv.includes('--cold');
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? Number(process.argv[i + 1]) : undefined;
+};
+// Window experiments: --keep N --step M override the generic bundle's masking window.
+GENERIC_BUNDLE.window = { keep: arg('--keep') ?? GENERIC_BUNDLE.window.keep, step: arg('--step') ?? GENERIC_BUNDLE.window.step };
+
+type Body = Record<string, unknown>;
+const pct = (a: number, b: number) => (b === 0 ? '0.0' : ((100 * a) / b).toFixed(1));
+
+/** The conversation part of a body: messages (chat, messages) or input items (responses). */
+const itemsOf = (b: Body) => (Array.isArray(b.messages) ? b.messages : Array.isArray(b.input) ? b.input : []) as unknown[];
+
+function prefixStable(prev: Body, next: Body): boolean {
+  const a = itemsOf(prev);
+  const b = itemsOf(next);
+  if (JSON.stringify(prev.system ?? prev.instructions) !== JSON.stringify(next.system ?? next.instructions)) return false;
+  if (JSON.stringify(prev.tools) !== JSON.stringify(next.tools)) return false;
+  return a.every((item, i) => JSON.stringify(item) === JSON.stringify(b[i]));
+}
+
+const turnsOf = (messages: Body[]) => messages.filter((m) => m.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0).length;
+
+const conversations = loadConversations(DATA);
+const stats = {
+  requests: 0, before: 0, after: 0, engineMs: 0, wallMs: 0,
+  transitions: 0, stable: 0, steps: 0, unstableOffStep: 0,
+  bySubset: { native: { before: 0, after: 0, requests: 0 }, converted: { before: 0, after: 0, requests: 0 } },
+  byShape: {} as Record<string, { before: number; after: number }>,
+  applied: {} as Record<string, number>,
+};
+
+for (const shape of SHAPES) {
+  const s = (stats.byShape[shape] = { before: 0, after: 0 });
+  for (const conv of conversations) {
+    let previous: { body: Body; turns: number } | undefined;
+    for (const messages of prefixes(conv)) {
+      const body = toShape(messages, shape);
+      if (cold) clearCompressionCaches();
+      const t0 = performance.now();
+      const result = compressPayload(body);
+      stats.wallMs += performance.now() - t0;
+      const c = result.compression;
+      stats.requests++;
+      stats.before += c.uncompressed_input_tokens;
+      stats.after += c.compressed_input_tokens;
+      stats.engineMs += result.timings.engine_ms;
+      s.before += c.uncompressed_input_tokens;
+      s.after += c.compressed_input_tokens;
+      const sub = stats.bySubset[conv.native ? 'native' : 'converted'];
+      sub.before += c.uncompressed_input_tokens;
+      sub.after += c.compressed_input_tokens;
+      sub.requests++;
+      for (const name of c.applied_strategies) stats.applied[name] = (stats.applied[name] ?? 0) + 1;
+      const turns = turnsOf(messages);
+      if (previous) {
+        stats.transitions++;
+        const stepped = frozenBefore(previous.turns, GENERIC_BUNDLE.window) !== frozenBefore(turns, GENERIC_BUNDLE.window);
+        if (stepped) stats.steps++;
+        if (prefixStable(previous.body, result.body)) stats.stable++;
+        else if (!stepped) stats.unstableOffStep++;
+      }
+      previous = { body: result.body, turns };
+    }
+  }
+}
+
+// Each strategy alone, over the same requests.
+const alone: Record<string, number> = {};
+for (const name of STRATEGY_NAMES) {
+  let after = 0;
+  for (const shape of SHAPES) {
+    for (const conv of conversations) {
+      for (const messages of prefixes(conv)) after += compressPayload(toShape(messages, shape), { only: [name] }).compression.compressed_input_tokens;
+    }
+  }
+  alone[name] = stats.before - after;
+}
+
+const lines = [
+  `compression benchmark — window keep ${GENERIC_BUNDLE.window.keep} step ${GENERIC_BUNDLE.window.step}; ${conversations.length} SWE-agent trajectories, ${stats.requests} requests (${SHAPES.join(', ')})${cold ? ', caches cleared before every request' : ''}`,
+  `input tokens: ${stats.before} → ${stats.after}  (−${pct(stats.before - stats.after, stats.before)} %)`,
+  ...SHAPES.map((sh) => `  ${sh.padEnd(10)} ${stats.byShape[sh]!.before} → ${stats.byShape[sh]!.after}  (−${pct(stats.byShape[sh]!.before - stats.byShape[sh]!.after, stats.byShape[sh]!.before)} %)`),
+  `  native function-calling runs (${stats.bySubset.native.requests} req): −${pct(stats.bySubset.native.before - stats.bySubset.native.after, stats.bySubset.native.before)} %`,
+  `  text-action runs as tool calls (${stats.bySubset.converted.requests} req): −${pct(stats.bySubset.converted.before - stats.bySubset.converted.after, stats.bySubset.converted.before)} %`,
+  `per strategy, alone (tokens saved, share of input; applied in N requests of the full pipeline):`,
+  ...STRATEGY_NAMES.map((n) => `  ${n.padEnd(32)} ${String(alone[n]).padStart(9)}  −${pct(alone[n]!, stats.before).padStart(4)} %   ${stats.applied[n] ?? 0}`),
+  `speed: engine (conversion + strategies) ${(stats.engineMs / (stats.before / 100_000)).toFixed(2)} ms per 100k input tokens; end to end with token accounting ${(stats.wallMs / (stats.before / 100_000)).toFixed(2)} ms`,
+  `cache stability: ${stats.stable}/${stats.transitions} consecutive turns byte-stable (${pct(stats.stable, stats.transitions)} %); window steps ${stats.steps}; unstable without a step ${stats.unstableOffStep}`,
+];
+console.log(lines.join('\n'));
+const out = join(here, '../.results');
+mkdirSync(out, { recursive: true });
+writeFileSync(join(out, `compress${cold ? '-cold' : ''}.json`), JSON.stringify({ stats, alone }, null, 2));
