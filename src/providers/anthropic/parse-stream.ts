@@ -67,7 +67,7 @@ export function createAnthropicStreamParser(): StreamParser {
           usage = {
             ...base,
             outputTokens: late.outputTokens,
-            ...(payload.usage.input_tokens !== undefined ? { inputTokens: late.inputTokens, cachedInputTokens: late.cachedInputTokens, cacheCreationInputTokens: late.cacheCreationInputTokens } : {}),
+            ...(typeof payload.usage.input_tokens === 'number' ? { inputTokens: late.inputTokens, cachedInputTokens: late.cachedInputTokens, cacheCreationInputTokens: late.cacheCreationInputTokens } : {}),
           };
           out.push({ type: 'usage', usage: { ...usage } });
         }

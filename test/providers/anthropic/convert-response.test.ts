@@ -74,6 +74,16 @@ describe('anthropic stream parsing', () => {
     ]);
   });
 
+  it('keeps message_start input counts when message_delta reports input_tokens as null', () => {
+    const out = feed([
+      ['message_start', { message: { usage: { input_tokens: 7, cache_read_input_tokens: 2, output_tokens: 1 } } }],
+      ['message_delta', { delta: { stop_reason: 'end_turn' }, usage: { input_tokens: null, cache_read_input_tokens: null, output_tokens: 4 } }],
+      ['message_stop', {}],
+    ]);
+    const usage = out.find((e) => e.type === 'usage');
+    assert.deepEqual(usage, { type: 'usage', usage: { inputTokens: 9, cachedInputTokens: 2, cacheCreationInputTokens: 0, outputTokens: 4, reasoningTokens: 0 } });
+  });
+
   it('throws an UpstreamError on an error event', () => {
     const parser = createAnthropicStreamParser();
     assert.throws(
