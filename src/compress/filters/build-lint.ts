@@ -13,8 +13,10 @@ export function filterBuildOutput(text: string): string {
   const out: string[] = [];
   let progress = 0;
   let repeats = 0;
+  let at = -1;
   for (const line of lines) {
     if (PROGRESS.test(line)) {
+      if (at < 0) at = out.length;
       progress++;
       continue;
     }
@@ -24,6 +26,7 @@ export function filterBuildOutput(text: string): string {
       const count = (seen.get(message) ?? 0) + 1;
       seen.set(message, count);
       if (count > KEEP_PER_MESSAGE) {
+        if (at < 0) at = out.length;
         repeats++;
         continue;
       }
@@ -32,6 +35,6 @@ export function filterBuildOutput(text: string): string {
   }
   if (progress + repeats < 2) return text;
   const parts = [progress ? `${progress} progress lines` : '', repeats ? `${repeats} repeats of diagnostics already shown ${KEEP_PER_MESSAGE} times` : ''];
-  out.push(removedRoutine(parts.filter(Boolean).join(', ')));
+  out.splice(at, 0, removedRoutine(parts.filter(Boolean).join(', ')));
   return out.join('\n');
 }

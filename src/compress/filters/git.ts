@@ -29,6 +29,6 @@ export function filterGitLog(text: string): string {
     out.push(author ? author[1]! : line);
   }
   if (removed === 0 && out.every((l, i) => l === lines[i])) return text;
-  if (removed > 0) out.push(removedRoutine(`${removed} merge-parent lines`));
+  if (removed > 0) out.unshift(removedRoutine(`${removed} merge-parent lines`));
   return out.join('\n');
 }

@@ -21,15 +21,17 @@ export function filterTestOutput(text: string): string {
   const mask = errorMask(lines);
   const out: string[] = [];
   let removed = 0;
+  let at = -1;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (!mask[i] && (PASSING.some((re) => re.test(line)) || BOILERPLATE.some((re) => re.test(line)))) {
+      if (at < 0) at = out.length;
       removed++;
       continue;
     }
     out.push(line);
   }
   if (removed < 2) return text;
-  out.push(removedRoutine(`${removed} passing-test and progress lines`));
+  out.splice(at, 0, removedRoutine(`${removed} passing-test and progress lines`));
   return out.join('\n');
 }

@@ -1,0 +1,140 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { classifyCommand, commandText } from '../../src/compress/filters/classify.js';
+import { trimOutput } from '../../src/compress/filters/index.js';
+import { cutMiddle } from '../../src/compress/filters/head-tail.js';
+import { stripLineNumbers } from '../../src/compress/filters/line-numbers.js';
+import { collapseRepeats } from '../../src/compress/filters/repeats.js';
+import { fixtureText, observations } from './helpers/fixtures.js';
+
+const strip = { stripLineNumbers: true };
+const keep = { stripLineNumbers: false };
+
+describe('command classification', () => {
+  it('recognises runners behind cd, env vars, timeout and pipes', () => {
+    assert.equal(classifyCommand('cd /testbed && PYTHONPATH=. timeout 60 pytest -x tests | tail -50'), 'test');
+    assert.equal(classifyCommand('npm run test -- --watch=false'), 'test');
+    assert.equal(classifyCommand('pip install -e .[dev]'), 'install');
+    assert.equal(classifyCommand('git diff HEAD~1'), 'git-diff');
+    assert.equal(classifyCommand('git status'), 'git-status');
+    assert.equal(classifyCommand('npx tsc -p tsconfig.json --noEmit'), 'build');
+    assert.equal(classifyCommand('rg -n precision src'), 'search');
+    assert.equal(classifyCommand('find . -name "*.py"'), 'list');
+    assert.equal(classifyCommand('python reproduce.py'), 'shell');
+  });
+
+  it('reads the command out of a Codex argv array', () => {
+    assert.equal(commandText(['bash', '-lc', 'pytest -q']), 'pytest -q');
+    assert.equal(commandText(['ls', '-la']), 'ls -la');
+  });
+});
+
+describe('tool_result_trimming filters', () => {
+  it('pytest: drops passing rows, keeps the failure, its assertion and the summary', () => {
+    const out = trimOutput(fixtureText('pytest-verbose-failure.txt'), 'test', keep);
+    assert.ok(!out.includes('test_field_3 PASSED'));
+    assert.match(out, /FAILED tests\/test_fields.py::test_timedelta_precision/);
+    assert.match(out, /E {7}AssertionError: assert 344 == 345/);
+    assert.match(out, /1 failed, 47 passed/);
+    assert.match(out, /\[… removed \d+ passing-test and progress lines\]/);
+  });
+
+  it('pip install (real SWE-agent output): counts routine lines, keeps the outcome', () => {
+    const { command, output } = observations.pip_install;
+    const out = trimOutput(output, classifyCommand(command), keep);
+    assert.ok(out.length < output.length / 3, `${out.length} vs ${output.length}`);
+    assert.ok(!/^Requirement already satisfied: /m.test(out));
+    assert.match(out, /\(Current directory: \/marshmallow-code__marshmallow\)\nbash-\$$/, 'the status footer stays last');
+    assert.match(out, /\d+ "Requirement already satisfied"/);
+    assert.match(out, /Successfully installed/);
+  });
+
+  it('npm install: deprecation warnings collapse, vulnerabilities stay', () => {
+    const out = trimOutput(fixtureText('npm-install.txt'), 'install', keep);
+    assert.match(out, /12 "npm deprecation warning"/);
+    assert.match(out, /3 high severity vulnerabilities/);
+  });
+
+  it('git diff loses index lines only; git status loses hints', () => {
+    const diff = trimOutput(fixtureText('git-diff.txt'), 'git-diff', keep);
+    assert.ok(!/^index /m.test(diff));
+    assert.match(diff, /^\+ {8}return int\(round/m);
+    const status = trimOutput(fixtureText('git-status.txt'), 'git-status', keep);
+    assert.ok(!status.includes('(use "git add <file>..."'));
+    assert.match(status, /modified: {3}src\/marshmallow\/fields.py/);
+  });
+
+  it('tsc: a diagnostic repeated across files is kept three times with a count', () => {
+    const out = trimOutput(fixtureText('tsc-errors.txt'), 'build', keep);
+    assert.equal(out.match(/TS2322/g)?.length, 3);
+    assert.match(out, /TS2304: Cannot find name 'foo'/);
+    assert.match(out, /6 repeats of diagnostics/);
+  });
+
+  it('rg output is grouped by file; find output by directory', () => {
+    const rg = trimOutput(fixtureText('rg-output.txt'), 'search', keep);
+    assert.match(rg, /^src\/marshmallow\/fields.py:\n {2}100: {8}precision/m);
+    assert.match(rg, /^tests\/test_fields.py:12:from marshmallow import fields$/m);
+    const find = trimOutput(fixtureText('find-output.txt'), 'list', keep);
+    assert.match(find, /^\.\/src\/marshmallow\/validate\/rules\/\n {2}rule_0\.py$/m);
+    assert.ok(find.length < fixtureText('find-output.txt').length * 0.6);
+  });
+
+  it('strips ANSI codes, carriage-return redraws and progress bars', () => {
+    const out = trimOutput(fixtureText('ansi-progress.txt'), 'shell', keep);
+    assert.ok(!out.includes('\x1b'));
+    assert.ok(!out.includes('%|'));
+    assert.match(out, /✓ compiled successfully/);
+    assert.match(out, /error: something broke in src\/a.ts/);
+  });
+
+  it('curl progress meter (real output) goes, the page stays', () => {
+    const out = trimOutput(observations.curl_progress.output, 'shell', keep);
+    assert.ok(!out.includes('% Total'));
+    assert.ok(!out.includes('--:--:--'));
+    assert.match(out, /<title>Perl Examples<\/title>/);
+  });
+
+  it('python traceback (real output) survives untouched', () => {
+    const { output } = observations.python_traceback;
+    const out = trimOutput(output, 'shell', keep);
+    for (const line of output.replace(/\r\n/g, '\n').split('\n').filter((l) => /Traceback|File "|Error/.test(l))) {
+      assert.ok(out.includes(line.trimEnd()), line);
+    }
+  });
+});
+
+describe('line-number prefixes', () => {
+  it('Claude Code `N→` prefixes go, with the range in one header', () => {
+    const out = stripLineNumbers(fixtureText('claude-read.txt'));
+    assert.match(out, /^\[lines 1-40; line numbers removed\]\n {4}line 1 of the module\n {4}line 2 of the module\nline 3/);
+    assert.equal(stripLineNumbers(out), out);
+  });
+
+  it('SWE-agent `N:` view (real output): stripped only when allowed', () => {
+    const { output } = observations.file_view;
+    assert.match(trimOutput(output, 'read', strip), /line numbers removed/);
+    assert.match(trimOutput(output, 'read', keep), /^1:/m);
+  });
+
+  it('leaves text with a few numbered lines alone', () => {
+    const text = 'Steps:\n1: build\n2: test\nthen some prose\nand more prose\nand more';
+    assert.equal(stripLineNumbers(text), text);
+  });
+});
+
+describe('generic cuts', () => {
+  it('collapses runs of identical lines with a count', () => {
+    assert.equal(collapseRepeats('a\nwarn x\nwarn x\nwarn x\nwarn x\nb'), 'a\nwarn x\n[… previous line repeated 3 more times]\nb');
+  });
+
+  it('keeps head, tail and every error line of a long output, and says what was removed', () => {
+    const lines = Array.from({ length: 500 }, (_, i) => (i === 250 ? 'ERROR: disk full' : `row ${i}`));
+    const out = cutMiddle(lines.join('\n'), { maxLines: 100, head: 10, tail: 10 });
+    assert.match(out, /^row 0\n/);
+    assert.match(out, /\nrow 499$/);
+    assert.match(out, /ERROR: disk full/);
+    assert.match(out, /\[… 240 lines omitted \(lines 11-250 of 500\) …\]/);
+    assert.equal(cutMiddle(out, { maxLines: 10, head: 2, tail: 2 }), out, 'a cut output is final');
+  });
+});
