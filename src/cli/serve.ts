@@ -1,0 +1,29 @@
+import { readSettings } from '../config/settings.js';
+import { createLogger } from '../server/logger.js';
+import { startGateway } from '../server/start.js';
+
+/** `gateway serve`: prints one `listening` JSON line when all three listeners are up; SIGTERM drains. */
+export async function serve(): Promise<void> {
+  const settings = readSettings();
+  const logger = createLogger(settings.logLevel);
+  const running = await startGateway(settings, logger);
+  process.stdout.write(JSON.stringify({ event: 'listening', ...running.urls }) + '\n');
+
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'draining');
+    running.stop().then(
+      () => {
+        logger.info('stopped');
+        logger.flush?.();
+        setImmediate(() => process.exit(0));
+      },
+      (error) => {
+        logger.error({ err: error }, 'shutdown failed');
+        logger.flush?.();
+        setImmediate(() => process.exit(1));
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}

@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { parse as parseYaml } from 'yaml';
+
+/** The file named by GATEWAY_CONFIG (JSON or YAML). Full reference: docs/configuration.md. */
+const ProviderConfigSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^[a-zA-Z0-9_.-]{1,64}$' }),
+    kind: Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini'), Type.Literal('local')]),
+    base_url: Type.Optional(Type.String({ pattern: '^https?://' })),
+    api_key_env: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' })),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+  },
+  { additionalProperties: false },
+);
+
+const PricingSchema = Type.Object(
+  {
+    input_per_mtok: Type.Number({ minimum: 0 }),
+    output_per_mtok: Type.Number({ minimum: 0 }),
+    cached_input_per_mtok: Type.Optional(Type.Number({ minimum: 0 })),
+    cache_write_per_mtok: Type.Optional(Type.Number({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+const ModelConfigSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^[a-zA-Z0-9_.-]+/[a-zA-Z0-9_.:@-]+$' }),
+    providers: Type.Array(
+      Type.Object({ provider: Type.String(), model: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+      { minItems: 1 },
+    ),
+    pricing: PricingSchema,
+    active: Type.Optional(Type.Boolean()),
+    owned_by: Type.Optional(Type.String()),
+    max_output_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    context_window: Type.Optional(Type.Integer({ minimum: 1 })),
+    created: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+const TimeoutsSchema = Type.Object(
+  {
+    connect_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    first_byte_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    between_chunks_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+const RetrySchema = Type.Object(
+  {
+    max_attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
+    base_delay_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    max_delay_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+export const GatewayConfigSchema = Type.Object(
+  {
+    providers: Type.Optional(Type.Array(ProviderConfigSchema)),
+    models: Type.Optional(Type.Array(ModelConfigSchema)),
+    timeouts: Type.Optional(TimeoutsSchema),
+    retry: Type.Optional(RetrySchema),
+  },
+  { additionalProperties: false },
+);
+
+export type ProviderConfig = Static<typeof ProviderConfigSchema>;
+export type ModelConfig = Static<typeof ModelConfigSchema>;
+export type Pricing = Static<typeof PricingSchema>;
+export type GatewayConfig = Static<typeof GatewayConfigSchema>;
+
+export class ConfigError extends Error {}
+
+export function loadGatewayConfig(file: string | undefined): GatewayConfig {
+  if (!file) return {};
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read GATEWAY_CONFIG file ${file}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(`${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(error as Error).message}`);
+  }
+  return validateGatewayConfig(parsed ?? {}, file);
+}
+
+export function validateGatewayConfig(value: unknown, source: string): GatewayConfig {
+  if (Value.Check(GatewayConfigSchema, value)) return value;
+  const first = Value.Errors(GatewayConfigSchema, value).First();
+  const path = first?.path ? first.path.replace(/^\//, '').replace(/\//g, '.') : '(root)';
+  throw new ConfigError(`${source}: invalid configuration at ${path}: ${first?.message ?? 'invalid'}`);
+}

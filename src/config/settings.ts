@@ -1,0 +1,66 @@
+import { resolve } from 'node:path';
+
+/** Process settings, read once from the environment at start-up. */
+export interface Settings {
+  host: string;
+  gatewayPort: number;
+  consolePort: number;
+  collectorPort: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  secretKey: string | undefined;
+  configFile: string | undefined;
+  logLevel: string;
+  bodyLimitBytes: number;
+  /** How often another instance's key changes are picked up (multi-instance); see docs/decisions.md. */
+  keyCacheTtlMs: number;
+}
+
+export class SettingsError extends Error {}
+
+function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) {
+    throw new SettingsError(`${name} must be an integer port between 0 and 65535, got "${raw}"`);
+  }
+  return value;
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new SettingsError(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const tlsCertFile = env.TLS_CERT_FILE || undefined;
+  const tlsKeyFile = env.TLS_KEY_FILE || undefined;
+  if (Boolean(tlsCertFile) !== Boolean(tlsKeyFile)) {
+    throw new SettingsError('TLS_CERT_FILE and TLS_KEY_FILE must be given together');
+  }
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new SettingsError('DATABASE_URL must be a postgres:// or postgresql:// URL (leave it unset for the embedded SQLite store)');
+  }
+  return {
+    host: env.GATEWAY_HOST || '127.0.0.1',
+    gatewayPort: port(env, 'GATEWAY_PORT', 8443),
+    consolePort: port(env, 'CONSOLE_PORT', 8444),
+    collectorPort: port(env, 'COLLECTOR_PORT', 8445),
+    dataDir: resolve(env.GATEWAY_DATA_DIR || './.gateway-data'),
+    databaseUrl,
+    tlsCertFile,
+    tlsKeyFile,
+    secretKey: env.GATEWAY_SECRET_KEY || undefined,
+    configFile: env.GATEWAY_CONFIG || undefined,
+    logLevel: env.LOG_LEVEL || 'info',
+    bodyLimitBytes: positiveInt(env, 'GATEWAY_BODY_LIMIT_BYTES', 10 * 1024 * 1024),
+    keyCacheTtlMs: positiveInt(env, 'GATEWAY_KEY_CACHE_TTL_MS', 1000),
+  };
+}

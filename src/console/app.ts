@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import { createApp, type AppOptions } from '../server/create-app.js';
+import { ConsoleError, sendConsoleError, sendConsoleProblem } from './console-error.js';
+import type { ConsoleServices } from './console-services.js';
+import { registerConsoleAuth } from './auth/console-auth.js';
+import { registerApiKeyRoutes } from './routes/api-keys.js';
+
+export function buildConsoleApp(base: Omit<AppOptions, 'sendError' | 'handleError'>, services: ConsoleServices): FastifyInstance {
+  const app = createApp({
+    ...base,
+    sendError: sendConsoleProblem,
+    handleError: (error, _request, reply) =>
+      error instanceof ConsoleError ? sendConsoleError(reply, error.status, error.message, error.param) : undefined,
+  });
+  app.register(async (authenticated) => {
+    registerConsoleAuth(authenticated, services.store);
+    registerApiKeyRoutes(authenticated, services);
+  });
+  return app;
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Store } from '../../store/database.js';
+import { findConsoleTokenBySecret, type ConsoleToken } from '../../store/console-tokens.js';
+import { digestSecret, digestsEqual } from '../../secrets/secret-codec.js';
+import { ConsoleError } from '../console-error.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    consoleToken: ConsoleToken;
+  }
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Every console route needs a console token (gateway keys are a different system and are
+ * refused here). A `read` token is refused on every write route (OWASP API5).
+ */
+export function registerConsoleAuth(app: FastifyInstance, store: Store): void {
+  app.decorateRequest('consoleToken', null as unknown as ConsoleToken);
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!match) throw new ConsoleError(401, 'Missing console token: send Authorization: Bearer <console token>.');
+    const secret = match[1]!;
+    const token = await findConsoleTokenBySecret(store, secret);
+    if (!token || !digestsEqual(token.token_digest, digestSecret(secret))) throw new ConsoleError(401, 'Invalid console token.');
+    if (token.expires_at !== null && token.expires_at <= Date.now()) throw new ConsoleError(401, 'This console token has expired.');
+    if (token.permission === 'read' && WRITE_METHODS.has(request.method)) {
+      throw new ConsoleError(403, 'This console token is read-only.');
+    }
+    request.consoleToken = token;
+  });
+}
+
+/** Object-level authorization (OWASP API1): a token acts only inside its own organization. */
+export function assertOrganization(request: FastifyRequest, orgId: string): void {
+  if (request.consoleToken.organization_id !== orgId) {
+    throw new ConsoleError(403, 'This console token does not belong to that organization.');
+  }
+}

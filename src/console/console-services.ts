@@ -1,0 +1,12 @@
+import type { Logger } from 'pino';
+import type { Store } from '../store/database.js';
+import type { ApiKeyRepository } from '../store/api-keys.js';
+import type { KeyAuthenticator } from '../gateway/auth/key-authenticator.js';
+
+export interface ConsoleServices {
+  store: Store;
+  apiKeys: ApiKeyRepository;
+  /** Shared with the gateway so a change made here takes effect on this instance at once. */
+  authenticator: KeyAuthenticator;
+  logger: Logger;
+}

@@ -1,0 +1,135 @@
+import type { FastifyInstance } from 'fastify';
+import type { Static } from '@sinclair/typebox';
+import type { ApiKey } from '../../store/api-keys.js';
+import type { ConsoleServices } from '../console-services.js';
+import { assertOrganization } from '../auth/console-auth.js';
+import { ConsoleError } from '../console-error.js';
+import {
+  ApiKeyParamsSchema,
+  CreateApiKeyBodySchema,
+  OrgParamsSchema,
+  UpdateApiKeyBodySchema,
+  type CreateApiKeyBody,
+  type UpdateApiKeyBody,
+} from '../schemas/api-key.js';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The spec 2.8 object; `key` only when the caller is entitled to see the secret. */
+export function presentApiKey(key: ApiKey, lastUsedAt: number | null, secret?: string) {
+  return {
+    object: 'ai_gateway_api_key' as const,
+    id: key.id,
+    organization_id: key.organizationId,
+    name: key.name,
+    type: key.type,
+    coding_assistant: key.codingAssistant,
+    models: key.models,
+    max_usage: key.maxUsageUsd,
+    active: key.active,
+    debug_mode: key.debugMode,
+    compression: key.compression,
+    created_at: iso(key.createdAt)!,
+    expires_at: iso(key.expiresAt),
+    last_used_at: iso(lastUsedAt),
+    ...(secret !== undefined ? { key: secret } : {}),
+  };
+}
+
+export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServices): void {
+  const { apiKeys, authenticator } = services;
+  const lastUsed = (key: ApiKey) => Math.max(key.lastUsedAt ?? 0, authenticator.pendingLastUsed(key.id) ?? 0) || null;
+  const notFound = () => new ConsoleError(404, 'No API key with that id in this organization.');
+
+  app.post<{ Params: Static<typeof OrgParamsSchema>; Body: CreateApiKeyBody }>(
+    '/v1/organizations/:orgId/api_keys',
+    { schema: { params: OrgParamsSchema, body: CreateApiKeyBodySchema } },
+    async (request, reply) => {
+      assertOrganization(request, request.params.orgId);
+      const body = request.body;
+      const type = body.type ?? 'api';
+      if (type === 'coding_agent' && !body.coding_assistant) {
+        throw new ConsoleError(400, 'coding_assistant is required when type is coding_agent (claude_code, codex or opencode).', 'coding_assistant');
+      }
+      if (type === 'api' && body.coding_assistant) {
+        throw new ConsoleError(400, 'coding_assistant is only allowed when type is coding_agent.', 'coding_assistant');
+      }
+      const { apiKey, secret } = await apiKeys.create({
+        organizationId: request.params.orgId,
+        name: body.name,
+        type,
+        codingAssistant: body.coding_assistant ?? null,
+        models: body.models ?? [],
+        maxUsageUsd: body.max_usage ?? null,
+        expiresInDays: body.expires_in_days ?? null,
+        email: body.email ?? null,
+        debugMode: body.debug_mode ?? false,
+        compression: body.compression ?? false,
+      });
+      return reply.code(201).send(presentApiKey(apiKey, null, secret));
+    },
+  );
+
+  app.get<{ Params: Static<typeof OrgParamsSchema> }>(
+    '/v1/organizations/:orgId/api_keys',
+    { schema: { params: OrgParamsSchema } },
+    async (request) => {
+      assertOrganization(request, request.params.orgId);
+      const keys = await apiKeys.list(request.params.orgId);
+      return { object: 'list', data: keys.map((key) => presentApiKey(key, lastUsed(key))) };
+    },
+  );
+
+  app.get<{ Params: Static<typeof ApiKeyParamsSchema> }>(
+    '/v1/organizations/:orgId/api_keys/:apiKeyId',
+    { schema: { params: ApiKeyParamsSchema } },
+    async (request) => {
+      assertOrganization(request, request.params.orgId);
+      const key = await apiKeys.get(request.params.orgId, request.params.apiKeyId);
+      if (!key) throw notFound();
+      return presentApiKey(key, lastUsed(key));
+    },
+  );
+
+  app.post<{ Params: Static<typeof ApiKeyParamsSchema>; Body: UpdateApiKeyBody }>(
+    '/v1/organizations/:orgId/api_keys/:apiKeyId',
+    { schema: { params: ApiKeyParamsSchema, body: UpdateApiKeyBodySchema } },
+    async (request) => {
+      assertOrganization(request, request.params.orgId);
+      const body = request.body;
+      const key = await apiKeys.update(request.params.orgId, request.params.apiKeyId, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.active !== undefined ? { active: body.active } : {}),
+        ...(body.models !== undefined ? { models: body.models } : {}),
+        ...(body.max_usage !== undefined ? { maxUsageUsd: body.max_usage } : {}),
+        ...(body.compression !== undefined ? { compression: body.compression } : {}),
+      });
+      if (!key) throw notFound();
+      authenticator.forget(key.id);
+      return presentApiKey(key, lastUsed(key));
+    },
+  );
+
+  app.delete<{ Params: Static<typeof ApiKeyParamsSchema> }>(
+    '/v1/organizations/:orgId/api_keys/:apiKeyId',
+    { schema: { params: ApiKeyParamsSchema } },
+    async (request) => {
+      assertOrganization(request, request.params.orgId);
+      const deleted = await apiKeys.delete(request.params.orgId, request.params.apiKeyId);
+      if (!deleted) throw notFound();
+      authenticator.forget(request.params.apiKeyId);
+      return { object: 'ai_gateway_api_key', id: request.params.apiKeyId, deleted: true };
+    },
+  );
+
+  app.get<{ Params: Static<typeof ApiKeyParamsSchema> }>(
+    '/v1/organizations/:orgId/api_keys/:apiKeyId/reveal',
+    { schema: { params: ApiKeyParamsSchema } },
+    async (request) => {
+      assertOrganization(request, request.params.orgId);
+      const revealed = await apiKeys.reveal(request.params.orgId, request.params.apiKeyId);
+      if (!revealed) throw notFound();
+      return presentApiKey(revealed.apiKey, lastUsed(revealed.apiKey), revealed.secret);
+    },
+  );
+}

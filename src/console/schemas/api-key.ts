@@ -1,0 +1,45 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+export const CODING_ASSISTANTS = ['claude_code', 'codex', 'opencode'] as const;
+
+const ModelIdList = Type.Array(Type.String({ pattern: '^[a-zA-Z0-9_.-]+/[a-zA-Z0-9_.:@-]+$', maxLength: 256 }), {
+  maxItems: 500,
+  uniqueItems: true,
+});
+/** Whole USD per month; the upper bound keeps micro-USD arithmetic exact in a double. */
+const MaxUsage = Type.Integer({ minimum: 0, maximum: 1_000_000_000 });
+
+export const CreateApiKeyBodySchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    type: Type.Optional(Type.Union([Type.Literal('api'), Type.Literal('coding_agent')])),
+    coding_assistant: Type.Optional(Type.Union(CODING_ASSISTANTS.map((c) => Type.Literal(c)))),
+    models: Type.Optional(ModelIdList),
+    max_usage: Type.Optional(Type.Union([MaxUsage, Type.Null()])),
+    expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
+    email: Type.Optional(Type.String({ maxLength: 320, pattern: '^[^@\\s]+@[^@\\s]+$' })),
+    debug_mode: Type.Optional(Type.Boolean()),
+    compression: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type CreateApiKeyBody = Static<typeof CreateApiKeyBodySchema>;
+
+/** Only these fields may change (OWASP API3: no mass assignment of organization_id, key, spend…). */
+export const UpdateApiKeyBodySchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    active: Type.Optional(Type.Boolean()),
+    models: Type.Optional(ModelIdList),
+    max_usage: Type.Optional(Type.Union([MaxUsage, Type.Null()])),
+    compression: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type UpdateApiKeyBody = Static<typeof UpdateApiKeyBodySchema>;
+
+export const ApiKeyParamsSchema = Type.Object({
+  orgId: Type.String({ maxLength: 100 }),
+  apiKeyId: Type.String({ maxLength: 100 }),
+});
+export const OrgParamsSchema = Type.Object({ orgId: Type.String({ maxLength: 100 }) });

@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify';
+import { createApp, type AppOptions } from '../server/create-app.js';
+import { GatewayError } from './errors.js';
+import { problemToGatewayError, sendGatewayError } from './send-error.js';
+import type { GatewayServices } from './gateway-services.js';
+import { registerGatewayAuth } from './auth/authenticate-hook.js';
+import { registerModelsRoute } from './routes/models.js';
+
+export function buildGatewayApp(base: Omit<AppOptions, 'sendError' | 'handleError'>, services: GatewayServices): FastifyInstance {
+  const app = createApp({
+    ...base,
+    lenientJsonContentType: true,
+    sendError: (reply, problem) => sendGatewayError(reply, problemToGatewayError(problem)),
+    handleError: (error, _request, reply) => (error instanceof GatewayError ? sendGatewayError(reply, error) : undefined),
+  });
+  app.register(async (authenticated) => {
+    registerGatewayAuth(authenticated, services.authenticator);
+    registerModelsRoute(authenticated, services);
+  });
+  return app;
+}

@@ -1,0 +1,133 @@
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { randomUUID } from 'node:crypto';
+
+export interface AppOptions {
+  tls: { cert: string; key: string };
+  logger: Logger;
+  bodyLimitBytes: number;
+  /** Writes an error in this surface's envelope. */
+  sendError: (reply: FastifyReply, problem: HttpProblem) => FastifyReply;
+  /** Handles the surface's own error classes; returns undefined to fall back to the generic mapping. */
+  handleError?: (error: unknown, request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
+  /** Accept a JSON body whatever its content type (curl -d sends form encoding by default). */
+  lenientJsonContentType?: boolean;
+}
+
+/** A client-facing failure before or outside a handler, in surface-neutral terms. */
+export interface HttpProblem {
+  status: number;
+  kind: 'invalid_json' | 'validation' | 'too_large' | 'unsupported_media_type' | 'not_found' | 'internal';
+  message: string;
+  param: string | null;
+}
+
+/**
+ * One Fastify instance per surface, over HTTPS. Validation is strict: no type coercion and no
+ * silent removal of unknown fields, so a wrong type or an unexpected field is a 400 naming it.
+ */
+export function createApp(options: AppOptions): FastifyInstance {
+  const app = Fastify({
+    https: { cert: options.tls.cert, key: options.tls.key },
+    loggerInstance: options.logger,
+    disableRequestLogging: true,
+    bodyLimit: options.bodyLimitBytes,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : `req_${randomUUID().replace(/-/g, '')}`;
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false, strict: false } },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    keepAliveTimeout: 65_000,
+    return503OnClosing: false,
+  }) as unknown as FastifyInstance;
+
+  if (options.lenientJsonContentType) {
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: options.bodyLimitBytes }, parseJsonBody);
+  }
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    options.sendError(reply, { status: 404, kind: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.`, param: null }),
+  );
+
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const handled = options.handleError?.(error, request, reply);
+    if (handled) return handled;
+    const problem = toProblem(error);
+    if (problem.kind === 'internal') request.log.error({ err: error, reqId: request.id }, 'unhandled error');
+    return options.sendError(reply, problem);
+  });
+  return app;
+}
+
+function parseJsonBody(_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  if (text.length === 0) return done(null, undefined);
+  try {
+    done(null, JSON.parse(text, rejectProtoKeys));
+  } catch (error) {
+    const parseError = new Error(`The request body is not valid JSON: ${(error as Error).message}`) as FastifyError;
+    parseError.statusCode = 400;
+    parseError.code = 'FST_ERR_CTP_INVALID_JSON_BODY';
+    done(parseError);
+  }
+}
+
+/** Prototype-poisoning keys have no meaning in any request this service accepts. */
+function rejectProtoKeys(key: string, value: unknown): unknown {
+  if (key === '__proto__' || key === 'constructor' && typeof value === 'object' && value !== null && 'prototype' in value) {
+    return undefined;
+  }
+  return value;
+}
+
+export function toProblem(error: FastifyError): HttpProblem {
+  if (error.validation && error.validation.length > 0) {
+    const first = error.validation[0]!;
+    const base = error.validationContext === 'body' ? '' : `${error.validationContext ?? ''}`;
+    let param = jsonPointerToParam(first.instancePath);
+    const params = first.params as Record<string, unknown>;
+    if (first.keyword === 'required' && typeof params.missingProperty === 'string') {
+      param = param ? `${param}.${params.missingProperty}` : params.missingProperty;
+    }
+    if (first.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
+      param = param ? `${param}.${params.additionalProperty}` : params.additionalProperty;
+      return { status: 400, kind: 'validation', message: `Unknown field "${param}".`, param };
+    }
+    const where = param || base || 'body';
+    return { status: 400, kind: 'validation', message: `Invalid ${where}: ${first.message ?? 'invalid value'}.`, param: param || null };
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, kind: 'invalid_json', message: error.message || 'The request body is not valid JSON.', param: null };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, kind: 'too_large', message: error.message, param: null };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, kind: 'unsupported_media_type', message: 'The request body must be application/json.', param: null };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, kind: 'validation', message: 'The Content-Length header does not match the body.', param: null };
+  }
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
+    return { status: 400, kind: 'invalid_json', message: `The request body is not valid JSON: ${error.message}`, param: null };
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return { status: error.statusCode, kind: 'validation', message: error.message, param: null };
+  }
+  return { status: 500, kind: 'internal', message: 'An internal error occurred.', param: null };
+}
+
+/** `/messages/0/role` → `messages[0].role`, the way OpenAI names params. */
+export function jsonPointerToParam(pointer: string): string {
+  if (!pointer) return '';
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment), '');
+}

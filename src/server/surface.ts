@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import type { Server as HttpsServer } from 'node:https';
+import type { Server } from 'node:net';
+import { createHttpsOnlyListener, listen } from './https-only-listener.js';
+
+/**
+ * One HTTPS surface: a Fastify app behind the HTTPS-only listener, with in-flight request
+ * tracking so shutdown can drain instead of cutting requests off.
+ */
+export class Surface {
+  private listener: Server | undefined;
+  private inFlight = 0;
+  private draining = false;
+  private idleWaiters: Array<() => void> = [];
+  url = '';
+
+  constructor(
+    readonly name: string,
+    readonly app: FastifyInstance,
+  ) {
+    app.addHook('onRequest', async (request, reply) => {
+      this.inFlight++;
+      reply.raw.once('close', () => {
+        this.inFlight--;
+        if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+      });
+      if (this.draining) reply.header('connection', 'close');
+    });
+  }
+
+  async start(host: string, port: number): Promise<string> {
+    await this.app.ready();
+    this.listener = createHttpsOnlyListener(this.app.server as unknown as HttpsServer);
+    const address = await listen(this.listener, port, host);
+    const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    this.url = `https://${shownHost}:${address.port}`;
+    return this.url;
+  }
+
+  /** Stops accepting connections, lets in-flight requests finish (up to `graceMs`), then closes. */
+  async drain(graceMs: number): Promise<void> {
+    this.draining = true;
+    const server = this.app.server as unknown as HttpsServer;
+    await new Promise<void>((resolve) => (this.listener ? this.listener.close(() => resolve()) : resolve()));
+    server.closeIdleConnections();
+    if (this.inFlight > 0) {
+      await Promise.race([
+        new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
+        new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref()),
+      ]);
+    }
+    server.closeAllConnections();
+    await this.app.close();
+  }
+}

@@ -1,0 +1,85 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+import { migrationProvider } from './migrations/index.js';
+
+// int8 (bigint) columns hold millisecond times and micro-USD amounts, all far below 2^53.
+pg.types.setTypeParser(20, (value: string) => Number(value));
+// numeric appears only as the result of SUM() over bigints.
+pg.types.setTypeParser(1700, (value: string) => Number(value));
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Store {
+  readonly db: Kysely<Database>;
+  readonly dialect: Dialect;
+  readonly location: string;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  dataDir: string;
+  databaseUrl?: string | undefined;
+  /** PostgreSQL schema to use (created if missing); lets tests and tenants share one database. */
+  schema?: string | undefined;
+  poolSize?: number;
+}
+
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const store = options.databaseUrl ? openPostgres(options.databaseUrl, options) : openSqlite(options.dataDir);
+  try {
+    await migrate(store);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
+}
+
+function openSqlite(dataDir: string): Store {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'gateway.sqlite');
+  const database = new SQLite(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+}
+
+function openPostgres(url: string, options: StoreOptions): Store {
+  const schema = options.schema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new Error(`database schema name "${schema}" must match [a-z_][a-z0-9_]*`);
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const location = url.replace(/\/\/[^@/]*@/, '//***@');
+  return { db, dialect: 'postgres', location: schema ? `${location} (schema ${schema})` : location, close: () => db.destroy() };
+}
+
+async function migrate(store: Store): Promise<void> {
+  if (store.dialect === 'postgres') {
+    const schema = await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db);
+    if (!schema.rows[0]?.schema) {
+      // search_path names a schema that does not exist yet.
+      const wanted = await sql<{ search_path: string }>`show search_path`.execute(store.db);
+      const name = wanted.rows[0]?.search_path.split(',')[0]?.trim();
+      if (name) await sql`create schema if not exists ${sql.id(name)}`.execute(store.db);
+    }
+  }
+  const migrator = new Migrator({ db: store.db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? String(error)}`);
+  }
+}

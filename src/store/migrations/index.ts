@@ -1,0 +1,11 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as foundation from './001-foundation.js';
+
+/** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
+const migrations: Record<string, Migration> = {
+  '001-foundation': foundation,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

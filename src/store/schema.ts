@@ -1,0 +1,94 @@
+
+
+/**
+ * Column conventions, identical on SQLite and PostgreSQL so one query layer serves both:
+ * times are integer milliseconds since the Unix epoch (UTC), money is integer micro-USD,
+ * booleans are 0/1 integers, lists and objects are JSON text.
+ */
+export interface OrganizationsTable {
+  id: string;
+  slug: string;
+  name: string;
+  created_at: number;
+}
+
+export interface ConsoleTokensTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  token_digest: string;
+  permission: 'admin' | 'write' | 'read';
+  created_at: number;
+  expires_at: number | null;
+  last_used_at: number | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  type: 'api' | 'coding_agent';
+  coding_assistant: string | null;
+  models: string;
+  max_usage_usd: number | null;
+  active: number;
+  debug_mode: number;
+  compression: number;
+  email: string | null;
+  key_digest: string;
+  key_ciphertext: string | null;
+  created_at: number;
+  updated_at: number;
+  expires_at: number | null;
+  last_used_at: number | null;
+  deleted_at: number | null;
+}
+
+export interface UsageRecordsTable {
+  id: string;
+  request_id: string;
+  created_at: number;
+  organization_id: string;
+  api_key_id: string;
+  model: string;
+  provider: string;
+  upstream_model: string;
+  endpoint: string;
+  input_tokens: number;
+  cached_input_tokens: number;
+  cache_creation_input_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  uncompressed_input_tokens: number | null;
+  cost_micro_usd: number;
+  tags: string;
+  status_code: number;
+  error_code: string | null;
+  latency_ms: number;
+  stream: number;
+}
+
+export interface KeySpendTable {
+  api_key_id: string;
+  month: string;
+  spent_micro_usd: number;
+  reserved_micro_usd: number;
+}
+
+export interface BudgetReservationsTable {
+  id: string;
+  api_key_id: string;
+  month: string;
+  amount_micro_usd: number;
+  expires_at: number;
+}
+
+
+export interface Database {
+  organizations: OrganizationsTable;
+  console_tokens: ConsoleTokensTable;
+  api_keys: ApiKeysTable;
+  usage_records: UsageRecordsTable;
+  key_spend: KeySpendTable;
+  budget_reservations: BudgetReservationsTable;
+}
