@@ -1,0 +1,181 @@
+// Safety invariants of the engine, each checked on random conversations in all three shapes.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { BUNDLES, COMPRESSION_MODELS, compressPayload, detectFormat, type BundleName } from '../../src/compress/index.js';
+import { GENERIC_BUNDLE } from '../../src/compress/bundles.js';
+import { isPlaceholder } from '../../src/compress/filters/markers.js';
+import { frozenBefore } from '../../src/compress/window.js';
+import { build, callIds, items, outputs, SHAPES, type Dialogue, type Shape } from './helpers/build.js';
+import { fixtureText, observations } from './helpers/fixtures.js';
+
+const RUNS = Number(process.env.FC_RUNS ?? 120);
+
+const realOutputs = [
+  ...Object.values(observations).map((o) => o.output),
+  ...['pytest-verbose-failure.txt', 'git-diff.txt', 'git-status.txt', 'npm-install.txt', 'tsc-errors.txt', 'rg-output.txt', 'find-output.txt', 'claude-read.txt', 'ansi-progress.txt'].map(fixtureText),
+  '{\n  "ok": true,\n  "items": [1, 2, 3]\n}',
+  'File updated.',
+  '',
+];
+const output = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...realOutputs) },
+  { weight: 1, arbitrary: fc.array(fc.constantFrom('ok', 'ERROR x', 'row', 'row', '\x1b[31mred\x1b[0m', '  12→code', ''), { maxLength: 300 }).map((l) => l.join('\n')) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 400 }) },
+);
+const toolName = fc.constantFrom('bash', 'Bash', 'shell', 'read_file', 'Read', 'grep', 'run_terminal_cmd', 'open', 'custom_tool');
+const command = fc.constantFrom('pytest -v', 'pip install -e .', 'git diff', 'rg -n x', 'find .', 'ls', 'python x.py', 'npx tsc');
+
+const dialogueArb: fc.Arbitrary<Dialogue> = fc
+  .record({
+    system: fc.string({ maxLength: 60 }),
+    task: fc.string({ minLength: 1, maxLength: 60 }),
+    turns: fc.array(
+      fc.record({
+        user: fc.option(fc.string({ minLength: 1, maxLength: 30 }), { nil: undefined, freq: 8 }),
+        assistant: fc.string({ maxLength: 40 }),
+        calls: fc.array(fc.record({ name: toolName, command, path: fc.constantFrom('a.py', 'b.py'), output }), { minLength: 1, maxLength: 2 }),
+      }),
+      { minLength: 1, maxLength: 18 },
+    ),
+  })
+  .map((d) => ({
+    system: d.system,
+    task: d.task,
+    turns: d.turns.map((t, i) => ({
+      ...(t.user === undefined ? {} : { user: t.user }),
+      assistant: t.assistant,
+      calls: t.calls.map((c, k) => ({ id: `call_${i}_${k}`, name: c.name, args: { command: c.command, path: c.path }, output: c.output })),
+    })),
+  }));
+const shapeArb = fc.constantFrom<Shape>(...SHAPES);
+const bundleArb = fc.constantFrom<BundleName | undefined>(undefined, ...COMPRESSION_MODELS);
+
+const opts = (bundle: BundleName | undefined) => (bundle ? { bundle } : {});
+const windowOf = (bundle: BundleName | undefined) => (bundle ? BUNDLES[bundle] : GENERIC_BUNDLE).window;
+
+/** An item with its tool-result text blanked, to compare everything else. */
+function withoutOutputs(item: Record<string, unknown>): unknown {
+  if (item.role === 'tool') return { ...item, content: null };
+  if (item.type === 'function_call_output') return { ...item, output: null };
+  if (Array.isArray(item.content)) {
+    return { ...item, content: (item.content as Record<string, unknown>[]).map((b) => (b.type === 'tool_result' ? { ...b, content: null } : b)) };
+  }
+  return item;
+}
+
+describe('safety invariants (property-based)', () => {
+  it('the output is a valid request of the same shape', () => {
+    fc.assert(
+      fc.property(dialogueArb, shapeArb, bundleArb, (d, shape, bundle) => {
+        const body = build(d, shape);
+        const out = compressPayload(body, opts(bundle)).body;
+        assert.equal(detectFormat(out), detectFormat(body));
+        assert.deepEqual(Object.keys(out), Object.keys(body));
+        assert.equal(items(out).length, items(body).length);
+        compressPayload(out, opts(bundle)); // converts again without error
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('every tool call still has its result, ids intact', () => {
+    fc.assert(
+      fc.property(dialogueArb, shapeArb, bundleArb, (d, shape, bundle) => {
+        const body = build(d, shape);
+        const out = compressPayload(body, opts(bundle)).body;
+        assert.deepEqual(callIds(out), callIds(body));
+        assert.deepEqual([...outputs(out).keys()], [...outputs(body).keys()]);
+        for (const id of callIds(out)) assert.ok(outputs(out).has(id), id);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('system prompt, user and assistant messages are untouched; the latest turns are never masked or elided', () => {
+    fc.assert(
+      fc.property(dialogueArb, shapeArb, bundleArb, (d, shape, bundle) => {
+        const body = build(d, shape);
+        const out = compressPayload(body, opts(bundle)).body;
+        assert.deepEqual(out.system, body.system);
+        assert.deepEqual(out.instructions, body.instructions);
+        assert.deepEqual(items(out).map(withoutOutputs), items(body).map(withoutOutputs));
+        const live = frozenBefore(d.turns.length, windowOf(bundle));
+        const after = outputs(out);
+        d.turns.forEach((t, i) => {
+          if (i < Math.max(live, d.turns.length - windowOf(bundle).keep)) return;
+          for (const c of t.calls) {
+            const text = after.get(c.id)!;
+            const pointer = /^\[Identical to the output of tool call (\S+) above\.\]$/.exec(text);
+            // A live pointer is allowed only to an identical, still-visible earlier output.
+            if (pointer) assert.equal(outputs(body).get(pointer[1]!), c.output);
+            else assert.ok(!isPlaceholder(text), `turn ${i} of ${d.turns.length} was masked`);
+          }
+        });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('compressed tokens never exceed the original', () => {
+    fc.assert(
+      fc.property(dialogueArb, shapeArb, bundleArb, (d, shape, bundle) => {
+        const c = compressPayload(build(d, shape), opts(bundle)).compression;
+        assert.ok(c.compressed_input_tokens <= c.uncompressed_input_tokens);
+        assert.ok(c.compression_rate >= 0 && c.compression_rate < 1);
+        if (c.applied_strategies.length === 0) assert.equal(c.compression_rate, 0);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('compressing twice equals compressing once', () => {
+    fc.assert(
+      fc.property(dialogueArb, shapeArb, bundleArb, (d, shape, bundle) => {
+        const once = compressPayload(build(d, shape), opts(bundle)).body;
+        const twice = compressPayload(once, opts(bundle)).body;
+        assert.equal(JSON.stringify(twice), JSON.stringify(once));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('cache stability: one more turn leaves the shared prefix byte-identical unless the window steps', () => {
+    fc.assert(
+      fc.property(dialogueArb, shapeArb, bundleArb, (d, shape, bundle) => {
+        fc.pre(d.turns.length >= 2);
+        const shorter = { ...d, turns: d.turns.slice(0, -1) };
+        const w = windowOf(bundle);
+        fc.pre(frozenBefore(shorter.turns.length, w) === frozenBefore(d.turns.length, w));
+        const a = compressPayload(build(shorter, shape), opts(bundle)).body;
+        const b = compressPayload(build(d, shape), opts(bundle)).body;
+        assert.equal(JSON.stringify(b.system ?? b.instructions), JSON.stringify(a.system ?? a.instructions));
+        assert.equal(JSON.stringify(b.tools), JSON.stringify(a.tools));
+        items(a).forEach((item, i) => assert.equal(JSON.stringify(items(b)[i]), JSON.stringify(item), `item ${i}`));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe('invariants on a real trajectory (SWE-agent, function calling)', () => {
+  it('every prefix: ids intact, idempotent, stable between window steps', async () => {
+    const { marshmallowChat } = await import('./helpers/fixtures.js');
+    const msgs = marshmallowChat.messages;
+    let previous: Record<string, unknown>[] | undefined;
+    let prevTurns = 0;
+    for (let i = 1; i < msgs.length; i++) {
+      if (msgs[i]!.role !== 'assistant') continue;
+      const body = { model: 'openai/gpt-4o', messages: msgs.slice(0, i) };
+      const out = compressPayload(body).body;
+      assert.deepEqual(callIds(out), callIds(body));
+      assert.equal(JSON.stringify(compressPayload(out).body), JSON.stringify(out));
+      const turns = (body.messages as { tool_calls?: unknown[] }[]).filter((m) => m.tool_calls?.length).length;
+      if (previous && frozenBefore(prevTurns, GENERIC_BUNDLE.window) === frozenBefore(turns, GENERIC_BUNDLE.window)) {
+        previous.forEach((m, k) => assert.equal(JSON.stringify(items(out)[k]), JSON.stringify(m)));
+      }
+      previous = items(out);
+      prevTurns = turns;
+    }
+  });
+});

@@ -1,0 +1,130 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { compressPayload } from '../../src/compress/index.js';
+import { frozenBefore } from '../../src/compress/window.js';
+import { minifyJson } from '../../src/compress/strategies/structured-output-minification.js';
+import { build, outputs, type Call, type Dialogue, type Turn } from './helpers/build.js';
+import { fixtureText, observations } from './helpers/fixtures.js';
+
+const bigOutput = (i: number) => Array.from({ length: 40 }, (_, k) => `result ${i}.${k}: some value here`).join('\n');
+const turn = (i: number, call?: Partial<Call>): Turn => ({
+  assistant: `step ${i}`,
+  calls: [{ id: `c${i}`, name: 'bash', args: { command: `python step${i}.py` }, output: bigOutput(i), ...call }],
+});
+const dialogue = (turns: Turn[], extra: Partial<Dialogue> = {}): Dialogue => ({ system: 'sys', task: 'task', turns, ...extra });
+
+describe('observation_masking', () => {
+  it('the window moves in steps of 8 and always leaves the latest 4 turns', () => {
+    assert.deepEqual([0, 4, 11, 12, 19, 20].map((n) => frozenBefore(n, { keep: 4, step: 8 })), [0, 0, 0, 8, 8, 16]);
+  });
+
+  it('masks old results with a placeholder that states their size', () => {
+    const turns = Array.from({ length: 12 }, (_, i) => turn(i));
+    const out = outputs(compressPayload(build(dialogue(turns), 'chat')).body);
+    assert.match(out.get('c0')!, /^\[Earlier tool output removed to save context \(40 lines, [\d,]+ chars\)/);
+    assert.match(out.get('c7')!, /^\[Earlier tool output removed/);
+    assert.equal(out.get('c8'), bigOutput(8));
+    assert.equal(out.get('c11'), bigOutput(11));
+  });
+
+  it('keeps short old results: the placeholder would not be cheaper', () => {
+    const turns = Array.from({ length: 12 }, (_, i) => turn(i, { output: 'File updated.' }));
+    const out = outputs(compressPayload(build(dialogue(turns), 'chat')).body);
+    assert.equal(out.get('c0'), 'File updated.');
+  });
+});
+
+describe('duplicate_read_elision', () => {
+  it('live turns: a newer identical output points back to the older one, which stays', () => {
+    const same = { name: 'read_file', args: { path: 'a.py' }, output: bigOutput(99) };
+    const out = outputs(compressPayload(build(dialogue([turn(0, same), turn(1), turn(2, same)]), 'chat')).body);
+    assert.equal(out.get('c0'), bigOutput(99));
+    assert.equal(out.get('c2'), '[Identical to the output of tool call c0 above.]');
+  });
+
+  it('old turns: an older read of a file read again later points to the later one', () => {
+    const read = (i: number) => turn(i, { name: 'read_file', args: { path: 'src/a.py' }, output: bigOutput(100 + i) });
+    const turns = [read(0), turn(1), read(2), ...Array.from({ length: 9 }, (_, i) => turn(i + 3))];
+    const out = outputs(compressPayload(build(dialogue(turns), 'chat')).body);
+    assert.equal(out.get('c0'), '[Older view of src/a.py; superseded by the later output of tool call c2.]');
+  });
+});
+
+describe('status_line_dedup', () => {
+  it('drops a footer line that repeats the previous observation, keeps the changed one', () => {
+    const footer = (file: string) => `\n(Open file: ${file})\n(Current directory: /testbed)\nbash-$`;
+    const turns = [turn(0, { output: `ok${footer('a.py')}` }), turn(1, { output: `done${footer('b.py')}` })];
+    const out = outputs(compressPayload(build(dialogue(turns), 'chat')).body);
+    assert.equal(out.get('c0'), `ok${footer('a.py')}`);
+    assert.equal(out.get('c1'), 'done\n(Open file: b.py)');
+  });
+});
+
+describe('bundles', () => {
+  it('claude: Read output loses `N→` prefixes, Bash pytest output is filtered', () => {
+    const turns = [
+      turn(0, { name: 'Read', args: { file_path: '/r/a.py' }, output: fixtureText('claude-read.txt') }),
+      turn(1, { name: 'Bash', args: { command: 'pytest -v' }, output: fixtureText('pytest-verbose-failure.txt') }),
+    ];
+    const out = outputs(compressPayload(build(dialogue(turns), 'messages'), { bundle: 'claude' }).body);
+    assert.match(out.get('c0')!, /^\[lines 1-40; line numbers removed\]/);
+    assert.ok(!out.get('c1')!.includes('PASSED'));
+  });
+
+  it('codex: the argv `shell` command picks the filter', () => {
+    const turns = [turn(0, { name: 'shell', args: { command: ['bash', '-lc', 'pip install -e .'] }, output: observations.pip_install.output })];
+    const { body, compression } = compressPayload(build(dialogue(turns), 'responses'), { bundle: 'codex' });
+    assert.match(outputs(body).get('c0')!, /routine install lines/);
+    assert.ok(compression.applied_strategies.includes('tool_result_trimming'));
+  });
+
+  it('generic: SWE-agent views keep line numbers when the system prompt edits by line', () => {
+    const view = turn(0, { name: 'open', args: { path: 'server.py' }, output: observations.file_view.output });
+    const editsByLine = compressPayload(build(dialogue([view], { system: 'edit <start_line>:<end_line> replaces lines' }), 'chat'));
+    assert.match(outputs(editsByLine.body).get('c0')!, /^1:/m);
+    const plain = compressPayload(build(dialogue([view]), 'chat'));
+    assert.match(outputs(plain.body).get('c0')!, /line numbers removed/);
+  });
+
+  it('opencode and cursor name their own tools', () => {
+    const pytest = fixtureText('pytest-verbose-failure.txt');
+    for (const [bundle, name] of [['opencode', 'bash'], ['cursor', 'run_terminal_cmd']] as const) {
+      const turns = [turn(0, { name, args: { command: 'pytest -v' }, output: pytest })];
+      assert.ok(!outputs(compressPayload(build(dialogue(turns), 'chat'), { bundle }).body).get('c0')!.includes('PASSED'), bundle);
+    }
+  });
+});
+
+describe('tool_surface_reduction', () => {
+  it('drops annotations and whitespace, keeps every name, type, enum and required field', () => {
+    const tools = [{
+      name: 'Bash',
+      description: 'Runs a command.   \n\n\n\nUse it wisely.  ',
+      parameters: {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        title: 'BashInput',
+        type: 'object',
+        additionalProperties: true,
+        properties: { title: { type: 'string', title: 'Title', description: ' the title ' }, mode: { type: 'string', enum: ['a', 'b'] } },
+        required: ['title'],
+      },
+    }];
+    for (const shape of ['chat', 'messages', 'responses'] as const) {
+      const { body, compression } = compressPayload(build(dialogue([turn(0)], { tools }), shape));
+      assert.ok(compression.applied_strategies.includes('tool_surface_reduction'), shape);
+      const json = JSON.stringify(body.tools);
+      assert.ok(!json.includes('$schema') && !json.includes('BashInput') && !json.includes('"Title"'));
+      assert.ok(json.includes('"title":{"type":"string","description":"the title"}'));
+      assert.ok(json.includes('"enum":["a","b"]') && json.includes('"required":["title"]'));
+      assert.ok(json.includes('Runs a command.\\n\\nUse it wisely.'));
+    }
+  });
+});
+
+describe('structured_output_minification', () => {
+  it('removes whitespace outside strings only; numbers keep their spelling', () => {
+    assert.equal(minifyJson('{\n  "a": 1.50,\n  "b": "x  y",\n  "c": [1, 2]\n}'), '{"a":1.50,"b":"x  y","c":[1,2]}');
+    assert.equal(minifyJson('{"a": 1}'), undefined, 'one-line JSON is left alone');
+    assert.equal(minifyJson('{ not json\n}'), undefined);
+  });
+});
