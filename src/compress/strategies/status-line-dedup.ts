@@ -13,7 +13,10 @@ const STATUS_LINE = /^(?:\((?:Open file|Current directory|Current working direct
 const MAX_FOOTER = 4;
 
 function footer(text: string): string[] {
-  const lines = text.replace(/\r\n/g, '\n').trimEnd().split('\n');
+  // Only the tail can hold a footer; avoid splitting long outputs on every request.
+  const tail = text.length > MAX_FOOTER * 200 ? text.slice(-MAX_FOOTER * 200) : text;
+  const lines = tail.replace(/\r\n/g, '\n').trimEnd().split('\n');
+  if (tail !== text) lines.shift(); // possibly cut mid-line
   const out: string[] = [];
   for (let i = lines.length - 1; i >= 0 && out.length < MAX_FOOTER; i--) {
     const line = lines[i]!.trimEnd();
@@ -35,11 +38,17 @@ export const statusLineDedup: Strategy = {
       if (!before || mine.length === 0 || !open(r) || isPlaceholder(r.text)) continue;
       const drop = new Set(mine.filter((line) => before.includes(line)));
       if (drop.size === 0) continue;
-      const lines = r.text.trimEnd().split('\n');
-      let cut = lines.length;
-      while (cut > 1 && drop.has(lines[cut - 1]!.trimEnd()) && !errorMask([lines[cut - 1]!])[0]) cut--;
-      if (cut === lines.length) continue;
-      any = replace(r, lines.slice(0, cut).join('\n'), this.name) || any;
+      let text = r.text.trimEnd();
+      let cut = 0;
+      for (;;) {
+        const at = text.lastIndexOf('\n');
+        const last = text.slice(at + 1).trimEnd();
+        if (at < 0 || !drop.has(last) || errorMask([last])[0]) break;
+        text = text.slice(0, at);
+        cut++;
+      }
+      if (cut === 0) continue;
+      any = replace(r, text, this.name) || any;
     }
     return any;
   },

@@ -6,7 +6,14 @@ import { isPlaceholder } from '../filters/markers.js';
 import type { ToolResult } from '../types.js';
 import { open, replace, type Strategy, type StrategyContext } from './strategy.js';
 
-const memo = registerCache(new BoundedCache<string>(64 * 1024 * 1024));
+// One cache per (kind, line-number policy), keyed by the raw text: no per-request key building.
+const memos = new Map<string, BoundedCache<string>>();
+function memoFor(kind: string, strip: boolean): BoundedCache<string> {
+  const name = `${kind}|${strip ? 1 : 0}`;
+  let memo = memos.get(name);
+  if (!memo) memos.set(name, (memo = registerCache(new BoundedCache<string>(16 * 1024 * 1024))));
+  return memo;
+}
 
 function commandOf(result: ToolResult, ctx: StrategyContext): string | undefined {
   const args = result.call?.args;
@@ -26,7 +33,8 @@ export const toolResultTrimming: Strategy = {
       if (!open(result) || result.text.length < 40 || isPlaceholder(result.text)) continue;
       const tool = result.call ? toolKind(ctx.bundle, result.call.name) : 'other';
       const kind = outputKind(tool, tool === 'shell' ? commandOf(result, ctx) : undefined);
-      const key = `${kind}|${ctx.stripLineNumbers ? 1 : 0}|${result.text}`;
+      const memo = memoFor(kind, ctx.stripLineNumbers);
+      const key = result.text;
       let trimmed = memo.get(key);
       if (trimmed === undefined) {
         trimmed = trimOutput(result.text, kind, { stripLineNumbers: ctx.stripLineNumbers });
