@@ -9,7 +9,7 @@ const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export async function bootstrap(input: { slug: string; name?: string | undefined }): Promise<void> {
   if (!SLUG.test(input.slug)) throw new Error('--org must be a slug: lowercase letters, digits and dashes, at most 63 characters');
   const settings = readSettings();
-  const store = await openStore({ dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, schema: process.env.DATABASE_SCHEMA || undefined });
+  const store = await openStore({ dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, schema: settings.databaseSchema });
   try {
     const { organization } = await ensureOrganization(store, input.slug, input.name ?? input.slug);
     const { secret } = await createConsoleToken(store, { organizationId: organization.id, name: 'bootstrap', permission: 'admin' });

@@ -8,6 +8,8 @@ export interface Settings {
   collectorPort: number;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** PostgreSQL schema (created if missing), so several deployments or test runs share one database. */
+  databaseSchema: string | undefined;
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
   secretKey: string | undefined;
@@ -55,6 +57,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     collectorPort: port(env, 'COLLECTOR_PORT', 8445),
     dataDir: resolve(env.GATEWAY_DATA_DIR || './.gateway-data'),
     databaseUrl,
+    databaseSchema: env.DATABASE_SCHEMA || undefined,
     tlsCertFile,
     tlsKeyFile,
     secretKey: env.GATEWAY_SECRET_KEY || undefined,

@@ -23,11 +23,15 @@ const LAST_USED_FLUSH_MS = 5_000;
 const DRAIN_GRACE_MS = 30_000;
 
 /** Builds every part from the settings and starts the three listeners. */
-export async function startGateway(settings: Settings = readSettings(), logger: Logger = createLogger(settings.logLevel)): Promise<RunningGateway> {
+export async function startGateway(
+  settings: Settings = readSettings(),
+  logger: Logger = createLogger(settings.logLevel),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunningGateway> {
   const config = loadGatewayConfig(settings.configFile);
-  const catalogue = new Catalogue(config);
+  const catalogue = new Catalogue(config, env);
   const tls = await loadTls({ dataDir: settings.dataDir, certFile: settings.tlsCertFile, keyFile: settings.tlsKeyFile });
-  const store = await openStore({ dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, schema: process.env.DATABASE_SCHEMA || undefined });
+  const store = await openStore({ dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, schema: settings.databaseSchema });
   const masterKey = loadMasterKey(settings.dataDir, settings.secretKey);
   const apiKeys = new ApiKeyRepository(store, masterKey);
   const authenticator = new KeyAuthenticator(apiKeys, settings.keyCacheTtlMs);

@@ -41,7 +41,9 @@ export class Surface {
   async drain(graceMs: number): Promise<void> {
     this.draining = true;
     const server = this.app.server as unknown as HttpsServer;
-    await new Promise<void>((resolve) => (this.listener ? this.listener.close(() => resolve()) : resolve()));
+    // The listener's close callback waits for every accepted socket, keep-alive ones included,
+    // so it is not awaited: the connections are closed below instead.
+    this.listener?.close();
     server.closeIdleConnections();
     if (this.inFlight > 0) {
       await Promise.race([

@@ -1,0 +1,96 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHarness, storeKinds, type Harness } from '../support/gateway-harness.js';
+
+for (const store of storeKinds()) {
+  describe(`console api keys (${store})`, () => {
+    let h: Harness;
+    before(async () => {
+      h = await startHarness({ store });
+    });
+    after(async () => h.stop());
+
+    it('creates a key and returns the secret once, then lists it without the secret', async () => {
+      const org = await h.organization();
+      const created = await h.createKey(org, { name: 'ci', models: ['openai/gpt-4o-mini'], max_usage: 10, expires_in_days: 7 });
+      assert.equal(created.object, 'ai_gateway_api_key');
+      assert.match(created.key, /^gw-[A-Za-z0-9_-]{43}$/);
+      assert.equal(created.organization_id, org.id);
+      assert.deepEqual(created.models, ['openai/gpt-4o-mini']);
+      assert.equal(created.max_usage, 10);
+      const expires = Date.parse(created.expires_at as string) - Date.parse(created.created_at as string);
+      assert.equal(expires, 7 * 24 * 3600 * 1000);
+      const list = await h.console('GET', `/v1/organizations/${org.id}/api_keys`, { token: org.token });
+      assert.equal(list.status, 200);
+      assert.equal(list.json.object, 'list');
+      assert.equal(list.json.data.length, 1);
+      assert.equal(list.json.data[0].key, undefined);
+    });
+
+    it('reveals the same secret that was created', async () => {
+      const org = await h.organization();
+      const created = await h.createKey(org);
+      const revealed = await h.console('GET', `/v1/organizations/${org.id}/api_keys/${created.id}/reveal`, { token: org.token });
+      assert.equal(revealed.status, 200);
+      assert.equal(revealed.json.key, created.key);
+    });
+
+    it('refuses an update field outside name, active, models, max_usage and names it', async () => {
+      const org = await h.organization();
+      const created = await h.createKey(org);
+      const result = await h.console('POST', `/v1/organizations/${org.id}/api_keys/${created.id}`, {
+        token: org.token,
+        body: { organization_id: 'other' },
+      });
+      assert.equal(result.status, 400);
+      assert.equal(result.json.error, 'Bad Request');
+      assert.match(result.json.message, /organization_id/);
+    });
+
+    it('requires coding_assistant for coding_agent keys', async () => {
+      const org = await h.organization();
+      const result = await h.console('POST', `/v1/organizations/${org.id}/api_keys`, { token: org.token, body: { name: 'a', type: 'coding_agent' } });
+      assert.equal(result.status, 400);
+      assert.match(result.json.message, /coding_assistant/);
+      const ok = await h.createKey(org, { name: 'a', type: 'coding_agent', coding_assistant: 'codex' });
+      assert.equal(ok.coding_assistant, 'codex');
+    });
+
+    it('deactivated key gets 403 forbidden, deleted key gets 401 unauthorized', async () => {
+      const org = await h.organization();
+      const created = await h.createKey(org);
+      const ok = await h.gateway('GET', '/v1/models', { token: created.key });
+      assert.equal(ok.status, 200);
+      await h.console('POST', `/v1/organizations/${org.id}/api_keys/${created.id}`, { token: org.token, body: { active: false } });
+      const inactive = await h.gateway('GET', '/v1/models', { token: created.key });
+      assert.equal(inactive.status, 403);
+      assert.equal(inactive.json.error.code, 'forbidden');
+      const del = await h.console('DELETE', `/v1/organizations/${org.id}/api_keys/${created.id}`, { token: org.token });
+      assert.deepEqual(del.json, { object: 'ai_gateway_api_key', id: created.id, deleted: true });
+      const deleted = await h.gateway('GET', '/v1/models', { token: created.key });
+      assert.equal(deleted.status, 401);
+      assert.equal(deleted.json.error.code, 'unauthorized');
+    });
+
+    it("organization B's token on organization A's keys gets 403 and no data", async () => {
+      const a = await h.organization();
+      const b = await h.organization();
+      const key = await h.createKey(a);
+      for (const [method, path, body] of [
+        ['GET', `/v1/organizations/${a.id}/api_keys`],
+        ['POST', `/v1/organizations/${a.id}/api_keys`, { name: 'x' }],
+        ['GET', `/v1/organizations/${a.id}/api_keys/${key.id}/reveal`],
+        ['POST', `/v1/organizations/${a.id}/api_keys/${key.id}`, { active: false }],
+        ['DELETE', `/v1/organizations/${a.id}/api_keys/${key.id}`],
+      ] as const) {
+        const result = await h.console(method, path, { token: b.token, ...(body ? { body } : {}) });
+        assert.equal(result.status, 403, `${method} ${path}`);
+        assert.equal(result.json.error, 'Forbidden');
+        assert.ok(!result.text.includes(key.key));
+        assert.ok(!result.text.includes(key.id) || path.includes(key.id));
+      }
+      const still = await h.gateway('GET', '/v1/models', { token: key.key });
+      assert.equal(still.status, 200);
+    });
+  });
+}
