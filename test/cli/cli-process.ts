@@ -1,0 +1,140 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+
+/** Helpers for tests that run the gateway as a separate process, the way an operator does. */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CLI_ENTRY = join(REPO_ROOT, 'test', 'cli', 'cli-entry.ts');
+
+/**
+ * `bin` runs the real `bin/gateway` (needs `dist/`, see buildDist); `tsx` runs src/ through tsx,
+ * which needs no build step.
+ */
+export type CliMode = 'bin' | 'tsx';
+
+/** Compiles src/ into dist/ exactly as `npm run build` does. */
+export function buildDist(): void {
+  const result = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  // tsc still emits when another part of the tree has a type error; the CLI only needs its own files.
+  if (!existsSync(join(REPO_ROOT, 'dist', 'cli', 'main.js'))) {
+    throw new Error(`build failed (exit ${result.status}): ${result.stdout}${result.stderr}`);
+  }
+}
+
+function cliArgs(mode: CliMode, args: string[]): string[] {
+  return mode === 'bin' ? [join(REPO_ROOT, 'bin', 'gateway'), ...args] : ['--import', 'tsx', CLI_ENTRY, ...args];
+}
+
+/** A minimal environment: no DATABASE_URL or TLS files leak in from the caller's shell. */
+export function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test' };
+  return { ...base, ...extra };
+}
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export async function runCli(mode: CliMode, args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<CliResult> {
+  const child = spawn(process.execPath, cliArgs(mode, args), { cwd: REPO_ROOT, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const [code] = (await once(child, 'close')) as [number | null];
+  clearTimeout(timer);
+  return { status: code, stdout, stderr };
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  /** The first stdout line, verbatim. */
+  listeningLine: string;
+  urls: { gateway: string; console: string; collector: string };
+  stdout(): string;
+  stderr(): string;
+  /** SIGTERM, then waits for exit; resolves with the exit code and how long it took. */
+  stop(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; elapsedMs: number }>;
+}
+
+export async function startServe(mode: CliMode, env: Record<string, string>, timeoutMs = 30_000): Promise<ServeProcess> {
+  const child = spawn(process.execPath, cliArgs(mode, ['serve']), { cwd: REPO_ROOT, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const listeningLine = await new Promise<string>((resolveLine, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve printed no listening line within ${timeoutMs} ms; stderr: ${stderr}`));
+    }, timeoutMs);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      const newline = stdout.indexOf('\n');
+      if (newline >= 0) {
+        clearTimeout(timer);
+        resolveLine(stdout.slice(0, newline));
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited (${code}) before listening; stderr: ${stderr}`));
+    });
+  });
+  const parsed = JSON.parse(listeningLine) as { gateway: string; console: string; collector: string };
+  return {
+    child,
+    listeningLine,
+    urls: { gateway: parsed.gateway, console: parsed.console, collector: parsed.collector },
+    stdout: () => stdout,
+    stderr: () => stderr,
+    async stop(stopTimeoutMs = 10_000) {
+      const started = Date.now();
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs);
+      const [code, signal] = await exited;
+      clearTimeout(timer);
+      return { code, signal, elapsedMs: Date.now() - started };
+    },
+  };
+}
+
+export interface HttpsResult {
+  status: number;
+  text: string;
+  json: any;
+}
+
+/** An HTTPS client that trusts exactly one CA (the gateway's certificate). */
+export function httpsClient(ca: string) {
+  const dispatcher = new Agent({ connect: { ca }, keepAliveTimeout: 500 });
+  async function call(url: string, method: string, init: { token?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<HttpsResult> {
+    const headers: Record<string, string> = { ...(init.headers ?? {}) };
+    if (init.token) headers.authorization = `Bearer ${init.token}`;
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      body = JSON.stringify(init.body);
+      headers['content-type'] = 'application/json';
+    }
+    const response = await request(url, { method: method as 'GET', headers, body, dispatcher });
+    const text = await response.body.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: response.statusCode, text, json };
+  }
+  return { call, close: () => dispatcher.close() };
+}
