@@ -118,10 +118,10 @@ export interface HttpsResult {
 /** An HTTPS client that trusts exactly one CA (the gateway's certificate). */
 export function httpsClient(ca: string) {
   const dispatcher = new Agent({ connect: { ca }, keepAliveTimeout: 500 });
-  async function call(url: string, method: string, init: { token?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<HttpsResult> {
+  async function call(url: string, method: string, init: { token?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string } = {}): Promise<HttpsResult> {
     const headers: Record<string, string> = { ...(init.headers ?? {}) };
     if (init.token) headers.authorization = `Bearer ${init.token}`;
-    let body: string | undefined;
+    let body: string | undefined = init.rawBody;
     if (init.body !== undefined) {
       body = JSON.stringify(init.body);
       headers['content-type'] = 'application/json';
