@@ -5,6 +5,9 @@ import { problemToGatewayError, sendGatewayError } from './send-error.js';
 import type { GatewayServices } from './gateway-services.js';
 import { registerGatewayAuth } from './auth/authenticate-hook.js';
 import { registerModelsRoute } from './routes/models.js';
+import { registerCountTokensRoute } from './routes/count-tokens.js';
+import { registerCompressRoute } from './routes/compress.js';
+import { registerChatCompletionsRoute } from './chat/chat-route.js';
 
 export function buildGatewayApp(base: Omit<AppOptions, 'sendError' | 'handleError'>, services: GatewayServices): FastifyInstance {
   const app = createApp({
@@ -16,6 +19,9 @@ export function buildGatewayApp(base: Omit<AppOptions, 'sendError' | 'handleErro
   app.register(async (authenticated) => {
     registerGatewayAuth(authenticated, services.authenticator);
     registerModelsRoute(authenticated, services);
+    registerChatCompletionsRoute(authenticated, services);
+    registerCountTokensRoute(authenticated);
+    registerCompressRoute(authenticated);
   });
   return app;
 }

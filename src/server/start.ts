@@ -9,6 +9,11 @@ import { KeyAuthenticator } from '../gateway/auth/key-authenticator.js';
 import { buildGatewayApp } from '../gateway/app.js';
 import { buildConsoleApp } from '../console/app.js';
 import { buildCollectorApp } from '../collector/app.js';
+import { UsageWriter } from '../metering/usage-writer.js';
+import { BudgetLedger } from '../limits/budget-ledger.js';
+import { DEFAULT_RETRY } from '../providers/index.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import type { UpstreamPolicy } from '../gateway/gateway-services.js';
 import { createLogger } from './logger.js';
 import { loadTls } from './tls.js';
 import { Surface } from './surface.js';
@@ -35,10 +40,13 @@ export async function startGateway(
   const masterKey = loadMasterKey(settings.dataDir, settings.secretKey);
   const apiKeys = new ApiKeyRepository(store, masterKey);
   const authenticator = new KeyAuthenticator(apiKeys, settings.keyCacheTtlMs);
+  const usage = new UsageWriter(store, logger);
+  const budget = new BudgetLedger(store, logger);
+  budget.startSweeper();
 
   const base = { tls, logger, bodyLimitBytes: settings.bodyLimitBytes };
   const surfaces = [
-    new Surface('gateway', buildGatewayApp(base, { store, catalogue, authenticator, logger })),
+    new Surface('gateway', buildGatewayApp(base, { store, catalogue, authenticator, usage, budget, upstream: upstreamPolicy(config), logger })),
     new Surface('console', buildConsoleApp(base, { store, apiKeys, authenticator, logger })),
     new Surface('collector', buildCollectorApp(base)),
   ] as const;
@@ -47,6 +55,7 @@ export async function startGateway(
     await Promise.all(surfaces.map((surface, i) => surface.start(settings.host, ports[i]!)));
   } catch (error) {
     await Promise.allSettled(surfaces.map((s) => s.drain(0)));
+    budget.stopSweeper();
     await store.close();
     throw error;
   }
@@ -60,7 +69,9 @@ export async function startGateway(
   const stop = () =>
     (stopping ??= (async () => {
       clearInterval(lastUsedTimer);
+      budget.stopSweeper();
       await Promise.all(surfaces.map((surface) => surface.drain(DRAIN_GRACE_MS)));
+      await usage.drain();
       await authenticator.flushLastUsed().catch((error) => logger.warn({ err: error }, 'could not record key last-use times'));
       await store.close();
     })());
@@ -70,5 +81,25 @@ export async function startGateway(
     urls: { gateway: surfaces[0].url, console: surfaces[1].url, collector: surfaces[2].url },
     store,
     stop,
+  };
+}
+
+/**
+ * Defaults suit LLM calls: a non-streamed completion sends its headers only when the whole
+ * answer is ready, so the first-byte limit is generous; a stream that goes quiet for two
+ * minutes is treated as dead.
+ */
+function upstreamPolicy(config: GatewayConfig): UpstreamPolicy {
+  return {
+    timeouts: {
+      connectMs: config.timeouts?.connect_ms ?? 10_000,
+      firstByteMs: config.timeouts?.first_byte_ms ?? 600_000,
+      betweenChunksMs: config.timeouts?.between_chunks_ms ?? 120_000,
+    },
+    retry: {
+      maxAttempts: config.retry?.max_attempts ?? DEFAULT_RETRY.maxAttempts,
+      baseDelayMs: config.retry?.base_delay_ms ?? DEFAULT_RETRY.baseDelayMs,
+      maxDelayMs: config.retry?.max_delay_ms ?? DEFAULT_RETRY.maxDelayMs,
+    },
   };
 }

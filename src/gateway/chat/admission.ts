@@ -1,0 +1,56 @@
+import type { FastifyRequest } from 'fastify';
+import type { CatalogueModel } from '../../catalogue/catalogue.js';
+import type { UpstreamTarget } from '../../providers/index.js';
+import type { Reservation } from '../../limits/budget-ledger.js';
+import { worstCaseMicroUsd } from '../../metering/cost.js';
+import { countRequestTokens, tokenizerForModel, type TokenizerName } from '../../tokenize/index.js';
+import type { ChatRequest } from '../schemas/chat-request.js';
+import type { GatewayServices } from '../gateway-services.js';
+import { GatewayError } from '../errors.js';
+import { resolveModel } from './resolve-model.js';
+import { headerFlag, mergeTags } from './request-tags.js';
+import { validateChatRequest } from './validate-chat-request.js';
+
+/** Everything decided before the first upstream byte: the request is allowed and paid for. */
+export interface Admission {
+  requestId: string;
+  startedAt: number;
+  model: CatalogueModel;
+  targets: UpstreamTarget[];
+  tags: string[];
+  debug: boolean;
+  tokenizer: TokenizerName;
+  promptEstimate: number;
+  maxOutputTokens: number;
+  reservation: Reservation | undefined;
+}
+
+/** Prompt estimates are ours, not the provider's tokenizer: leave headroom so a slightly higher real count still fits. */
+const ESTIMATE_HEADROOM = 1.1;
+
+export async function admit(services: GatewayServices, request: FastifyRequest, body: ChatRequest): Promise<Admission> {
+  const startedAt = Date.now();
+  const key = request.apiKey;
+  validateChatRequest(body);
+  const model = resolveModel(services.catalogue, key, body.model);
+  const tags = mergeTags(body.tags, request.headers['x-gateway-tags']);
+  const debug = body.enable_debug === true || headerFlag(request.headers['x-gateway-debug']) || key.debugMode;
+  const targets = services.catalogue.targets(model);
+  if (targets.length === 0) throw new GatewayError('provider_not_supported', { param: 'model' });
+
+  const tokenizer = tokenizerForModel(model.id);
+  const promptEstimate = countRequestTokens(body, tokenizer);
+  const maxOutputTokens = Math.min(body.max_completion_tokens ?? body.max_tokens ?? model.maxOutputTokens, model.maxOutputTokens);
+
+  let reservation: Reservation | undefined;
+  if (key.maxUsageUsd !== null) {
+    const worstCase = worstCaseMicroUsd(model.pricing, Math.ceil(promptEstimate * ESTIMATE_HEADROOM), maxOutputTokens);
+    reservation = await services.budget.reserve(key.id, key.maxUsageUsd * 1_000_000, worstCase);
+    if (!reservation) {
+      throw new GatewayError('usage_limit_exceeded', {
+        message: `This request could cost up to $${(worstCase / 1e6).toFixed(6)}, which does not fit under the key's monthly limit of $${key.maxUsageUsd}.`,
+      });
+    }
+  }
+  return { requestId: request.id, startedAt, model, targets, tags, debug, tokenizer, promptEstimate, maxOutputTokens, reservation };
+}

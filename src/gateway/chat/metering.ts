@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { TokenUsage } from '../../providers/index.js';
+import { costMicroUsd } from '../../metering/cost.js';
+import type { GatewayServices } from '../gateway-services.js';
+import type { Admission } from './admission.js';
+
+export const ZERO_USAGE: TokenUsage = { inputTokens: 0, cachedInputTokens: 0, cacheCreationInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+
+export interface Outcome {
+  status: number;
+  errorCode: string | null;
+  usage: TokenUsage;
+  provider: string;
+  upstreamModel: string;
+  stream: boolean;
+  endpoint: string;
+  uncompressedInputTokens?: number | null;
+}
+
+/**
+ * Every admitted request ends here exactly once, whatever happened: one usage row (batched off
+ * the hot path) and the budget reservation settled to the actual cost.
+ */
+export function meter(services: GatewayServices, request: FastifyRequest, admission: Admission, outcome: Outcome): number {
+  const cost = costMicroUsd(admission.model.pricing, outcome.usage);
+  const now = Date.now();
+  services.usage.write({
+    id: randomUUID(),
+    request_id: admission.requestId,
+    created_at: now,
+    organization_id: request.apiKey.organizationId,
+    api_key_id: request.apiKey.id,
+    model: admission.model.id,
+    provider: outcome.provider,
+    upstream_model: outcome.upstreamModel,
+    endpoint: outcome.endpoint,
+    input_tokens: outcome.usage.inputTokens,
+    cached_input_tokens: outcome.usage.cachedInputTokens,
+    cache_creation_input_tokens: outcome.usage.cacheCreationInputTokens,
+    output_tokens: outcome.usage.outputTokens,
+    reasoning_tokens: outcome.usage.reasoningTokens,
+    uncompressed_input_tokens: outcome.uncompressedInputTokens ?? null,
+    cost_micro_usd: cost,
+    tags: JSON.stringify(admission.tags),
+    status_code: outcome.status,
+    error_code: outcome.errorCode,
+    latency_ms: now - admission.startedAt,
+    stream: outcome.stream ? 1 : 0,
+  }, admission.reservation === undefined);
+  if (admission.reservation) {
+    services.budget
+      .settle(admission.reservation, cost)
+      .catch((error) => services.logger.error({ err: error, requestId: admission.requestId }, 'could not settle spend'));
+  }
+  return cost;
+}

@@ -1,0 +1,3 @@
+import type { UsageRecordsTable } from '../store/schema.js';
+
+export type UsageRecord = UsageRecordsTable;
