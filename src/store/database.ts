@@ -67,16 +67,48 @@ function openPostgres(url: string, options: StoreOptions): Store {
 }
 
 async function migrate(store: Store): Promise<void> {
-  if (store.dialect === 'postgres') {
-    const schema = await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db);
-    if (!schema.rows[0]?.schema) {
-      // search_path names a schema that does not exist yet.
-      const wanted = await sql<{ search_path: string }>`show search_path`.execute(store.db);
-      const name = wanted.rows[0]?.search_path.split(',')[0]?.trim();
-      if (name) await sql`create schema if not exists ${sql.id(name)}`.execute(store.db);
+  if (store.dialect === 'postgres') return runMigrator(store.db, await ensurePostgresSchema(store));
+  // Kysely runs SQLite migrations outside any transaction and without a lock, so two processes
+  // opening a fresh file at once would both create the tables. One IMMEDIATE transaction on the
+  // store's single connection serialises them (busy_timeout waits for the other writer) and
+  // makes a migration all-or-nothing.
+  await store.db.connection().execute(async (connection) => {
+    await sql`begin immediate`.execute(connection);
+    try {
+      await runMigrator(connection, undefined);
+      await sql`commit`.execute(connection);
+    } catch (error) {
+      await sql`rollback`.execute(connection).catch(() => undefined);
+      throw error;
     }
+  });
+}
+
+/**
+ * The schema the store's tables live in, created if search_path names one that does not exist.
+ * Migrations are pinned to it: without `migrationTableSchema`, Kysely looks for its own tables in
+ * every schema of the database, so a second deployment (or test run) in another schema of the
+ * same database would skip creating them and fail.
+ */
+async function ensurePostgresSchema(store: Store): Promise<string> {
+  const current = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(store.db);
+  const existing = current.rows[0]?.schema;
+  if (existing) return existing;
+  const wanted = await sql<{ search_path: string }>`show search_path`.execute(store.db);
+  const name = wanted.rows[0]?.search_path.split(',')[0]?.trim().replace(/^"(.*)"$/, '$1');
+  if (!name) throw new Error('PostgreSQL search_path names no schema');
+  try {
+    await sql`create schema if not exists ${sql.id(name)}`.execute(store.db);
+  } catch (error) {
+    // Two processes creating the same schema at once: PostgreSQL reports a unique violation to one.
+    const found = await sql`select 1 from pg_namespace where nspname = ${name}`.execute(store.db);
+    if (found.rows.length === 0) throw error;
   }
-  const migrator = new Migrator({ db: store.db, provider: migrationProvider });
+  return name;
+}
+
+async function runMigrator(db: Kysely<Database>, schema: string | undefined): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

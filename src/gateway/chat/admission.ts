@@ -10,10 +10,14 @@ import { GatewayError } from '../errors.js';
 import { resolveModel } from './resolve-model.js';
 import { headerFlag, mergeTags } from './request-tags.js';
 import { validateChatRequest } from './validate-chat-request.js';
+import { applyCompression, type AppliedCompression } from './apply-compression.js';
 
 /** Everything decided before the first upstream byte: the request is allowed and paid for. */
 export interface Admission {
   requestId: string;
+  /** What goes upstream: the client's body, compressed when compression applies. */
+  body: ChatRequest;
+  compression: AppliedCompression | undefined;
   startedAt: number;
   model: CatalogueModel;
   targets: UpstreamTarget[];
@@ -28,11 +32,12 @@ export interface Admission {
 /** Prompt estimates are ours, not the provider's tokenizer: leave headroom so a slightly higher real count still fits. */
 const ESTIMATE_HEADROOM = 1.1;
 
-export async function admit(services: GatewayServices, request: FastifyRequest, body: ChatRequest): Promise<Admission> {
+export async function admit(services: GatewayServices, request: FastifyRequest, original: ChatRequest): Promise<Admission> {
   const startedAt = Date.now();
   const key = request.apiKey;
-  validateChatRequest(body);
-  const model = resolveModel(services.catalogue, key, body.model);
+  validateChatRequest(original);
+  const model = resolveModel(services.catalogue, key, original.model);
+  const { body, compression } = applyCompression(request, original, model.pricing);
   const tags = mergeTags(body.tags, request.headers['x-gateway-tags']);
   const debug = body.enable_debug === true || headerFlag(request.headers['x-gateway-debug']) || key.debugMode;
   const targets = services.catalogue.targets(model);
@@ -52,5 +57,5 @@ export async function admit(services: GatewayServices, request: FastifyRequest, 
       });
     }
   }
-  return { requestId: request.id, startedAt, model, targets, tags, debug, tokenizer, promptEstimate, maxOutputTokens, reservation };
+  return { requestId: request.id, body, compression, startedAt, model, targets, tags, debug, tokenizer, promptEstimate, maxOutputTokens, reservation };
 }

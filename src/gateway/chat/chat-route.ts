@@ -11,6 +11,7 @@ import { toProviderGatewayError } from './provider-error.js';
 import { formatChunk, formatCompletion, formatUsageChunk, type CompletionIdentity } from './completion-format.js';
 import { SseWriter } from './sse-writer.js';
 import { StreamAccumulator } from './stream-accumulator.js';
+import { formatCompression } from './apply-compression.js';
 
 /** HTTP status recorded for a request whose client went away (nginx's convention). */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -31,14 +32,13 @@ export function registerChatCompletionsRoute(app: FastifyInstance, services: Gat
       model: body.model,
     };
     const routeOptions = { signal: abort.signal, timeouts: services.upstream.timeouts, retry: services.upstream.retry };
-    if (body.stream) return streamCompletion(services, request, reply, body, admission, identity, routeOptions);
+    if (body.stream) return streamCompletion(services, request, reply, admission, identity, routeOptions);
 
     try {
-      const routed = await callWithFallback(body, admission.targets, routeOptions);
+      const routed = await callWithFallback(admission.body, admission.targets, routeOptions);
       const { usage } = routed.result;
-      meter(services, request, admission, success(routed.target.providerId, routed.target.upstreamModel, usage, false));
-      const extra = admission.debug ? { debug: debugInfo(admission, routed.attempts, routed.target.providerId, routed.target.upstreamModel) } : {};
-      return reply.send(formatCompletion(identity, routed.result, extra));
+      meter(services, request, admission, success(admission, routed.target.providerId, routed.target.upstreamModel, usage, false));
+      return reply.send(formatCompletion(identity, routed.result, responseExtras(admission, routed.attempts, routed.target.providerId, routed.target.upstreamModel)));
     } catch (error) {
       throw failed(services, request, admission, error, abort.signal, false);
     }
@@ -49,14 +49,13 @@ async function streamCompletion(
   services: GatewayServices,
   request: FastifyRequest,
   reply: FastifyReply,
-  body: ChatRequest,
   admission: Admission,
   identity: CompletionIdentity,
   routeOptions: Parameters<typeof streamWithFallback>[2],
 ): Promise<void> {
   let routed: Awaited<ReturnType<typeof streamWithFallback>>;
   try {
-    routed = await streamWithFallback(body, admission.targets, routeOptions);
+    routed = await streamWithFallback(admission.body, admission.targets, routeOptions);
   } catch (error) {
     // Nothing has reached the client yet: an ordinary JSON error response.
     throw failed(services, request, admission, error, routeOptions.signal, true);
@@ -84,10 +83,9 @@ async function streamCompletion(
     }
     if (writer.isClosed) throw new UpstreamError('client closed the stream', { status: null, retryable: false, kind: 'aborted' });
     const usage = accumulator.usage ?? estimateUsage(admission, accumulator);
-    meter(services, request, admission, success(providerId, upstreamModel, usage, true));
-    if (body.stream_options?.include_usage) {
-      const extra = admission.debug ? { debug: debugInfo(admission, routed.attempts, providerId, upstreamModel) } : {};
-      await writer.send(formatUsageChunk(identity, usage, extra));
+    meter(services, request, admission, success(admission, providerId, upstreamModel, usage, true));
+    if (admission.body.stream_options?.include_usage) {
+      await writer.send(formatUsageChunk(identity, usage, responseExtras(admission, routed.attempts, providerId, upstreamModel)));
     }
     await writer.done();
   } catch (error) {
@@ -102,6 +100,7 @@ async function streamCompletion(
       upstreamModel,
       stream: true,
       endpoint: ENDPOINT,
+      uncompressedInputTokens: uncompressedInput(admission, usage),
     });
     if (!clientGone) {
       await writer.send(gatewayError.toEnvelope());
@@ -110,8 +109,20 @@ async function streamCompletion(
   }
 }
 
-function success(provider: string, upstreamModel: string, usage: TokenUsage, stream: boolean) {
-  return { status: 200, errorCode: null, usage, provider, upstreamModel, stream, endpoint: ENDPOINT };
+function success(admission: Admission, provider: string, upstreamModel: string, usage: TokenUsage, stream: boolean) {
+  return { status: 200, errorCode: null, usage, provider, upstreamModel, stream, endpoint: ENDPOINT, uncompressedInputTokens: uncompressedInput(admission, usage) };
+}
+
+/** The provider billed the compressed prompt; the row also keeps what it would have been. */
+function uncompressedInput(admission: Admission, usage: TokenUsage): number | null {
+  return admission.compression ? usage.inputTokens + admission.compression.savedTokens : null;
+}
+
+function responseExtras(admission: Admission, attempts: Attempt[], provider: string, upstreamModel: string): Record<string, unknown> {
+  const extra: Record<string, unknown> = {};
+  if (admission.compression) extra.compression = formatCompression(admission.compression);
+  if (admission.debug) extra.debug = debugInfo(admission, attempts, provider, upstreamModel);
+  return extra;
 }
 
 /**
