@@ -1,0 +1,157 @@
+import type { FastifyRequest } from 'fastify';
+import { callWithFallback, streamWithFallback, type Attempt, type ProviderCompletion, type ProviderStreamEvent, type TokenUsage } from '../../providers/index.js';
+import { countTextTokens } from '../../tokenize/index.js';
+import type { GatewayServices } from '../gateway-services.js';
+import type { GatewayError } from '../errors.js';
+import type { Admission } from './admission.js';
+import { meter, ZERO_USAGE } from './metering.js';
+import { toProviderGatewayError } from './provider-error.js';
+import { StreamAccumulator } from './stream-accumulator.js';
+import { formatCompression } from './apply-compression.js';
+
+/** HTTP status recorded for a request whose client went away (nginx's convention). */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+/**
+ * One admitted request, independent of the client's wire format: the chat, messages and
+ * responses endpoints all run through here, and each only formats what comes out. Metering
+ * happens here exactly once per request, whatever the outcome.
+ */
+export interface Execution {
+  services: GatewayServices;
+  request: FastifyRequest;
+  admission: Admission;
+  /** Aborted when the client goes away; stops the upstream at once. */
+  signal: AbortSignal;
+  endpoint: string;
+}
+
+export interface JsonResult {
+  completion: ProviderCompletion;
+  /** Gateway members added to the response: compression, debug, … */
+  extras: Record<string, unknown>;
+}
+
+export interface StreamSession {
+  /** Provider-neutral events; iterate to the end, or stop early (the upstream is then aborted and the request metered as 499). */
+  events: AsyncIterable<ProviderStreamEvent>;
+  /** Valid once `events` has ended: the usage that was metered and the gateway members for the final chunk. */
+  usage(): TokenUsage;
+  extras(): Record<string, unknown>;
+}
+
+function routeOptions(execution: Execution) {
+  const { timeouts, retry } = execution.services.upstream;
+  return { signal: execution.signal, timeouts, retry };
+}
+
+export async function executeJson(execution: Execution): Promise<JsonResult> {
+  const { admission } = execution;
+  try {
+    const routed = await callWithFallback(admission.body, admission.targets, routeOptions(execution));
+    record(execution, routed.target.providerId, routed.target.upstreamModel, false, { status: 200, errorCode: null, usage: routed.result.usage });
+    return { completion: routed.result, extras: extras(admission, routed.attempts, routed.target.providerId, routed.target.upstreamModel) };
+  } catch (error) {
+    throw failedBeforeAnswer(execution, error, false);
+  }
+}
+
+/** Resolves once the upstream has answered, so a failure before that is still an ordinary error response. */
+export async function executeStream(execution: Execution): Promise<StreamSession> {
+  const { admission } = execution;
+  let routed: Awaited<ReturnType<typeof streamWithFallback>>;
+  try {
+    routed = await streamWithFallback(admission.body, admission.targets, routeOptions(execution));
+  } catch (error) {
+    throw failedBeforeAnswer(execution, error, true);
+  }
+  const { providerId, upstreamModel } = routed.target;
+  const accumulator = new StreamAccumulator();
+  let finalUsage: TokenUsage = ZERO_USAGE;
+
+  async function* events(): AsyncGenerator<ProviderStreamEvent> {
+    let outcome: { status: number; errorCode: string | null } | undefined;
+    try {
+      for await (const event of routed.result) {
+        accumulator.add(event);
+        yield event;
+      }
+      outcome = { status: 200, errorCode: null };
+    } catch (error) {
+      const gatewayError = toProviderGatewayError(error, providerId);
+      outcome = execution.signal.aborted
+        ? { status: CLIENT_CLOSED_REQUEST, errorCode: 'client_closed' }
+        : { status: gatewayError.status, errorCode: gatewayError.code };
+      throw gatewayError;
+    } finally {
+      // No outcome: the consumer stopped iterating (its client left); the upstream is aborted by now.
+      outcome ??= { status: CLIENT_CLOSED_REQUEST, errorCode: 'client_closed' };
+      finalUsage = accumulator.usage ?? estimateUsage(admission, accumulator);
+      record(execution, providerId, upstreamModel, true, { ...outcome, usage: finalUsage });
+    }
+  }
+
+  return {
+    events: events(),
+    usage: () => finalUsage,
+    extras: () => extras(admission, routed.attempts, providerId, upstreamModel),
+  };
+}
+
+function record(
+  execution: Execution,
+  provider: string,
+  upstreamModel: string,
+  stream: boolean,
+  outcome: { status: number; errorCode: string | null; usage: TokenUsage },
+): void {
+  const { admission } = execution;
+  meter(execution.services, execution.request, admission, {
+    ...outcome,
+    provider,
+    upstreamModel,
+    stream,
+    endpoint: execution.endpoint,
+    uncompressedInputTokens: admission.compression ? outcome.usage.inputTokens + admission.compression.savedTokens : null,
+  });
+}
+
+/**
+ * Records a request that got no answer and returns what the client gets. A client that left
+ * is charged the estimated prompt (the provider may have processed it); an upstream failure
+ * is charged nothing, since providers do not bill failed requests.
+ */
+function failedBeforeAnswer(execution: Execution, error: unknown, stream: boolean): GatewayError {
+  const first = execution.admission.targets[0]!;
+  const gatewayError = toProviderGatewayError(error, first.providerId);
+  const clientGone = execution.signal.aborted;
+  record(execution, first.providerId, first.upstreamModel, stream, {
+    status: clientGone ? CLIENT_CLOSED_REQUEST : gatewayError.status,
+    errorCode: clientGone ? 'client_closed' : gatewayError.code,
+    usage: clientGone ? { ...ZERO_USAGE, inputTokens: execution.admission.promptEstimate } : ZERO_USAGE,
+  });
+  return gatewayError;
+}
+
+/** When a stream ends without usage (aborted, or the provider sent none): our own counts. */
+function estimateUsage(admission: Admission, accumulator: StreamAccumulator): TokenUsage {
+  const text = accumulator.producedText();
+  return { ...ZERO_USAGE, inputTokens: admission.promptEstimate, outputTokens: text ? countTextTokens(text, admission.tokenizer) : 0 };
+}
+
+function extras(admission: Admission, attempts: Attempt[], provider: string, upstreamModel: string): Record<string, unknown> {
+  const extra: Record<string, unknown> = {};
+  if (admission.compression) extra.compression = formatCompression(admission.compression);
+  if (admission.debug) {
+    extra.debug = {
+      request_id: admission.requestId,
+      provider,
+      upstream_model: upstreamModel,
+      attempts: attempts.map((a) => ({ provider: a.providerId, upstream_model: a.upstreamModel, status: a.status, error: a.error ?? null, duration_ms: a.durationMs })),
+      prompt_tokens_estimate: admission.promptEstimate,
+      tags: admission.tags,
+      timings: { total_ms: Date.now() - admission.startedAt },
+    };
+  }
+  return extra;
+}
