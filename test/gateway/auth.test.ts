@@ -119,7 +119,7 @@ for (const store of storeKinds()) {
       assertGatewayEnvelope(refused.json, 'unauthorized', 'authentication_error');
     });
 
-    it('deactivating a key of organization A leaves organization B's keys working', async () => {
+    it("deactivating a key of organization A leaves organization B's keys working", async () => {
       const other = await h.organization();
       const mine = await h.createKey(org);
       const theirs = await h.createKey(other);
