@@ -24,7 +24,8 @@ export interface Admission {
   tags: string[];
   debug: boolean;
   tokenizer: TokenizerName;
-  promptEstimate: number;
+  /** Our count of the prompt; computed on first use (keys without a ceiling rarely need it). */
+  readonly promptEstimate: number;
   maxOutputTokens: number;
   reservation: Reservation | undefined;
 }
@@ -44,12 +45,13 @@ export async function admit(services: GatewayServices, request: FastifyRequest, 
   if (targets.length === 0) throw new GatewayError('provider_not_supported', { param: 'model' });
 
   const tokenizer = tokenizerForModel(model.id);
-  const promptEstimate = countRequestTokens(body, tokenizer);
+  let estimate: number | undefined;
+  const estimatePrompt = () => (estimate ??= countRequestTokens(body, tokenizer));
   const maxOutputTokens = Math.min(body.max_completion_tokens ?? body.max_tokens ?? model.maxOutputTokens, model.maxOutputTokens);
 
   let reservation: Reservation | undefined;
   if (key.maxUsageUsd !== null) {
-    const worstCase = worstCaseMicroUsd(model.pricing, Math.ceil(promptEstimate * ESTIMATE_HEADROOM), maxOutputTokens);
+    const worstCase = worstCaseMicroUsd(model.pricing, Math.ceil(estimatePrompt() * ESTIMATE_HEADROOM), maxOutputTokens);
     reservation = await services.budget.reserve(key.id, key.maxUsageUsd * 1_000_000, worstCase);
     if (!reservation) {
       throw new GatewayError('usage_limit_exceeded', {
@@ -57,5 +59,20 @@ export async function admit(services: GatewayServices, request: FastifyRequest, 
       });
     }
   }
-  return { requestId: request.id, body, compression, startedAt, model, targets, tags, debug, tokenizer, promptEstimate, maxOutputTokens, reservation };
+  return {
+    requestId: request.id,
+    body,
+    compression,
+    startedAt,
+    model,
+    targets,
+    tags,
+    debug,
+    tokenizer,
+    get promptEstimate() {
+      return estimatePrompt();
+    },
+    maxOutputTokens,
+    reservation,
+  };
 }
