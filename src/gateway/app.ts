@@ -8,6 +8,9 @@ import { registerModelsRoute } from './routes/models.js';
 import { registerCountTokensRoute } from './routes/count-tokens.js';
 import { registerCompressRoute } from './routes/compress.js';
 import { registerChatCompletionsRoute } from './chat/chat-route.js';
+import { registerMessagesRoute } from './messages/messages-route.js';
+import { registerMessagesCountTokensRoute } from './messages/count-tokens-route.js';
+import { registerResponsesRoute } from './responses/responses-route.js';
 
 export function buildGatewayApp(base: Omit<AppOptions, 'sendError' | 'handleError'>, services: GatewayServices): FastifyInstance {
   const app = createApp({
@@ -22,6 +25,9 @@ export function buildGatewayApp(base: Omit<AppOptions, 'sendError' | 'handleErro
     registerChatCompletionsRoute(authenticated, services);
     registerCountTokensRoute(authenticated);
     registerCompressRoute(authenticated);
+    registerMessagesRoute(authenticated, services);
+    registerMessagesCountTokensRoute(authenticated);
+    registerResponsesRoute(authenticated, services);
   });
   return app;
 }

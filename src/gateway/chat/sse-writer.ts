@@ -31,6 +31,15 @@ export class SseWriter {
     await this.write(`data: ${JSON.stringify(value)}\n\n`);
   }
 
+  /**
+   * A named event, `event: <name>\ndata: <json>\n\n`, as the Anthropic Messages and OpenAI
+   * Responses streams use. The name is ours, never the client's; CR/LF in it is refused anyway.
+   */
+  async sendEvent(event: string, value: unknown): Promise<void> {
+    if (/[\r\n]/.test(event)) throw new Error('SSE event names may not contain CR or LF');
+    await this.write(`event: ${event}\ndata: ${JSON.stringify(value)}\n\n`);
+  }
+
   async done(): Promise<void> {
     await this.write('data: [DONE]\n\n');
     this.end();

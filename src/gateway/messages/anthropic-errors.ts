@@ -1,0 +1,47 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { toProblem } from '../../server/create-app.js';
+import { GatewayError, type GatewayErrorCode } from '../errors.js';
+import { problemToGatewayError } from '../send-error.js';
+
+/**
+ * Errors on the Anthropic-shaped routes. Anthropic SDKs read `{type: "error", error: {type,
+ * message}}` and pick the error class from `error.type`; gateway clients read `error.code` and
+ * `error.param`. The body carries both: Anthropic's envelope and type names, with the gateway's
+ * `code`, `param` and extra members (provider, upstream_status, …) inside `error`.
+ */
+export function toAnthropicError(error: GatewayError, requestId: string) {
+  const { code: _code, param: _param, type: _type, message: _message, ...extra } = error.toEnvelope().error;
+  return {
+    type: 'error',
+    error: { type: anthropicErrorType(error.code, error.type, error.status), message: error.message, code: error.code, param: error.param, ...extra },
+    request_id: requestId,
+  };
+}
+
+/** Anthropic's error type names; where the gateway has a finer code, it picks the nearest. */
+function anthropicErrorType(code: GatewayErrorCode, type: GatewayError['type'], status: number): string {
+  if (code === 'request_too_large') return 'request_too_large';
+  if (code === 'provider_timeout') return 'timeout_error';
+  if (code === 'overloaded' || status === 529) return 'overloaded_error';
+  if (status === 429) return 'rate_limit_error';
+  switch (type) {
+    case 'server_error':
+    case 'provider_error':
+      return status >= 500 ? 'api_error' : 'invalid_request_error';
+    default:
+      return type;
+  }
+}
+
+export function asGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return problemToGatewayError(toProblem(error as FastifyError));
+}
+
+/** A route-level error handler: covers auth (onRequest), body parsing, validation and the handler. */
+export function sendAnthropicError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const gatewayError = asGatewayError(error);
+  if (gatewayError.code === 'internal_error') request.log.error({ err: error, reqId: request.id }, 'unhandled error');
+  if (gatewayError.headers) reply.headers(gatewayError.headers);
+  return reply.code(gatewayError.status).type('application/json').send(toAnthropicError(gatewayError, request.id));
+}

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { GatewayServices } from '../gateway-services.js';
+import { admit } from '../chat/admission.js';
+import { executeJson, executeStream, type Execution } from '../chat/execute.js';
+import { SseWriter } from '../chat/sse-writer.js';
+import { abortOnClientClose } from '../chat/client-abort.js';
+import { withDefaultAuthor } from '../routes/default-author.js';
+import { MessagesRequestSchema, type MessagesRequest } from './messages-schema.js';
+import { messagesToChat } from './convert-request.js';
+import { formatMessage, type MessageIdentity } from './convert-response.js';
+import { AnthropicStreamTranslator } from './stream-events.js';
+import { asGatewayError, sendAnthropicError, toAnthropicError } from './anthropic-errors.js';
+
+const ENDPOINT = '/v1/messages';
+
+/**
+ * POST /v1/messages: the Anthropic Messages API over every provider. The request becomes a
+ * chat request and runs through the same admission and execution as /v1/chat/completions
+ * (auth, key limits, compression, tags, debug, metering); only the wire format differs.
+ * A bare model name (`claude-sonnet-4-5`) means `anthropic/claude-sonnet-4-5`.
+ */
+export function registerMessagesRoute(app: FastifyInstance, services: GatewayServices): void {
+  app.post<{ Body: MessagesRequest }>(
+    ENDPOINT,
+    { schema: { body: MessagesRequestSchema }, config: { allowXApiKey: true }, errorHandler: sendAnthropicError },
+    async (request, reply) => {
+      const chat = messagesToChat(request.body, withDefaultAuthor(request.body.model, 'anthropic'));
+      const admission = await admit(services, request, chat);
+      const execution: Execution = { services, request, admission, signal: abortOnClientClose(reply), endpoint: ENDPOINT };
+      const identity: MessageIdentity = { id: `msg_${randomBytes(12).toString('base64url')}`, model: request.body.model };
+      if (!request.body.stream) {
+        const { completion, extras } = await executeJson(execution);
+        return reply.send(formatMessage(identity, completion, extras));
+      }
+      return streamMessage(reply, execution, identity);
+    },
+  );
+}
+
+async function streamMessage(reply: FastifyReply, execution: Execution, identity: MessageIdentity): Promise<void> {
+  const session = await executeStream(execution);
+  reply.hijack();
+  const writer = new SseWriter(reply.raw);
+  writer.start({ 'x-request-id': execution.request.id });
+  const translator = new AnthropicStreamTranslator(identity);
+  const send = async (events: ReturnType<AnthropicStreamTranslator['push']>) => {
+    for (const [name, data] of events) await writer.sendEvent(name, data);
+  };
+  try {
+    await send(translator.start(execution.admission.promptEstimate));
+    for await (const event of session.events) {
+      await send(translator.push(event));
+      if (writer.isClosed) break;
+    }
+    if (writer.isClosed) return;
+    await send(translator.finish(session.usage(), session.extras()));
+    writer.end();
+  } catch (error) {
+    // Headers are sent: a failure mid-stream is Anthropic's `error` event.
+    await writer.sendEvent('error', toAnthropicError(asGatewayError(error), execution.request.id));
+    writer.end();
+  }
+}

@@ -1,0 +1,138 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { COMPRESSION_MODELS } from '../schemas/chat-request.js';
+
+/**
+ * The Anthropic Messages request (spec 2.2 and Anthropic's full shape). The route schema checks
+ * the envelope; each content block is then checked against its own schema below while it is
+ * converted (see convert-request.ts), so that an error names the exact block and field instead
+ * of an `anyOf` mismatch. Unknown top-level fields Anthropic may add are accepted and ignored.
+ */
+
+export const CacheControlSchema = Type.Object(
+  { type: Type.Literal('ephemeral'), ttl: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
+export type AnthropicCacheControl = Static<typeof CacheControlSchema>;
+
+export const TextBlockSchema = Type.Object(
+  { type: Type.Literal('text'), text: Type.String(), cache_control: Type.Optional(Type.Union([CacheControlSchema, Type.Null()])) },
+  { additionalProperties: true }, // citations
+);
+
+export const ImageBlockSchema = Type.Object(
+  {
+    type: Type.Literal('image'),
+    source: Type.Union([
+      Type.Object({ type: Type.Literal('base64'), media_type: Type.String({ minLength: 1 }), data: Type.String() }, { additionalProperties: false }),
+      Type.Object({ type: Type.Literal('url'), url: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+    ]),
+    cache_control: Type.Optional(Type.Union([CacheControlSchema, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export const ToolUseBlockSchema = Type.Object(
+  {
+    type: Type.Literal('tool_use'),
+    id: Type.String({ minLength: 1, maxLength: 512 }),
+    name: Type.String({ minLength: 1, maxLength: 256 }),
+    input: Type.Record(Type.String(), Type.Unknown()),
+    cache_control: Type.Optional(Type.Union([CacheControlSchema, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export const ToolResultBlockSchema = Type.Object(
+  {
+    type: Type.Literal('tool_result'),
+    tool_use_id: Type.String({ minLength: 1, maxLength: 512 }),
+    content: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }))])),
+    is_error: Type.Optional(Type.Boolean()),
+    cache_control: Type.Optional(Type.Union([CacheControlSchema, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export const ThinkingBlockSchema = Type.Object(
+  { type: Type.Literal('thinking'), thinking: Type.String(), signature: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
+export const RedactedThinkingBlockSchema = Type.Object(
+  { type: Type.Literal('redacted_thinking'), data: Type.String() },
+  { additionalProperties: false },
+);
+
+export type TextBlock = Static<typeof TextBlockSchema>;
+export type ImageBlock = Static<typeof ImageBlockSchema>;
+export type ToolUseBlock = Static<typeof ToolUseBlockSchema>;
+export type ToolResultBlock = Static<typeof ToolResultBlockSchema>;
+
+/** A block as the envelope schema sees it: its type is checked, its fields later. */
+const AnyBlockSchema = Type.Object({ type: Type.String({ minLength: 1 }) }, { additionalProperties: true });
+
+export const MessagesMessageSchema = Type.Object(
+  {
+    role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]),
+    content: Type.Union([Type.String(), Type.Array(AnyBlockSchema)]),
+  },
+  { additionalProperties: false },
+);
+
+export const MessagesToolSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 256 }),
+    type: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    input_schema: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    cache_control: Type.Optional(Type.Union([CacheControlSchema, Type.Null()])),
+  },
+  { additionalProperties: true },
+);
+
+export const MessagesToolChoiceSchema = Type.Object(
+  {
+    type: Type.Union([Type.Literal('auto'), Type.Literal('any'), Type.Literal('tool'), Type.Literal('none')]),
+    name: Type.Optional(Type.String({ minLength: 1 })),
+    disable_parallel_tool_use: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const MessagesRequestSchema = Type.Object(
+  {
+    model: Type.String({ minLength: 1, maxLength: 256 }),
+    max_tokens: Type.Integer({ minimum: 1 }),
+    messages: Type.Array(MessagesMessageSchema, { minItems: 1, maxItems: 10_000 }),
+    system: Type.Optional(Type.Union([Type.String(), Type.Array(AnyBlockSchema)])),
+    stream: Type.Optional(Type.Boolean()),
+    tools: Type.Optional(Type.Array(MessagesToolSchema, { maxItems: 512 })),
+    tool_choice: Type.Optional(MessagesToolChoiceSchema),
+    stop_sequences: Type.Optional(Type.Array(Type.String())),
+    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    top_k: Type.Optional(Type.Integer({ minimum: 0 })),
+    metadata: Type.Optional(Type.Object({ user_id: Type.Optional(Type.Union([Type.String(), Type.Null()])) }, { additionalProperties: true })),
+    thinking: Type.Optional(Type.Object({ type: Type.String() }, { additionalProperties: true })),
+    // Gateway members, as on every gateway route (spec 2.1); also accepted as headers.
+    tags: Type.Optional(Type.Array(Type.String())),
+    enable_debug: Type.Optional(Type.Boolean()),
+    gateway_tool_ids: Type.Optional(Type.Array(Type.String(), { maxItems: 64 })),
+    gateway_pending_id: Type.Optional(Type.String({ maxLength: 128 })),
+    compression_model: Type.Optional(Type.Union(COMPRESSION_MODELS.map((m) => Type.Literal(m)))),
+  },
+  { additionalProperties: true },
+);
+export type MessagesRequest = Static<typeof MessagesRequestSchema>;
+export type MessagesMessage = Static<typeof MessagesMessageSchema>;
+
+/** /v1/messages/count_tokens: the same body without max_tokens (Anthropic does not require it there). */
+export const MessagesCountTokensSchema = Type.Object(
+  {
+    model: Type.String({ minLength: 1, maxLength: 256 }),
+    messages: Type.Array(MessagesMessageSchema, { maxItems: 10_000 }),
+    system: Type.Optional(Type.Union([Type.String(), Type.Array(AnyBlockSchema)])),
+    tools: Type.Optional(Type.Array(MessagesToolSchema, { maxItems: 512 })),
+  },
+  { additionalProperties: true },
+);
+export type MessagesCountTokensRequest = Static<typeof MessagesCountTokensSchema>;

@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import type { FinishReason, ProviderCompletion, TokenUsage } from '../../providers/index.js';
+import type { ResponsesRequest } from './responses-schema.js';
+
+export function newItemId(prefix: 'msg' | 'fc'): string {
+  return `${prefix}_${randomBytes(12).toString('hex')}`;
+}
+
+export function toResponsesUsage(usage: TokenUsage) {
+  return {
+    input_tokens: usage.inputTokens,
+    input_tokens_details: { cached_tokens: usage.cachedInputTokens },
+    output_tokens: usage.outputTokens,
+    output_tokens_details: { reasoning_tokens: usage.reasoningTokens },
+    total_tokens: usage.inputTokens + usage.outputTokens,
+  };
+}
+
+/** `length` and `content_filter` end a response as incomplete, with OpenAI's reason names. */
+export function statusOf(reason: FinishReason): { status: 'completed' | 'incomplete'; incomplete_details: { reason: string } | null } {
+  if (reason === 'length') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
+  if (reason === 'content_filter') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
+  return { status: 'completed', incomplete_details: null };
+}
+
+export interface ResponseIdentity {
+  id: string;
+  createdAt: number;
+  model: string;
+}
+
+export type OutputItem =
+  | { type: 'message'; id: string; role: 'assistant'; status: 'in_progress' | 'completed'; content: Array<{ type: 'output_text'; text: string; annotations: []; logprobs: [] }> }
+  | { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: 'in_progress' | 'completed' };
+
+export function messageItem(id: string, text: string, status: 'in_progress' | 'completed'): OutputItem {
+  return { type: 'message', id, role: 'assistant', status, content: status === 'completed' ? [outputText(text)] : [] };
+}
+
+export function outputText(text: string) {
+  return { type: 'output_text' as const, text, annotations: [] as [], logprobs: [] as [] };
+}
+
+/**
+ * The Response object: what the request asked for echoed back (as OpenAI does), the output
+ * items and usage. `response` holds everything but the parts that change while streaming.
+ */
+export function formatResponse(
+  identity: ResponseIdentity,
+  body: ResponsesRequest,
+  state: { status: 'in_progress' | 'completed' | 'incomplete' | 'failed'; output: OutputItem[]; usage: TokenUsage | null; incompleteDetails?: { reason: string } | null; error?: { code: string; message: string } | null },
+  extras: Record<string, unknown> = {},
+) {
+  const text = state.output.flatMap((item) => (item.type === 'message' ? item.content.map((c) => c.text) : [])).join('');
+  return {
+    id: identity.id,
+    object: 'response',
+    created_at: identity.createdAt,
+    status: state.status,
+    background: false,
+    error: state.error ?? null,
+    incomplete_details: state.incompleteDetails ?? null,
+    instructions: body.instructions ?? null,
+    max_output_tokens: body.max_output_tokens ?? null,
+    metadata: body.metadata ?? {},
+    model: identity.model,
+    output: state.output,
+    output_text: text,
+    parallel_tool_calls: body.parallel_tool_calls ?? true,
+    previous_response_id: null,
+    reasoning: { effort: body.reasoning?.effort ?? null, summary: null },
+    store: false,
+    temperature: body.temperature ?? null,
+    text: body.text ?? { format: { type: 'text' } },
+    tool_choice: body.tool_choice ?? 'auto',
+    tools: body.tools ?? [],
+    top_p: body.top_p ?? null,
+    truncation: 'disabled',
+    usage: state.usage ? toResponsesUsage(state.usage) : null,
+    user: body.user ?? null,
+    ...extras,
+  };
+}
+
+export function completionOutput(completion: ProviderCompletion): OutputItem[] {
+  const output: OutputItem[] = [];
+  const text = (completion.message.content ?? '') + (completion.message.refusal ?? '');
+  const calls = completion.message.tool_calls ?? [];
+  if (text !== '' || calls.length === 0) output.push(messageItem(newItemId('msg'), text, 'completed'));
+  for (const call of calls) {
+    output.push({ type: 'function_call', id: newItemId('fc'), call_id: call.id, name: call.function.name, arguments: call.function.arguments, status: 'completed' });
+  }
+  return output;
+}
+
+export function formatCompletedResponse(identity: ResponseIdentity, body: ResponsesRequest, completion: ProviderCompletion, extras: Record<string, unknown>) {
+  const { status, incomplete_details } = statusOf(completion.finishReason);
+  return formatResponse(identity, body, { status, output: completionOutput(completion), usage: completion.usage, incompleteDetails: incomplete_details }, extras);
+}
