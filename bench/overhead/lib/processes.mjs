@@ -1,0 +1,152 @@
+// Child processes of the benchmark: every one is tracked and killed by its pid (on normal end,
+// on error and on Ctrl-C). Their stdout/stderr go to files in the run's temp dir, never through
+// a pipe into the bench process, so reading logs costs the load generator no CPU and a chatty
+// server can never block on a full pipe.
+import { spawn } from 'node:child_process';
+import { openSync, closeSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+const children = new Set();
+
+/**
+ * Spawns `node <args>`; stdout/stderr to `<logDir>/<name>.out|.err`. `ipc` gives our own scripts
+ * a channel whose loss makes them exit even if the bench is killed with SIGKILL.
+ */
+export function spawnNode(name, args, { cwd, env, logDir, ipc = false }) {
+  const outFile = join(logDir, `${name}.out`);
+  const errFile = join(logDir, `${name}.err`);
+  const out = openSync(outFile, 'a');
+  const err = openSync(errFile, 'a');
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env,
+    stdio: ipc ? ['ignore', out, err, 'ipc'] : ['ignore', out, err],
+  });
+  closeSync(out);
+  closeSync(err);
+  const entry = { name, child, pid: child.pid, outFile, errFile, exited: false, exitCode: null, signal: null };
+  child.on('exit', (code, signal) => {
+    entry.exited = true;
+    entry.exitCode = code;
+    entry.signal = signal;
+  });
+  child.on('error', () => {
+    entry.exited = true;
+  });
+  children.add(entry);
+  return entry;
+}
+
+export function tail(file, max = 1500) {
+  try {
+    const text = readFileSync(file, 'utf8');
+    return text.length > max ? '…' + text.slice(-max) : text;
+  } catch {
+    return '';
+  }
+}
+
+/** Waits for the first stdout line that is JSON with event === 'listening'. */
+export async function waitForListening(entry, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (entry.exited) {
+      throw new Error(`${entry.name} exited (code ${entry.exitCode}, signal ${entry.signal}) before listening.\nstderr: ${tail(entry.errFile)}`);
+    }
+    for (const line of tail(entry.outFile, 1 << 20).split('\n')) {
+      if (!line.startsWith('{')) continue;
+      try {
+        const parsed = JSON.parse(line);
+        if (parsed && parsed.event === 'listening') return parsed;
+      } catch {
+        /* not a JSON line */
+      }
+    }
+    await sleep(50);
+  }
+  throw new Error(`${entry.name} printed no listening line within ${timeoutMs} ms.\nstdout: ${tail(entry.outFile)}\nstderr: ${tail(entry.errFile)}`);
+}
+
+/** Polls `probe()` until it resolves truthy (e.g. a server that prints no machine-readable line). */
+export async function waitUntil(entry, probe, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  let lastError;
+  while (Date.now() < deadline) {
+    if (entry.exited) throw new Error(`${entry.name} exited (code ${entry.exitCode}) before it was ready.\nstderr: ${tail(entry.errFile)}`);
+    try {
+      if (await probe()) return;
+    } catch (error) {
+      lastError = error;
+    }
+    await sleep(100);
+  }
+  throw new Error(`${entry.name} not ready within ${timeoutMs} ms: ${lastError?.message ?? 'probe never succeeded'}`);
+}
+
+/** SIGTERM, then SIGKILL after `graceMs` if still alive. */
+export async function stopChild(entry, graceMs = 3000) {
+  if (!entry) return;
+  children.delete(entry);
+  if (entry.exited) return;
+  try {
+    process.kill(entry.pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + graceMs;
+  while (!entry.exited && Date.now() < deadline) await sleep(25);
+  if (!entry.exited) {
+    try {
+      process.kill(entry.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+    while (!entry.exited && Date.now() < deadline + 2000) await sleep(25);
+  }
+}
+
+export async function stopAll() {
+  await Promise.all([...children].map((entry) => stopChild(entry)));
+}
+
+/** Last resort in a synchronous 'exit' handler: SIGKILL whatever is left, by pid. */
+export function killAllSync() {
+  for (const entry of children) {
+    if (!entry.exited) {
+      try {
+        process.kill(entry.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+  children.clear();
+}
+
+/** Resident set size now and its peak so far (VmRSS / VmHWM), in KiB, from /proc. */
+export function memoryOf(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+    const hwm = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+    return { rssKiB: rss, hwmKiB: hwm };
+  } catch {
+    return { rssKiB: NaN, hwmKiB: NaN };
+  }
+}
+
+/** A port free on 127.0.0.1 right now (for servers that cannot listen on port 0 and report it). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

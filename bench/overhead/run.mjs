@@ -1,0 +1,320 @@
+#!/usr/bin/env node
+// Gateway overhead benchmark (issue 3, item 10). From the repository root:
+//   node bench/overhead/run.mjs            full run: c = 1, 10, 50; 3 rounds × 4 s per cell (~7 min)
+//   node bench/overhead/run.mjs --quick    c = 1, 10; 1 round × 3 s per cell (~1.5 min)
+// Options (flags, or the BENCH_* environment variable in brackets):
+//   --duration=S        seconds per measurement (one round) [BENCH_DURATION]  default 4
+//   --rounds=N          interleaved rounds per cell         [BENCH_ROUNDS]    default 3
+//   --warmup=S          unrecorded warm-up per target×mode  [BENCH_WARMUP]    default 2
+//   --concurrency=LIST  e.g. 1,10,50                       [BENCH_CONCURRENCY]
+//   --modes=LIST        json,stream                        [BENCH_MODES]
+//   --targets=LIST      direct,bare-https,bare-http,gateway,portkey  [BENCH_TARGETS] (direct is always run: it is the baseline)
+//   --chunk-delay-ms=N  fixed delay between the mock's SSE events (default 0: setImmediate only) [BENCH_CHUNK_DELAY_MS]
+//   --no-build          do not run `npx tsc -p tsconfig.build.json` first  [BENCH_NO_BUILD=1]
+//   --keep              keep the temp dir (logs, gateway data dir)
+// Exit code: 0 when every target answered correctly with only 2xx responses; 1 otherwise (the
+// report is printed in full either way); 130 on Ctrl-C.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, rmSync, readFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeTargets, startUpstream, checkTarget, buildGateway, portkeyEntry, TARGET_IDS } from './lib/targets.mjs';
+import { measure, summarize } from './lib/load.mjs';
+import { stopAll, killAllSync, memoryOf, sleep } from './lib/processes.mjs';
+import { withAddedLatency, runsTable, computeRatios, ratiosTable, writeJson } from './lib/report.mjs';
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(benchDir, '../..');
+
+function parseOptions(argv) {
+  const flag = (name) => argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  const value = (name, envName, fallback) => {
+    const hit = flag(name);
+    if (hit && hit.includes('=')) return hit.slice(hit.indexOf('=') + 1);
+    return process.env[envName] || fallback;
+  };
+  const list = (s) => String(s).split(',').map((x) => x.trim()).filter(Boolean);
+  if (flag('help') || flag('h')) {
+    process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 19).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+    process.exit(0);
+  }
+  const quick = Boolean(flag('quick')) || process.env.BENCH_QUICK === '1';
+  const known = new Set(['quick', 'duration', 'rounds', 'warmup', 'concurrency', 'modes', 'targets', 'chunk-delay-ms', 'no-build', 'keep', 'help']);
+  for (const a of argv) {
+    const name = a.replace(/^--/, '').split('=')[0];
+    if (!a.startsWith('--') || !known.has(name)) throw new Error(`unknown argument "${a}" (see --help)`);
+  }
+  const options = {
+    quick,
+    durationS: Number(value('duration', 'BENCH_DURATION', quick ? 3 : 4)),
+    rounds: Number(value('rounds', 'BENCH_ROUNDS', quick ? 1 : 3)),
+    warmupS: Number(value('warmup', 'BENCH_WARMUP', quick ? 1 : 2)),
+    concurrencies: list(value('concurrency', 'BENCH_CONCURRENCY', quick ? '1,10' : '1,10,50')).map(Number),
+    modes: list(value('modes', 'BENCH_MODES', 'json,stream')),
+    targets: list(value('targets', 'BENCH_TARGETS', TARGET_IDS.join(','))),
+    chunkDelayMs: Number(value('chunk-delay-ms', 'BENCH_CHUNK_DELAY_MS', 0)),
+    build: !flag('no-build') && process.env.BENCH_NO_BUILD !== '1',
+    keep: Boolean(flag('keep')),
+  };
+  if (!(options.durationS > 0 && options.durationS <= 120)) throw new Error('--duration must be in (0, 120] seconds');
+  if (!(Number.isInteger(options.rounds) && options.rounds >= 1 && options.rounds <= 20)) throw new Error('--rounds must be an integer in [1, 20]');
+  if (!(options.warmupS >= 0 && options.warmupS <= 60)) throw new Error('--warmup must be in [0, 60] seconds');
+  if (!options.concurrencies.length || options.concurrencies.some((c) => !Number.isInteger(c) || c < 1 || c > 1000)) throw new Error('--concurrency must list integers in [1, 1000]');
+  if (options.modes.some((m) => m !== 'json' && m !== 'stream')) throw new Error('--modes takes json and/or stream');
+  if (options.targets.some((t) => !TARGET_IDS.includes(t))) throw new Error(`--targets takes ${TARGET_IDS.join(', ')}`);
+  if (!options.targets.includes('direct')) options.targets.unshift('direct');
+  options.targets = TARGET_IDS.filter((t) => options.targets.includes(t)); // direct first, fixed order
+  return options;
+}
+
+const log = (line) => process.stderr.write(`· ${line}\n`);
+
+/** Installs autocannon and @portkey-ai/gateway into bench/overhead/node_modules when missing. */
+function ensureDependencies() {
+  const needed = [join(benchDir, 'node_modules/autocannon/package.json'), portkeyEntry(benchDir)];
+  if (needed.every((file) => existsSync(file))) return;
+  log('installing benchmark dependencies: npm install --prefix bench/overhead (first run only)');
+  const result = spawnSync('npm', ['install', '--prefix', benchDir, '--no-audit', '--no-fund'], { cwd: repoRoot, stdio: ['ignore', 2, 2], timeout: 300_000 });
+  if (result.status !== 0 || !needed.every((file) => existsSync(file))) throw new Error(`npm install --prefix bench/overhead failed (exit ${result.status})`);
+}
+
+function machineLine() {
+  const list = cpus();
+  return `${list.length} cores (${list[0]?.model?.trim() ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`;
+}
+
+async function main() {
+  const options = parseOptions(process.argv.slice(2));
+  const started = new Date();
+  const totalRuns = options.targets.length * options.modes.length * options.concurrencies.length * options.rounds;
+  const plannedS = totalRuns * options.durationS + options.targets.length * options.modes.length * options.warmupS;
+  // Hard stop: whatever happens, the benchmark ends by itself and takes its children with it.
+  const watchdogMs = (plannedS * 2 + 300) * 1000;
+  const watchdog = setTimeout(() => {
+    process.stderr.write(`bench/overhead: still running after ${watchdogMs / 1000} s, giving up\n`);
+    killAllSync();
+    process.exit(1);
+  }, watchdogMs);
+  watchdog.unref();
+
+  ensureDependencies();
+  let buildMs = null;
+  if (options.targets.includes('gateway') && options.build) {
+    log('building the gateway: npx tsc -p tsconfig.build.json');
+    buildMs = await buildGateway(repoRoot);
+  }
+
+  const tmpDir = (cleanup.tmpDir = mkdtempSync(join(tmpdir(), 'bench-overhead-')));
+  cleanup.keep = options.keep;
+  const logDir = join(tmpDir, 'logs');
+  mkdirSync(logDir);
+  const childEnv = { ...process.env };
+  delete childEnv.NODE_OPTIONS;
+  const ctx = { repoRoot, benchDir, tmpDir, logDir, childEnv, upstream: null };
+
+  log(`planned: ${totalRuns} measurements × ${options.durationS} s + warm-ups ≈ ${Math.round(plannedS)} s of load; temp dir ${tmpDir}`);
+  ctx.upstream = await startUpstream(ctx, options.chunkDelayMs);
+  log(`mock upstream ${ctx.upstream.url} (pid ${ctx.upstream.pid})`);
+
+  const runs = [];
+  const failures = {};
+  const targetInfo = {};
+  const targets = makeTargets(ctx, options.targets);
+  const live = [];
+  const failRows = (id, modes, reason) => {
+    for (const mode of modes) for (const c of options.concurrencies) runs.push({ target: id, mode, connections: c, failed: reason.split('\n')[0] });
+  };
+  try {
+    // Every target is started, checked and warmed up first and stays up until the end, so the
+    // measurements can be interleaved (see below). An idle server costs the others nothing.
+    for (const target of targets) {
+      const info = (targetInfo[target.id] = { label: target.label, protocol: target.protocol, checks: {}, warmups: {} });
+      let running;
+      try {
+        running = await target.start();
+      } catch (error) {
+        failures[target.id] = `did not start: ${error.message}`;
+        info.error = failures[target.id];
+        log(`${target.id}: FAILED to start: ${error.message.split('\n')[0]}`);
+        failRows(target.id, options.modes, failures[target.id]);
+        continue;
+      }
+      const entry = { target, running, info, modes: new Set() };
+      live.push(entry);
+      info.pid = running.pid;
+      info.url = running.url;
+      info.note = running.note ?? null;
+      info.idleRssKiB = memoryOf(running.pid).rssKiB;
+      log(`${target.id}: ${running.url} (pid ${running.pid}, idle RSS ${(info.idleRssKiB / 1024).toFixed(1)} MB)`);
+      for (const mode of options.modes) {
+        const problem = await checkTarget(running, mode);
+        info.checks[mode] = problem ?? 'ok';
+        if (problem) {
+          failures[`${target.id}/${mode}`] = problem;
+          log(`${target.id} ${mode}: FAILED check: ${problem}`);
+          failRows(target.id, [mode], `check request: ${problem.replace(/\s+/g, ' ')}`);
+          continue;
+        }
+        entry.modes.add(mode);
+        if (options.warmupS > 0) {
+          const spec = { url: running.url, headers: running.headers, body: running.body(mode), pid: running.pid };
+          const warm = await measure({ ...spec, connections: Math.min(10, Math.max(...options.concurrencies)), durationS: options.warmupS });
+          info.warmups[mode] = { ok: warm.ok, non2xx: warm.non2xx, errors: warm.errors };
+        }
+      }
+    }
+
+    // For each mode and concurrency: `rounds` rounds, each measuring every target once, the
+    // order rotated from round to round, so slow drift of the machine (other load, thermal,
+    // GC of the bench itself) falls on every target alike instead of on whichever ran last.
+    for (const mode of options.modes) {
+      for (const c of options.concurrencies) {
+        const active = live.filter((e) => e.modes.has(mode));
+        const collected = new Map(active.map((e) => [e.target.id, []]));
+        for (let round = 0; round < options.rounds; round++) {
+          const order = active.map((_, i) => active[(i + round) % active.length]);
+          for (const e of order) {
+            if (!collected.has(e.target.id)) continue;
+            await sleep(150);
+            const { running } = e;
+            try {
+              const raw = await measure({ url: running.url, headers: running.headers, body: running.body(mode), pid: running.pid, connections: c, durationS: options.durationS });
+              collected.get(e.target.id).push(raw);
+              log(
+                `${mode} c=${c} round ${round + 1}/${options.rounds} ${e.target.id}: ${raw.rps.toFixed(0)} req/s, ` +
+                  `RSS ${(raw.peakRssKiB / 1024).toFixed(1)} MB, non-2xx ${raw.non2xx}, errors ${raw.errors}`,
+              );
+            } catch (error) {
+              failures[`${e.target.id}/${mode}`] = `failed during load: ${error.message}`;
+              log(`${e.target.id} ${mode}: FAILED during load: ${error.message.split('\n')[0]}`);
+              collected.delete(e.target.id);
+              e.modes.delete(mode);
+              failRows(e.target.id, [mode], failures[`${e.target.id}/${mode}`]);
+            }
+          }
+        }
+        for (const [id, raws] of collected) if (raws.length) runs.push({ target: id, mode, ...summarize(raws) });
+      }
+    }
+  } finally {
+    for (const { running, info } of live) {
+      info.processPeakKiB = memoryOf(running.pid).hwmKiB;
+      await running.stop();
+    }
+  }
+  await ctx.upstream.stop();
+  clearTimeout(watchdog);
+
+  withAddedLatency(runs);
+  const ratios = computeRatios(runs, options.modes, options.concurrencies, failures);
+  const finished = new Date();
+
+  const out = [];
+  out.push(`bench/overhead — ${started.toISOString()}`);
+  out.push(`machine: ${machineLine()}`);
+  out.push(
+    `CPU limit: the bench (autocannon), the mock upstream and the target each run in their own process, ` +
+      `three busy processes on ${cpus().length} cores: throughput numbers are CPU-bound and shared; compare ratios from the same run only.`,
+  );
+  out.push(
+    `load: autocannon, closed loop, keep-alive, concurrency ${options.concurrencies.join('/')}; per cell ${options.rounds} round(s) × ${options.durationS} s, ` +
+      `targets interleaved in rotated order each round, after a ${options.warmupS} s warm-up per target×mode; latency = time to the last byte of the response ` +
+      `(whole SSE stream in stream mode), 2xx only, µs resolution, percentiles over all rounds' samples; req/s = median of the rounds; ` +
+      `"+p50/+p99" = target minus direct at the same mode and concurrency.`,
+  );
+  out.push(
+    `mock upstream: fixed chat.completion; stream = 10 chat.completion.chunk events + usage chunk + [DONE], one write each, ` +
+      (options.chunkDelayMs > 0 ? `${options.chunkDelayMs} ms apart.` : 'no delay (setImmediate between writes).'),
+  );
+  out.push(
+    `protocols: direct HTTP; bare-https and gateway HTTPS (self-signed EC P-256, keep-alive, certificates not verified by the load generator); ` +
+      `bare-http and portkey plain HTTP (Portkey ships HTTP only — compare it with bare-http). RSS MB = peak VmRSS of the target's server process during the measurement ` +
+      `(for direct: the mock upstream).`,
+  );
+  if (buildMs !== null) out.push(`gateway build: npx tsc -p tsconfig.build.json took ${(buildMs / 1000).toFixed(1)} s`);
+  for (const mode of options.modes) {
+    out.push('');
+    out.push(`== ${mode} ==`);
+    out.push(runsTable(runs, targets, mode, options.concurrencies));
+  }
+  out.push('');
+  out.push('== target processes ==');
+  for (const target of targets) {
+    const info = targetInfo[target.id];
+    if (info.error) out.push(`${target.id.padEnd(12)} FAILED: ${info.error.split('\n')[0]}`);
+    else
+      out.push(
+        `${target.id.padEnd(12)} ${target.label}; pid ${info.pid}; idle RSS ${(info.idleRssKiB / 1024).toFixed(1)} MB; peak RSS over the whole run (VmHWM) ${(info.processPeakKiB / 1024).toFixed(1)} MB` +
+          (info.note ? `; ${info.note}` : ''),
+      );
+  }
+  const gw = targetInfo.gateway;
+  const pk = targetInfo.portkey;
+  out.push('');
+  out.push('== ratios (same run) ==');
+  out.push(ratiosTable(ratios, options.modes, options.concurrencies));
+  if (gw && pk && !gw.error && !pk.error) {
+    const v = gw.processPeakKiB / pk.processPeakKiB;
+    out.push(`gateway VmHWM ÷ portkey VmHWM (whole run)  ≤ 0.5  ${v.toFixed(2)} ${v <= 0.5 ? 'ok' : 'MISS'}`);
+  }
+  out.push('("ok"/"MISS": against the issue\'s acceptance target; "!": that cell\'s runs had non-2xx responses or errors; n/a: a side failed or was not run)');
+
+  const problems = [];
+  for (const [where, what] of Object.entries(failures)) problems.push(`${where}: ${what.split('\n')[0]}`);
+  for (const run of runs) if (!run.failed && (run.non2xx > 0 || run.errors > 0)) problems.push(`${run.target} ${run.mode} c=${run.connections}: ${run.non2xx} non-2xx ${JSON.stringify(run.statusCodes)}, ${run.errors} errors`);
+  out.push('');
+  if (problems.length) {
+    out.push(`== PROBLEMS (${problems.length}) ==`);
+    out.push(...problems);
+  } else out.push('no failures, no non-2xx responses, no errors');
+
+  const file = writeJson(join(repoRoot, 'bench/.results'), {
+    benchmark: 'overhead',
+    started: started.toISOString(),
+    finished: finished.toISOString(),
+    machine: machineLine(),
+    cores: cpus().length,
+    options,
+    build_ms: buildMs,
+    targets: targetInfo,
+    runs,
+    ratios,
+    problems,
+  });
+  out.push('');
+  out.push(`results: ${file.slice(repoRoot.length + 1)}`);
+  process.stdout.write(out.join('\n') + '\n');
+
+  if (problems.length && !options.keep) options.keep = true;
+  if (options.keep) process.stderr.write(`kept ${tmpDir} (logs in ${logDir})\n`);
+  else rmSync(tmpDir, { recursive: true, force: true });
+  return problems.length ? 1 : 0;
+}
+
+const cleanup = { tmpDir: null, keep: false };
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    process.stderr.write(`\nbench/overhead: ${signal}, stopping child processes\n`);
+    stopAll().finally(() => {
+      if (cleanup.tmpDir && !cleanup.keep) rmSync(cleanup.tmpDir, { recursive: true, force: true });
+      process.exit(130);
+    });
+  });
+}
+process.on('exit', killAllSync);
+
+main().then(
+  async (code) => {
+    await stopAll();
+    process.exit(code);
+  },
+  async (error) => {
+    process.stderr.write(`bench/overhead: ${error.stack ?? error.message}\n`);
+    await stopAll();
+    process.exit(1);
+  },
+);
