@@ -4,6 +4,7 @@ import type { TokenUsage } from '../../providers/index.js';
 import { costMicroUsd } from '../../metering/cost.js';
 import type { GatewayServices } from '../gateway-services.js';
 import type { Admission } from './admission.js';
+import { recordUsageMetrics } from '../../metrics/metrics.js';
 
 export const ZERO_USAGE: TokenUsage = { inputTokens: 0, cachedInputTokens: 0, cacheCreationInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };
 
@@ -25,6 +26,7 @@ export interface Outcome {
 export function meter(services: GatewayServices, request: FastifyRequest, admission: Admission, outcome: Outcome): number {
   const cost = costMicroUsd(admission.model.pricing, outcome.usage);
   const now = Date.now();
+  recordUsageMetrics({ model: admission.model.id, provider: outcome.provider, status: outcome.status, usage: outcome.usage, costMicroUsd: cost, latencyMs: now - admission.startedAt });
   services.usage.write({
     id: randomUUID(),
     request_id: admission.requestId,
