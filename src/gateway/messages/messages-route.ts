@@ -48,7 +48,7 @@ async function streamMessage(reply: FastifyReply, execution: Execution, identity
     for (const [name, data] of events) await writer.sendEvent(name, data);
   };
   try {
-    await send(translator.start(execution.admission.promptEstimate));
+    await send(translator.start());
     for await (const event of session.events) {
       await send(translator.push(event));
       if (writer.isClosed) break;

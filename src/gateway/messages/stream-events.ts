@@ -21,8 +21,11 @@ export class AnthropicStreamTranslator {
 
   constructor(private readonly identity: MessageIdentity) {}
 
-  /** Anthropic's first events; the input count is the gateway's estimate until message_delta restates it. */
-  start(promptEstimate: number): NamedEvent[] {
+  /**
+   * Anthropic's first events. The real input counts are known only at the end of the upstream
+   * stream, so message_start says 0 and message_delta carries them (SDKs take them from there).
+   */
+  start(): NamedEvent[] {
     return [
       event('message_start', {
         message: {
@@ -33,7 +36,7 @@ export class AnthropicStreamTranslator {
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: promptEstimate, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+          usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
         },
       }),
       event('ping', {}),
