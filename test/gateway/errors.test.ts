@@ -195,6 +195,25 @@ for (const store of storeKinds()) {
       }
     });
 
+    it('a U+0000 in a key name, an email or a key id is a 400, not a database failure (PostgreSQL text cannot hold it)', async () => {
+      const base = `/v1/organizations/${org.id}/api_keys`;
+      const existing = await h.createKey(org, { name: 'nul target' });
+      for (const [method, path, body] of [
+        ['POST', base, { name: 'a\u0000b' }],
+        ['POST', base, { name: 'a', email: 'a\u0000@b.c' }],
+        ['POST', `${base}/${existing.id}`, { name: '\u0000' }],
+        ['GET', `${base}/%00`],
+        ['GET', `${base}/%00/reveal`],
+        ['DELETE', `${base}/a%00b`],
+        ['GET', `/v1/organizations/%00/api_keys`],
+      ] as const) {
+        const result = await h.console(method, path, { token: org.token, ...(body ? { body } : {}) });
+        assert.equal(result.status, 400, `${method} ${path} ${result.text}`);
+        assert.equal(result.json.error, 'Bad Request');
+      }
+      await h.console('DELETE', `${base}/${existing.id}`, { token: org.token });
+    });
+
     it('a console body of another media type gets 415 Unsupported Media Type', async () => {
       const result = await h.console('POST', `/v1/organizations/${org.id}/api_keys`, {
         token: org.token,

@@ -6,18 +6,23 @@ const ModelIdList = Type.Array(Type.String({ pattern: '^[a-zA-Z0-9_.-]+/[a-zA-Z0
   maxItems: 500,
   uniqueItems: true,
 });
+/** PostgreSQL text cannot hold U+0000: refused here as a 400 instead of failing in the database as a 500. */
+const NO_NUL = '^[^\\u0000]*$';
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL });
+const Id = Type.String({ maxLength: 100, pattern: NO_NUL });
+
 /** Whole USD per month; the upper bound keeps micro-USD arithmetic exact in a double. */
 const MaxUsage = Type.Integer({ minimum: 0, maximum: 1_000_000_000 });
 
 export const CreateApiKeyBodySchema = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Name,
     type: Type.Optional(Type.Union([Type.Literal('api'), Type.Literal('coding_agent')])),
     coding_assistant: Type.Optional(Type.Union(CODING_ASSISTANTS.map((c) => Type.Literal(c)))),
     models: Type.Optional(ModelIdList),
     max_usage: Type.Optional(Type.Union([MaxUsage, Type.Null()])),
     expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
-    email: Type.Optional(Type.String({ maxLength: 320, pattern: '^[^@\\s]+@[^@\\s]+$' })),
+    email: Type.Optional(Type.String({ maxLength: 320, pattern: '^[^@\\s\\u0000]+@[^@\\s\\u0000]+$' })),
     debug_mode: Type.Optional(Type.Boolean()),
     compression: Type.Optional(Type.Boolean()),
   },
@@ -28,7 +33,7 @@ export type CreateApiKeyBody = Static<typeof CreateApiKeyBodySchema>;
 /** Only these fields may change (OWASP API3: no mass assignment of organization_id, key, spend…). */
 export const UpdateApiKeyBodySchema = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    name: Type.Optional(Name),
     active: Type.Optional(Type.Boolean()),
     models: Type.Optional(ModelIdList),
     max_usage: Type.Optional(Type.Union([MaxUsage, Type.Null()])),
@@ -39,7 +44,7 @@ export const UpdateApiKeyBodySchema = Type.Object(
 export type UpdateApiKeyBody = Static<typeof UpdateApiKeyBodySchema>;
 
 export const ApiKeyParamsSchema = Type.Object({
-  orgId: Type.String({ maxLength: 100 }),
-  apiKeyId: Type.String({ maxLength: 100 }),
+  orgId: Id,
+  apiKeyId: Id,
 });
-export const OrgParamsSchema = Type.Object({ orgId: Type.String({ maxLength: 100 }) });
+export const OrgParamsSchema = Type.Object({ orgId: Id });
