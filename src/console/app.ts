@@ -4,6 +4,7 @@ import { ConsoleError, sendConsoleError, sendConsoleProblem } from './console-er
 import type { ConsoleServices } from './console-services.js';
 import { registerConsoleAuth } from './auth/console-auth.js';
 import { registerApiKeyRoutes } from './routes/api-keys.js';
+import { registerConsoleCollectorRoutes } from './routes/console-collector-routes.js';
 
 export function buildConsoleApp(base: Omit<AppOptions, 'sendError' | 'handleError'>, services: ConsoleServices): FastifyInstance {
   const app = createApp({
@@ -15,6 +16,7 @@ export function buildConsoleApp(base: Omit<AppOptions, 'sendError' | 'handleErro
   app.register(async (authenticated) => {
     registerConsoleAuth(authenticated, services.store);
     registerApiKeyRoutes(authenticated, services);
+    registerConsoleCollectorRoutes(authenticated, services);
   });
   return app;
 }

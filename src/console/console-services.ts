@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
 import type { ApiKeyRepository } from '../store/api-keys.js';
 import type { KeyAuthenticator } from '../gateway/auth/key-authenticator.js';
+import type { ConsoleCollectorServices } from './routes/console-collector-services.js';
 
 export interface ConsoleServices {
   store: Store;
@@ -9,4 +10,6 @@ export interface ConsoleServices {
   /** Shared with the gateway so a change made here takes effect on this instance at once. */
   authenticator: KeyAuthenticator;
   logger: Logger;
+  /** Projects, components, tokens, export and the collector's data (issue 6). */
+  collector: ConsoleCollectorServices;
 }

@@ -9,6 +9,7 @@ import { KeyAuthenticator } from '../gateway/auth/key-authenticator.js';
 import { buildGatewayApp } from '../gateway/app.js';
 import { buildConsoleApp } from '../console/app.js';
 import { buildCollectorApp } from '../collector/app.js';
+import { createCollector } from '../collector/create-collector.js';
 import { UsageWriter } from '../metering/usage-writer.js';
 import { BudgetLedger } from '../limits/budget-ledger.js';
 import { DEFAULT_RETRY } from '../providers/index.js';
@@ -43,12 +44,13 @@ export async function startGateway(
   const usage = new UsageWriter(store, logger);
   const budget = new BudgetLedger(store, logger);
   budget.startSweeper();
+  const collector = createCollector(store, logger, env);
 
   const base = { tls, logger, bodyLimitBytes: settings.bodyLimitBytes };
   const surfaces = [
     new Surface('gateway', buildGatewayApp(base, { store, catalogue, authenticator, usage, budget, upstream: upstreamPolicy(config), logger })),
-    new Surface('console', buildConsoleApp(base, { store, apiKeys, authenticator, logger })),
-    new Surface('collector', buildCollectorApp(base)),
+    new Surface('console', buildConsoleApp(base, { store, apiKeys, authenticator, logger, collector: collector.console })),
+    new Surface('collector', buildCollectorApp({ ...base, bodyLimitBytes: collector.settings.bodyLimitBytes }, collector.app)),
   ] as const;
   const ports = [settings.gatewayPort, settings.consolePort, settings.collectorPort];
   try {
@@ -64,13 +66,17 @@ export async function startGateway(
     authenticator.flushLastUsed().catch((error) => logger.warn({ err: error }, 'could not record key last-use times'));
   }, LAST_USED_FLUSH_MS);
   lastUsedTimer.unref();
+  collector.start();
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       clearInterval(lastUsedTimer);
       budget.stopSweeper();
+      // The outbox worker finishes or releases its in-flight deliveries while the listeners drain.
+      const collectorStopped = collector.stop();
       await Promise.all(surfaces.map((surface) => surface.drain(DRAIN_GRACE_MS)));
+      await collectorStopped;
       await usage.drain();
       await authenticator.flushLastUsed().catch((error) => logger.warn({ err: error }, 'could not record key last-use times'));
       await store.close();

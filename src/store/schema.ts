@@ -84,6 +84,76 @@ export interface BudgetReservationsTable {
 }
 
 
+export interface ProjectsTable {
+  id: string;
+  organization_id: string;
+  slug: string;
+  name: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ProjectDomainsTable {
+  domain: string;
+  project_id: string;
+  organization_id: string;
+}
+
+export interface ProxySettingsTable {
+  project_id: string;
+  revision: number;
+  description: string;
+  is_active: number;
+  backends: string;
+  routes: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ProjectComponentsTable {
+  id: string;
+  project_id: string;
+  organization_id: string;
+  component_id: string;
+  component_version: string;
+  active: number;
+  settings: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CollectedEventsTable {
+  project_id: string;
+  event_id: string;
+  organization_id: string;
+  type: string;
+  received_at: number;
+  payload: string;
+}
+
+export interface EventDeliveriesTable {
+  id: string;
+  project_id: string;
+  project_component_id: string;
+  event_id: string;
+  created_at: number;
+  next_attempt_at: number;
+  attempts: number;
+  lease_token: string | null;
+  last_error: string | null;
+  failed_at: number | null;
+}
+
+export interface WarehouseEventsTable {
+  project_component_id: string;
+  event_id: string;
+  project_id: string;
+  type: string;
+  received_at: number;
+  stored_at: number;
+  payload: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   console_tokens: ConsoleTokensTable;
@@ -91,4 +161,11 @@ export interface Database {
   usage_records: UsageRecordsTable;
   key_spend: KeySpendTable;
   budget_reservations: BudgetReservationsTable;
+  projects: ProjectsTable;
+  project_domains: ProjectDomainsTable;
+  proxy_settings: ProxySettingsTable;
+  project_components: ProjectComponentsTable;
+  collected_events: CollectedEventsTable;
+  event_deliveries: EventDeliveriesTable;
+  warehouse_events: WarehouseEventsTable;
 }

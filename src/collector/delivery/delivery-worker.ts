@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { ClaimedDelivery, CollectedEventStore } from '../../store/collected-events.js';
+import type { ProjectComponentRepository } from '../../store/project-components.js';
+import type { ComponentCatalogue } from '../../console/components/component-catalogue.js';
+import type { Deliverer } from './deliverer.js';
+
+export interface WorkerOptions {
+  leaseMs: number;
+  pollMs: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  maxAttempts: number;
+  /** Rows claimed per round. */
+  claimLimit?: number;
+}
+
+/** Exponential backoff with jitter: base·2^(n-1), capped, then scaled by 0.5–1. */
+export function backoffMs(attempt: number, baseMs: number, maxMs: number, random = Math.random): number {
+  const raw = Math.min(maxMs, baseMs * 2 ** Math.min(attempt - 1, 30));
+  return Math.round(raw * (0.5 + random() * 0.5));
+}
+
+/**
+ * Delivers the outbox. Each round claims due rows under a fresh lease token (see
+ * CollectedEventStore.claim), groups them by project component, delivers each group in the
+ * component's batch size (groups run concurrently), then deletes delivered rows or reschedules
+ * failed ones with backoff. A row claimed by a worker that dies comes due again when its lease
+ * expires, so nothing is lost across a crash; it may be delivered twice, never zero times.
+ * Stop: no new rounds; the current round gets `graceMs` to finish, then its requests are aborted
+ * and their rows released for immediate retry by the next instance.
+ */
+export class DeliveryWorker {
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private woken = false;
+  private abort = new AbortController();
+
+  constructor(
+    private readonly events: CollectedEventStore,
+    private readonly components: ProjectComponentRepository,
+    private readonly catalogue: ComponentCatalogue,
+    private readonly deliverers: Record<'webhook' | 'warehouse', Deliverer>,
+    private readonly options: WorkerOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** New rows were committed: look now instead of at the next poll. */
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  async stop(graceMs: number): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.wakeUp?.();
+    const timer = setTimeout(() => this.abort.abort(new Error('gateway stopping')), graceMs);
+    try {
+      await this.loop;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let claimed = 0;
+      try {
+        claimed = await this.runOnce();
+      } catch (error) {
+        this.logger.warn({ err: error }, 'outbox round failed; will retry');
+      }
+      if (claimed === 0 && this.running) await this.idle();
+    }
+  }
+
+  private idle(): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, this.options.pollMs);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = () => {
+        this.wakeUp = undefined;
+        this.woken = false;
+        done();
+      };
+    });
+  }
+
+  /** One claim-deliver-settle round; returns how many rows it claimed. */
+  async runOnce(): Promise<number> {
+    const token = randomUUID();
+    const claimed = await this.events.claim(token, Date.now(), this.options.leaseMs, this.options.claimLimit ?? 1_000);
+    if (claimed.length === 0) return 0;
+    const groups = new Map<string, ClaimedDelivery[]>();
+    for (const row of claimed) groups.set(row.project_component_id, [...(groups.get(row.project_component_id) ?? []), row]);
+    const components = new Map((await this.components.byIds([...groups.keys()])).map((pc) => [pc.id, pc]));
+    await Promise.all(
+      [...groups].map(async ([componentId, rows]) => {
+        const pc = components.get(componentId);
+        const runtime = pc && this.catalogue.get(pc.componentId)?.runtime;
+        if (!pc || !runtime) {
+          // The project component was deleted: its undelivered events have nowhere to go.
+          await this.events.discard(rows.map((r) => r.id));
+          return;
+        }
+        await this.deliverGroup(token, rows, pc.projectId, componentId, pc.settings ?? {}, this.deliverers[runtime]);
+      }),
+    );
+    return claimed.length;
+  }
+
+  private async deliverGroup(
+    token: string,
+    rows: ClaimedDelivery[],
+    projectId: string,
+    componentId: string,
+    settings: Record<string, unknown>,
+    deliverer: Deliverer,
+  ): Promise<void> {
+    const loaded = await this.events.load(projectId, rows.map((r) => r.event_id));
+    const missing = rows.filter((r) => !loaded.has(r.event_id));
+    if (missing.length > 0) await this.events.discard(missing.map((r) => r.id));
+    const present = rows.filter((r) => loaded.has(r.event_id));
+    const size = deliverer.batchSize(settings);
+    for (let i = 0; i < present.length; i += size) {
+      const part = present.slice(i, i + size);
+      const ids = part.map((r) => r.id);
+      if (this.abort.signal.aborted) {
+        await this.events.release(ids, token, Date.now());
+        continue;
+      }
+      const attempt = Math.max(...part.map((r) => r.attempts));
+      try {
+        await deliverer.deliver({
+          projectId,
+          projectComponentId: componentId,
+          settings,
+          events: part.map((r) => loaded.get(r.event_id)!),
+          attempt,
+          signal: this.abort.signal,
+        });
+        await this.events.complete(ids, token);
+      } catch (error) {
+        const now = Date.now();
+        if (this.abort.signal.aborted) {
+          await this.events.release(ids, token, now);
+          continue;
+        }
+        const delay = backoffMs(attempt, this.options.retryBaseMs, this.options.retryMaxMs);
+        this.logger.warn({ err: error, projectComponentId: componentId, events: part.length, attempt, retryInMs: delay }, 'event delivery failed');
+        await this.events.fail(ids, token, now + delay, (error as Error).message ?? String(error), this.options.maxAttempts, now);
+      }
+    }
+  }
+}

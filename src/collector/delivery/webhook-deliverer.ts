@@ -1,0 +1,64 @@
+import { isIP } from 'node:net';
+import { Agent, request } from 'undici';
+import type { Deliverer, DeliveryBatch } from './deliverer.js';
+import { guardedLookup, isPublicAddress, type TargetPolicy } from './address-guard.js';
+
+const DEFAULT_BATCH = 100;
+
+export class WebhookError extends Error {}
+
+/**
+ * The `webhook` component: POSTs `{object: 'event_batch', project_id, project_component_id,
+ * attempt, events: [...]}` as JSON. Any 2xx is success; anything else (or a network error or
+ * timeout) is retried by the outbox. Delivery is at least once, and every event carries its
+ * `id`, so a receiver that de-duplicates by id sees each event exactly once. Redirects are not
+ * followed, and every connection goes through the SSRF guard, pinned to the checked address.
+ */
+export class WebhookDeliverer implements Deliverer {
+  private readonly agent: Agent;
+
+  constructor(
+    private readonly policy: TargetPolicy,
+    private readonly timeoutMs: number,
+  ) {
+    this.agent = new Agent({
+      connect: { lookup: guardedLookup(policy) as never, timeout: timeoutMs },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      connections: 16,
+    });
+  }
+
+  batchSize(settings: Record<string, unknown>): number {
+    return typeof settings.batch_size === 'number' ? settings.batch_size : DEFAULT_BATCH;
+  }
+
+  async deliver(batch: DeliveryBatch): Promise<void> {
+    const target = String(batch.settings.url ?? '');
+    const url = new URL(target);
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.policy.allowPrivate)) throw new WebhookError('webhook URL must be https');
+    const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (isIP(literal) && !this.policy.allowPrivate && !isPublicAddress(literal)) throw new WebhookError(`webhook address ${literal} is private or reserved`);
+    const body = JSON.stringify({
+      object: 'event_batch',
+      project_id: batch.projectId,
+      project_component_id: batch.projectComponentId,
+      attempt: batch.attempt,
+      events: batch.events.map(({ event }) => event),
+    });
+    const response = await request(url, {
+      method: 'POST',
+      dispatcher: this.agent,
+      headers: { 'content-type': 'application/json', 'user-agent': 'llm-gateway-webhook/1.0' },
+      body,
+      signal: AbortSignal.any([batch.signal, AbortSignal.timeout(this.timeoutMs)]),
+      maxRedirections: 0,
+    } as Parameters<typeof request>[1]);
+    await response.body.dump().catch(() => undefined);
+    if (response.statusCode < 200 || response.statusCode >= 300) throw new WebhookError(`webhook answered ${response.statusCode}`);
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
