@@ -151,7 +151,9 @@ export async function buildGateway(repoRoot) {
   try {
     await execFileAsync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: repoRoot, maxBuffer: 16 << 20, timeout: 300_000 });
   } catch (error) {
-    throw new Error(`gateway build (npx tsc -p tsconfig.build.json) failed:\n${(error.stdout ?? '') + (error.stderr ?? '') || error.message}`);
+    const output = (error.stdout ?? '') + (error.stderr ?? '') || error.message;
+    const first = output.split('\n').find((line) => /error TS\d+/.test(line)) ?? output.split('\n')[0];
+    throw new Error(`gateway build (npx tsc -p tsconfig.build.json) failed: ${first.trim()}\n${output}`);
   }
   return Date.now() - started;
 }
