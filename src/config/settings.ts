@@ -18,6 +18,18 @@ export interface Settings {
   bodyLimitBytes: number;
   /** How often another instance's key changes are picked up (multi-instance); see docs/decisions.md. */
   keyCacheTtlMs: number;
+  /** Prometheus `/metrics` (docs/configuration.md, "Metrics"). */
+  metrics: MetricsSettings;
+}
+
+export interface MetricsSettings {
+  /** Serve `/metrics` on the gateway, console and collector listeners. */
+  public: boolean;
+  /** A separate HTTPS listener serving only `/metrics`; undefined: none. */
+  port: number | undefined;
+  host: string;
+  /** When set, a scrape must send `Authorization: Bearer <token>`. */
+  token: string | undefined;
 }
 
 export class SettingsError extends Error {}
@@ -38,6 +50,25 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0) throw new SettingsError(`${name} must be a positive integer, got "${raw}"`);
   return value;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  if (/^(false|0|no)$/i.test(raw)) return false;
+  throw new SettingsError(`${name} must be true or false, got "${raw}"`);
+}
+
+function metricsSettings(env: NodeJS.ProcessEnv): MetricsSettings {
+  const separatePort = env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : port(env, 'METRICS_PORT', 0);
+  return {
+    // With a separate metrics listener, the public listeners stop serving /metrics unless asked to.
+    public: flag(env, 'METRICS_PUBLIC', separatePort === undefined),
+    port: separatePort,
+    host: env.METRICS_HOST || env.GATEWAY_HOST || '127.0.0.1',
+    token: env.METRICS_TOKEN || undefined,
+  };
 }
 
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
@@ -65,5 +96,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: positiveInt(env, 'GATEWAY_BODY_LIMIT_BYTES', 10 * 1024 * 1024),
     keyCacheTtlMs: positiveInt(env, 'GATEWAY_KEY_CACHE_TTL_MS', 1000),
+    metrics: metricsSettings(env),
   };
 }

@@ -4,6 +4,9 @@ import { ConsoleError, sendConsoleError, sendConsoleProblem } from './console-er
 import type { ConsoleServices } from './console-services.js';
 import { registerConsoleAuth } from './auth/console-auth.js';
 import { registerApiKeyRoutes } from './routes/api-keys.js';
+import { registerUsageRoutes } from './routes/usage.js';
+import { registerCurrentOrganizationRoute } from './routes/organization.js';
+import { registerWebConsole } from './web-console.js';
 import { registerConsoleCollectorRoutes } from './routes/console-collector-routes.js';
 
 export function buildConsoleApp(base: Omit<AppOptions, 'sendError' | 'handleError'>, services: ConsoleServices): FastifyInstance {
@@ -13,9 +16,12 @@ export function buildConsoleApp(base: Omit<AppOptions, 'sendError' | 'handleErro
     handleError: (error, _request, reply) =>
       error instanceof ConsoleError ? sendConsoleError(reply, error.status, error.message, error.param) : undefined,
   });
+  registerWebConsole(app);
   app.register(async (authenticated) => {
     registerConsoleAuth(authenticated, services.store);
     registerApiKeyRoutes(authenticated, services);
+    registerUsageRoutes(authenticated, services);
+    registerCurrentOrganizationRoute(authenticated, services.store);
     registerConsoleCollectorRoutes(authenticated, services);
   });
   return app;

@@ -1,6 +1,8 @@
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
+import { registerApiDocs, type DocumentedSurface } from './api-docs.js';
+import { registerHttpMetrics, registerMetricsRoute } from './http-metrics.js';
 
 export interface AppOptions {
   tls: { cert: string; key: string };
@@ -12,6 +14,10 @@ export interface AppOptions {
   handleError?: (error: unknown, request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
   /** Accept a JSON body whatever its content type (curl -d sends form encoding by default). */
   lenientJsonContentType?: boolean;
+  /** Which listener this is: names its OpenAPI document (`/openapi.json`, `/docs`) and labels its metrics. */
+  surface?: DocumentedSurface;
+  /** `/metrics` on this listener: served unless `public` is false (docs/configuration.md, "Metrics"). */
+  metrics?: { public: boolean; token?: string | undefined };
 }
 
 /** A client-facing failure before or outside a handler, in surface-neutral terms. */
@@ -52,6 +58,13 @@ export function createApp(options: AppOptions): FastifyInstance {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+
+  if (options.surface) {
+    registerHttpMetrics(app, options.surface);
+    registerApiDocs(app, options.surface);
+    const metrics = options.metrics;
+    if (metrics?.public !== false) app.register(async (operations) => registerMetricsRoute(operations, { token: metrics?.token }));
+  }
 
   app.setNotFoundHandler((request, reply) =>
     options.sendError(reply, { status: 404, kind: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.`, param: null }),

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { FastifyInstance } from 'fastify';
 import { readSettings, type Settings } from '../config/settings.js';
 import { loadGatewayConfig } from '../config/gateway-config.js';
 import { Catalogue } from '../catalogue/catalogue.js';
@@ -18,9 +19,13 @@ import type { UpstreamPolicy } from '../gateway/gateway-services.js';
 import { createLogger } from './logger.js';
 import { loadTls } from './tls.js';
 import { Surface } from './surface.js';
+import { buildMetricsApp } from './metrics-app.js';
+import { trackUsageQueue } from '../metrics/metrics.js';
 
 export interface RunningGateway {
-  urls: { gateway: string; console: string; collector: string };
+  urls: { gateway: string; console: string; collector: string; metrics?: string };
+  /** The Fastify app of each listener (route and OpenAPI tests). */
+  apps: { gateway: FastifyInstance; console: FastifyInstance; collector: FastifyInstance };
   store: Store;
   stop(): Promise<void>;
 }
@@ -42,21 +47,28 @@ export async function startGateway(
   const apiKeys = new ApiKeyRepository(store, masterKey);
   const authenticator = new KeyAuthenticator(apiKeys, settings.keyCacheTtlMs);
   const usage = new UsageWriter(store, logger);
+  const untrackUsageQueue = trackUsageQueue(usage);
   const budget = new BudgetLedger(store, logger);
   budget.startSweeper();
   const collector = createCollector(store, logger, env);
 
-  const base = { tls, logger, bodyLimitBytes: settings.bodyLimitBytes };
+  const base = { tls, logger, bodyLimitBytes: settings.bodyLimitBytes, metrics: settings.metrics };
   const surfaces = [
-    new Surface('gateway', buildGatewayApp(base, { store, catalogue, authenticator, usage, budget, upstream: upstreamPolicy(config), logger })),
-    new Surface('console', buildConsoleApp(base, { store, apiKeys, authenticator, logger, collector: collector.console })),
-    new Surface('collector', buildCollectorApp({ ...base, bodyLimitBytes: collector.settings.bodyLimitBytes }, collector.app)),
+    new Surface('gateway', buildGatewayApp({ ...base, surface: 'gateway' }, { store, catalogue, authenticator, usage, budget, upstream: upstreamPolicy(config), logger })),
+    new Surface('console', buildConsoleApp({ ...base, surface: 'console' }, { store, apiKeys, authenticator, logger, collector: collector.console })),
+    new Surface('collector', buildCollectorApp({ ...base, surface: 'collector', bodyLimitBytes: collector.settings.bodyLimitBytes }, collector.app)),
   ] as const;
   const ports = [settings.gatewayPort, settings.consolePort, settings.collectorPort];
+  const metricsSurface = settings.metrics.port === undefined ? undefined : new Surface('metrics', buildMetricsApp(base, settings.metrics.token));
+  const all = metricsSurface ? [...surfaces, metricsSurface] : [...surfaces];
   try {
-    await Promise.all(surfaces.map((surface, i) => surface.start(settings.host, ports[i]!)));
+    await Promise.all([
+      ...surfaces.map((surface, i) => surface.start(settings.host, ports[i]!)),
+      ...(metricsSurface ? [metricsSurface.start(settings.metrics.host, settings.metrics.port!)] : []),
+    ]);
   } catch (error) {
-    await Promise.allSettled(surfaces.map((s) => s.drain(0)));
+    untrackUsageQueue();
+    await Promise.allSettled(all.map((s) => s.drain(0)));
     budget.stopSweeper();
     await store.close();
     throw error;
@@ -75,16 +87,18 @@ export async function startGateway(
       budget.stopSweeper();
       // The outbox worker finishes or releases its in-flight deliveries while the listeners drain.
       const collectorStopped = collector.stop();
-      await Promise.all(surfaces.map((surface) => surface.drain(DRAIN_GRACE_MS)));
+      await Promise.all(all.map((surface) => surface.drain(DRAIN_GRACE_MS)));
       await collectorStopped;
       await usage.drain();
       await authenticator.flushLastUsed().catch((error) => logger.warn({ err: error }, 'could not record key last-use times'));
+      untrackUsageQueue();
       await store.close();
     })());
 
   logger.info({ store: store.dialect, location: store.location, certificate: tls.certFile }, 'gateway started');
   return {
-    urls: { gateway: surfaces[0].url, console: surfaces[1].url, collector: surfaces[2].url },
+    urls: { gateway: surfaces[0].url, console: surfaces[1].url, collector: surfaces[2].url, ...(metricsSurface ? { metrics: metricsSurface.url } : {}) },
+    apps: { gateway: surfaces[0].app, console: surfaces[1].app, collector: surfaces[2].app },
     store,
     stop,
   };

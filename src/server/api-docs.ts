@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+
+export type DocumentedSurface = 'gateway' | 'console' | 'collector';
+
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  hidden: boolean;
+}
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+const SURFACES: Record<DocumentedSurface, { title: string; description: string; bearer: string }> = {
+  gateway: {
+    title: 'LLM gateway API',
+    description: 'OpenAI-compatible model endpoints. Authenticate with a gateway key: `Authorization: Bearer <gateway key>`. Errors use the `{error: {message, type, param, code}}` envelope (docs/errors.md).',
+    bearer: 'A gateway API key created in the console.',
+  },
+  console: {
+    title: 'Console API',
+    description: 'Manage an organization: gateway keys, usage and cost. Authenticate with a console token: `Authorization: Bearer <console token>`. Errors are `{error, message}`. The web console is served at `/` by this listener.',
+    bearer: 'A console token (`bin/gateway admin bootstrap` prints the first one).',
+  },
+  collector: {
+    title: 'Collector API',
+    description: 'Analytics event ingestion.',
+    bearer: 'A project or gateway credential, as each route states.',
+  },
+};
+
+const routesByApp = new WeakMap<FastifyInstance, RegisteredRoute[]>();
+
+/** Every route registered on `app` (HEAD twins included) — for tests that compare it with the document. */
+export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
+  return routesByApp.get(app) ?? [];
+}
+
+/**
+ * The OpenAPI 3.1 document of one listener, built by @fastify/swagger from the same TypeBox
+ * schemas that validate requests, served at `/openapi.json`, with Swagger UI (bundled, no CDN)
+ * at `/docs`. Must be registered before any route so that every route is collected.
+ */
+export function registerApiDocs(app: FastifyInstance, surface: DocumentedSurface): void {
+  const routes: RegisteredRoute[] = [];
+  routesByApp.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const hidden = Boolean((route.schema as { hide?: boolean } | undefined)?.hide);
+    for (const method of methods) routes.push({ method: String(method), url: route.url, hidden });
+  });
+
+  const about = SURFACES[surface];
+  app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: about.title, description: about.description, version: VERSION },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: about.bearer },
+          metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when it is set.' },
+        },
+      },
+      security: [{ bearer: [] }],
+    },
+  });
+  app.register(fastifySwaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    uiConfig: { deepLinking: true, tryItOutEnabled: false },
+    validatorUrl: false,
+  });
+  // Inside a plugin, so that it loads after @fastify/swagger and is collected like every other route.
+  app.register(async (docs) => {
+    docs.get(
+      '/openapi.json',
+      { schema: { summary: 'This OpenAPI 3.1 document', description: 'A rendered reference is at `/docs`.', tags: ['operations'], security: [] } },
+      async (_request, reply) => reply.header('cache-control', 'no-cache').send(app.swagger()),
+    );
+  });
+}

@@ -1,0 +1,74 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { httpDuration, httpInFlight, httpRequests, metricsRegistry } from '../metrics/metrics.js';
+
+export interface MetricsEndpointOptions {
+  /** When set, a scrape must send `Authorization: Bearer <token>`. */
+  token?: string | undefined;
+}
+
+type Observer = { count: () => void; observe: (seconds: number) => void };
+
+/**
+ * Request metrics for one listener: in-flight gauge, and per (route template, method, status)
+ * a counter and a duration histogram. The end is taken from the socket's `close`, so hijacked
+ * SSE streams and clients that leave early are counted too (status 499 when the answer was not
+ * finished). Labelled children are cached: the hot path does one Map lookup per request.
+ */
+export function registerHttpMetrics(app: FastifyInstance, surface: string): void {
+  const inFlight = httpInFlight.labels(surface);
+  const observers = new Map<string, Observer>();
+  const observerFor = (route: string, method: string, status: number): Observer => {
+    const id = `${route} ${method} ${status}`;
+    let observer = observers.get(id);
+    if (!observer) {
+      const counter = httpRequests.labels(surface, route, method, String(status));
+      const histogram = httpDuration.labels(surface, route, method);
+      observer = { count: () => counter.inc(), observe: (s) => histogram.observe(s) };
+      observers.set(id, observer);
+    }
+    return observer;
+  };
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const started = performance.now();
+    inFlight.inc();
+    reply.raw.once('close', () => {
+      inFlight.dec();
+      const status = reply.raw.writableFinished ? reply.raw.statusCode : 499;
+      const observer = observerFor(request.routeOptions.url ?? '(unmatched)', request.method, status);
+      observer.count();
+      observer.observe((performance.now() - started) / 1000);
+    });
+  });
+}
+
+/** GET /metrics in the Prometheus text exposition format. */
+export function registerMetricsRoute(app: FastifyInstance, options: MetricsEndpointOptions = {}): void {
+  const expected = options.token ? digest(options.token) : undefined;
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        summary: 'Prometheus metrics of this process',
+        description: 'Text exposition format 0.0.4. Needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set.',
+        tags: ['operations'],
+        security: options.token ? [{ metricsToken: [] }] : [],
+      },
+    },
+    async (request, reply) => {
+      if (expected) {
+        const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+        if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
+          return reply.code(401).header('www-authenticate', 'Bearer').type('text/plain; charset=utf-8').send('metrics token required\n');
+        }
+      }
+      const body = await metricsRegistry.metrics();
+      return reply.type(metricsRegistry.contentType).header('cache-control', 'no-store').send(body);
+    },
+  );
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}

@@ -1,0 +1,110 @@
+import { useEffect, useState } from 'preact/hooks';
+import { setUnauthorizedHandler, storedToken, storeToken, whoAmI, type Session } from './api.js';
+import { Loading } from './components/ui.js';
+import { navigate, onLinkClick, usePath } from './router.js';
+import { SignIn } from './pages/sign-in.js';
+import { KeysPage } from './pages/keys.js';
+import { UsagePage } from './pages/usage.js';
+import { LogsPage } from './pages/logs.js';
+import { ProjectsPage } from './pages/projects.js';
+
+const NAV = [
+  ['/keys', 'API keys'],
+  ['/usage', 'Usage and cost'],
+  ['/logs', 'Logs'],
+  ['/projects', 'Projects'],
+] as const;
+
+export function App() {
+  const path = usePath();
+  const [session, setSession] = useState<Session | null>(null);
+  const [restoring, setRestoring] = useState(() => storedToken() !== null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  const signOut = (message: string | null = null) => {
+    storeToken(null);
+    setSession(null);
+    setNotice(message);
+    navigate('/sign-in', true);
+  };
+
+  useEffect(() => {
+    setUnauthorizedHandler((message) => signOut(`Signed out: ${message}`));
+    const token = storedToken();
+    if (!token) return;
+    whoAmI(token).then(
+      (organization) => {
+        setSession({ token, organization });
+        setRestoring(false);
+      },
+      (error: Error) => {
+        setRestoring(false);
+        signOut(`Please sign in again: ${error.message}`);
+      },
+    );
+  }, []);
+
+  useEffect(() => {
+    if (!restoring && !session && path !== '/sign-in') navigate('/sign-in', true);
+    if (session && (path === '/' || path === '/sign-in')) navigate('/keys', true);
+  }, [session, restoring, path]);
+
+  useEffect(() => {
+    const page = NAV.find(([href]) => path.startsWith(href))?.[1];
+    document.title = page ? `${page} · Gateway console` : 'Gateway console';
+  }, [path]);
+
+  if (restoring) return <Loading what="your session" />;
+  if (!session) {
+    return (
+      <SignIn
+        notice={notice}
+        onSignedIn={(token, organization) => {
+          storeToken(token);
+          setNotice(null);
+          setSession({ token, organization });
+          navigate('/keys', true);
+        }}
+      />
+    );
+  }
+
+  const projectMatch = /^\/projects\/([^/]+)$/.exec(path);
+  return (
+    <div class="shell">
+      <header class="topbar">
+        <span class="brand">Gateway console</span>
+        <nav aria-label="Console">
+          {NAV.map(([href, label]) => (
+            <a key={href} href={href} onClick={onLinkClick} class={path.startsWith(href) ? 'active' : ''} aria-current={path.startsWith(href) ? 'page' : undefined}>
+              {label}
+            </a>
+          ))}
+        </nav>
+        <div class="who">
+          <span title={`Organization ${session.organization.id}`} data-testid="org-name">
+            {session.organization.name}
+          </span>
+          <span class="badge">{session.organization.token.permission}</span>
+          <a href="/docs" target="_blank" rel="noreferrer">
+            API reference
+          </a>
+          <button type="button" class="link" onClick={() => signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main class="content">
+        {path.startsWith('/keys') && <KeysPage session={session} />}
+        {path.startsWith('/usage') && <UsagePage session={session} />}
+        {path.startsWith('/logs') && <LogsPage session={session} />}
+        {path.startsWith('/projects') && <ProjectsPage projectId={projectMatch ? decodeURIComponent(projectMatch[1]!) : null} />}
+        {!NAV.some(([href]) => path.startsWith(href)) && path !== '/' && path !== '/sign-in' && (
+          <p>
+            No page here. <a href="/keys" onClick={onLinkClick}>Go to API keys</a>.
+          </p>
+        )}
+      </main>
+    </div>
+  );
+}
