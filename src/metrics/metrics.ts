@@ -7,7 +7,7 @@ import type { TokenUsage } from '../providers/types.js';
  * a raw URL), an HTTP method and status, a provider or model id from the catalogue.
  */
 export const metricsRegistry = new Registry();
-collectDefaultMetrics({ register: metricsRegistry, prefix: 'gateway_process_' });
+collectDefaultMetrics({ register: metricsRegistry }); // process_* and nodejs_*, the names dashboards expect
 
 export const httpRequests = new Counter({
   name: 'gateway_http_requests_total',

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { FastifyInstance } from 'fastify';
-import fastifySwagger from '@fastify/swagger';
-import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import fastifySwagger, { type SwaggerOptions } from '@fastify/swagger';
+import fastifySwaggerUi, { type FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 
 export type DocumentedSurface = 'gateway' | 'console' | 'collector';
 
@@ -53,7 +53,10 @@ export function registerApiDocs(app: FastifyInstance, surface: DocumentedSurface
   });
 
   const about = SURFACES[surface];
-  app.register(fastifySwagger, {
+  // Called directly rather than through app.register: its onRoute hook must be in place before
+  // the first route, and a surface may add routes to the root instance before plugins load.
+  // It is a synchronous fastify-plugin (no encapsulation), so this is what register would do.
+  const swaggerOptions: SwaggerOptions = {
     openapi: {
       openapi: '3.1.0',
       info: { title: about.title, description: about.description, version: VERSION },
@@ -65,19 +68,24 @@ export function registerApiDocs(app: FastifyInstance, surface: DocumentedSurface
       },
       security: [{ bearer: [] }],
     },
+  };
+  fastifySwagger(app, swaggerOptions, (error) => {
+    if (error) throw error;
   });
-  app.register(fastifySwaggerUi, {
+  // Called from a plugin of our own: registered as itself, it would check that @fastify/swagger
+  // went through app.register, which it did not (see above).
+  const uiOptions: FastifySwaggerUiOptions = {
     routePrefix: '/docs',
     staticCSP: true,
     uiConfig: { deepLinking: true, tryItOutEnabled: false },
     validatorUrl: false,
-  });
-  // Inside a plugin, so that it loads after @fastify/swagger and is collected like every other route.
-  app.register(async (docs) => {
-    docs.get(
-      '/openapi.json',
-      { schema: { summary: 'This OpenAPI 3.1 document', description: 'A rendered reference is at `/docs`.', tags: ['operations'], security: [] } },
-      async (_request, reply) => reply.header('cache-control', 'no-cache').send(app.swagger()),
-    );
-  });
+  };
+  // Its types say callback-style; the function is async and never calls a callback.
+  const swaggerUi = fastifySwaggerUi as unknown as FastifyPluginAsync<FastifySwaggerUiOptions>;
+  app.register(async (docs) => swaggerUi(docs, uiOptions));
+  app.get(
+    '/openapi.json',
+    { schema: { summary: 'This OpenAPI 3.1 document', description: 'A rendered reference is at `/docs`.', tags: ['operations'], security: [] } },
+    async (_request, reply) => reply.header('cache-control', 'no-cache').send(app.swagger()),
+  );
 }

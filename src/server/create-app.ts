@@ -63,7 +63,7 @@ export function createApp(options: AppOptions): FastifyInstance {
     registerHttpMetrics(app, options.surface);
     registerApiDocs(app, options.surface);
     const metrics = options.metrics;
-    if (metrics?.public !== false) app.register(async (operations) => registerMetricsRoute(operations, { token: metrics?.token }));
+    if (metrics?.public !== false) registerMetricsRoute(app, { token: metrics?.token });
   }
 
   app.setNotFoundHandler((request, reply) =>
