@@ -7,6 +7,7 @@ import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerUsageRoutes } from './routes/usage.js';
 import { registerCurrentOrganizationRoute } from './routes/organization.js';
 import { registerWebConsole } from './web-console.js';
+import { registerGatewayToolRoutes } from './routes/gateway-tools.js';
 import { registerConsoleCollectorRoutes } from './routes/console-collector-routes.js';
 
 export function buildConsoleApp(base: Omit<AppOptions, 'sendError' | 'handleError'>, services: ConsoleServices): FastifyInstance {
@@ -23,6 +24,7 @@ export function buildConsoleApp(base: Omit<AppOptions, 'sendError' | 'handleErro
     registerUsageRoutes(authenticated, services);
     registerCurrentOrganizationRoute(authenticated, services.store);
     registerConsoleCollectorRoutes(authenticated, services);
+    registerGatewayToolRoutes(authenticated, services);
   });
   return app;
 }

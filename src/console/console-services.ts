@@ -3,6 +3,7 @@ import type { Store } from '../store/database.js';
 import type { ApiKeyRepository } from '../store/api-keys.js';
 import type { KeyAuthenticator } from '../gateway/auth/key-authenticator.js';
 import type { ConsoleCollectorServices } from './routes/console-collector-services.js';
+import type { GatewayToolsService } from '../gateway-tools/service.js';
 
 export interface ConsoleServices {
   store: Store;
@@ -12,4 +13,6 @@ export interface ConsoleServices {
   logger: Logger;
   /** Projects, components, tokens, export and the collector's data (issue 6). */
   collector: ConsoleCollectorServices;
+  /** Shared with the gateway, like the authenticator: a tool setting changed here applies at once. */
+  gatewayTools?: GatewayToolsService;
 }

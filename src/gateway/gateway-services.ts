@@ -5,6 +5,7 @@ import type { KeyAuthenticator } from './auth/key-authenticator.js';
 import type { UsageWriter } from '../metering/usage-writer.js';
 import type { BudgetLedger } from '../limits/budget-ledger.js';
 import type { RetryOptions } from '../providers/index.js';
+import type { GatewayToolsService } from '../gateway-tools/service.js';
 
 export interface UpstreamPolicy {
   timeouts: { connectMs: number; firstByteMs: number; betweenChunksMs: number };
@@ -20,4 +21,6 @@ export interface GatewayServices {
   budget: BudgetLedger;
   upstream: UpstreamPolicy;
   logger: Logger;
+  /** Built-in gateway tools; without it no tool is ever injected. */
+  gatewayTools?: GatewayToolsService;
 }

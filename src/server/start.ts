@@ -13,6 +13,7 @@ import { buildCollectorApp } from '../collector/app.js';
 import { createCollector } from '../collector/create-collector.js';
 import { UsageWriter } from '../metering/usage-writer.js';
 import { BudgetLedger } from '../limits/budget-ledger.js';
+import { createGatewayToolsService } from '../gateway-tools/service.js';
 import { DEFAULT_RETRY } from '../providers/index.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { UpstreamPolicy } from '../gateway/gateway-services.js';
@@ -50,12 +51,13 @@ export async function startGateway(
   const untrackUsageQueue = trackUsageQueue(usage);
   const budget = new BudgetLedger(store, logger);
   budget.startSweeper();
+  const gatewayTools = createGatewayToolsService(store);
   const collector = createCollector(store, logger, env);
 
   const base = { tls, logger, bodyLimitBytes: settings.bodyLimitBytes, metrics: settings.metrics };
   const surfaces = [
-    new Surface('gateway', buildGatewayApp({ ...base, surface: 'gateway' }, { store, catalogue, authenticator, usage, budget, upstream: upstreamPolicy(config), logger })),
-    new Surface('console', buildConsoleApp({ ...base, surface: 'console' }, { store, apiKeys, authenticator, logger, collector: collector.console })),
+    new Surface('gateway', buildGatewayApp({ ...base, surface: 'gateway' }, { store, catalogue, authenticator, usage, budget, upstream: upstreamPolicy(config), logger, gatewayTools })),
+    new Surface('console', buildConsoleApp({ ...base, surface: 'console' }, { store, apiKeys, authenticator, logger, gatewayTools, collector: collector.console })),
     new Surface('collector', buildCollectorApp({ ...base, surface: 'collector', bodyLimitBytes: collector.settings.bodyLimitBytes }, collector.app)),
   ] as const;
   const ports = [settings.gatewayPort, settings.consolePort, settings.collectorPort];

@@ -154,6 +154,33 @@ export interface WarehouseEventsTable {
   payload: string;
 }
 
+/** Activation and hydration of one built-in gateway tool in one organization (docs/gateway-tools.md). */
+export interface GatewayToolSettingsTable {
+  organization_id: string;
+  tool_id: string;
+  active: number;
+  /** JSON array of key ids allowed to use the tool; null: every key of the organization. */
+  active_key_ids: string | null;
+  /** 1: injected automatically for every key that may use it. */
+  hydrate: number;
+  /** JSON array of key ids for which the tool is injected automatically. */
+  hydrate_key_ids: string;
+  updated_at: number;
+}
+
+/** Gateway tool calls run while the client's own calls were returned to it, keyed by `gateway_pending_id`. */
+export interface GatewayPendingOperationsTable {
+  id: string;
+  organization_id: string;
+  api_key_id: string;
+  created_at: number;
+  expires_at: number;
+  /** JSON: every tool call of the model's turn, in the model's order (gateway and client calls). */
+  tool_calls: string;
+  /** JSON: [{tool_call_id, name, content}] for the gateway calls. */
+  gateway_results: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   console_tokens: ConsoleTokensTable;
@@ -161,6 +188,8 @@ export interface Database {
   usage_records: UsageRecordsTable;
   key_spend: KeySpendTable;
   budget_reservations: BudgetReservationsTable;
+  gateway_tool_settings: GatewayToolSettingsTable;
+  gateway_pending_operations: GatewayPendingOperationsTable;
   projects: ProjectsTable;
   project_domains: ProjectDomainsTable;
   proxy_settings: ProxySettingsTable;

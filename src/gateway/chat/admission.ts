@@ -11,6 +11,7 @@ import { resolveModel } from './resolve-model.js';
 import { headerFlag, mergeTags } from './request-tags.js';
 import { validateChatRequest } from './validate-chat-request.js';
 import { applyCompression, type AppliedCompression } from './apply-compression.js';
+import { injectGatewayTools, planGatewayTools, type GatewayToolPlan } from './gateway-tool-plan.js';
 
 /** Everything decided before the first upstream byte: the request is allowed and paid for. */
 export interface Admission {
@@ -28,6 +29,8 @@ export interface Admission {
   readonly promptEstimate: number;
   maxOutputTokens: number;
   reservation: Reservation | undefined;
+  /** Gateway tools injected into `body.tools`; absent when none (the plain single-call path). */
+  gatewayTools?: GatewayToolPlan | undefined;
 }
 
 /** Prompt estimates are ours, not the provider's tokenizer: leave headroom so a slightly higher real count still fits. */
@@ -38,7 +41,12 @@ export async function admit(services: GatewayServices, request: FastifyRequest, 
   const key = request.apiKey;
   validateChatRequest(original);
   const model = resolveModel(services.catalogue, key, original.model);
-  const { body, compression } = applyCompression(request, original, model.pricing);
+  // Gateway tools are resolved before compression (a stored deferred turn is part of the history
+  // to compress) and injected after it (their definitions are never rewritten).
+  const planned = await planGatewayTools(services.gatewayTools, key, original);
+  const compressed = applyCompression(request, planned.body, model.pricing);
+  const compression = compressed.compression;
+  const body = injectGatewayTools(compressed.body, planned.plan);
   const tags = mergeTags(body.tags, request.headers['x-gateway-tags']);
   const debug = body.enable_debug === true || headerFlag(request.headers['x-gateway-debug']) || key.debugMode;
   const targets = services.catalogue.targets(model);
@@ -74,5 +82,6 @@ export async function admit(services: GatewayServices, request: FastifyRequest, 
     },
     maxOutputTokens,
     reservation,
+    gatewayTools: planned.plan,
   };
 }

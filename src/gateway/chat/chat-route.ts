@@ -44,7 +44,7 @@ async function streamChat(reply: FastifyReply, execution: Execution, identity: C
         if (event.toolCalls?.length) delta.tool_calls = event.toolCalls;
         await writer.send(formatChunk(identity, delta, null));
       } else if (event.type === 'finish') {
-        await writer.send(formatChunk(identity, {}, event.finishReason));
+        await writer.send({ ...formatChunk(identity, {}, event.finishReason), ...session.gatewayExtras?.() });
       }
       if (writer.isClosed) break;
     }

@@ -8,6 +8,7 @@ import { meter, ZERO_USAGE } from './metering.js';
 import { toProviderGatewayError } from './provider-error.js';
 import { StreamAccumulator } from './stream-accumulator.js';
 import { formatCompression } from './apply-compression.js';
+import { executeJsonWithTools, executeStreamWithTools, hasGatewayTools, type LoopHooks } from './gateway-tool-loop.js';
 
 /** HTTP status recorded for a request whose client went away (nginx's convention). */
 export const CLIENT_CLOSED_REQUEST = 499;
@@ -38,6 +39,11 @@ export interface StreamSession {
   /** Valid once `events` has ended: the usage that was metered and the gateway members for the final chunk. */
   usage(): TokenUsage;
   extras(): Record<string, unknown>;
+  /**
+   * With gateway tools: `gateway_tools_executed` and `gateway_pending_id`, valid from the moment
+   * the finish event is yielded (the chat route puts them on the finish chunk too).
+   */
+  gatewayExtras?: () => Record<string, unknown>;
 }
 
 function routeOptions(execution: Execution) {
@@ -45,7 +51,17 @@ function routeOptions(execution: Execution) {
   return { signal: execution.signal, timeouts, retry };
 }
 
+/** The metering, extras and routing the gateway-tool loop shares with the single-call path. */
+function loopHooks(execution: Execution): LoopHooks {
+  return {
+    routeOptions: routeOptions(execution),
+    record: (provider, upstreamModel, stream, outcome) => record(execution, provider, upstreamModel, stream, outcome),
+    extras: (attempts, provider, upstreamModel) => extras(execution.admission, attempts, provider, upstreamModel),
+  };
+}
+
 export async function executeJson(execution: Execution): Promise<JsonResult> {
+  if (hasGatewayTools(execution)) return executeJsonWithTools(execution, loopHooks(execution));
   const { admission } = execution;
   try {
     const routed = await callWithFallback(admission.body, admission.targets, routeOptions(execution));
@@ -58,6 +74,7 @@ export async function executeJson(execution: Execution): Promise<JsonResult> {
 
 /** Resolves once the upstream has answered, so a failure before that is still an ordinary error response. */
 export async function executeStream(execution: Execution): Promise<StreamSession> {
+  if (hasGatewayTools(execution)) return executeStreamWithTools(execution, loopHooks(execution));
   const { admission } = execution;
   let routed: Awaited<ReturnType<typeof streamWithFallback>>;
   try {
