@@ -8,23 +8,28 @@ interface QueuedRow {
   record: UsageRecord;
   /** True when no budget reservation covers this request, so its cost is added to the key's spend here. */
   addSpend: boolean;
+  committed: () => void;
 }
 
-const FLUSH_INTERVAL_MS = 100;
 const MAX_BATCH = 500;
 const RETRY_AFTER_FAILURE_MS = 500;
-/** Beyond this many unwritten rows (database away), requests still succeed but rows wait in memory. */
+/** Beyond this many unwritten rows (database away), new rows are refused rather than growing memory. */
 const MAX_PENDING = 100_000;
 
 /**
- * Usage rows are written off the hot path: queued in memory and inserted in batches every
- * 100 ms (or at 500 rows), and flushed completely on shutdown. A failed batch is put back and
- * retried, so a database outage delays rows instead of losing them.
+ * Group commit for usage rows. `write` queues a row and returns a promise that resolves once the
+ * row is committed. Rows that arrive while a batch is being written go into the next batch, so
+ * under load one INSERT carries many rows, and when idle a row is written at once (next tick).
+ * Callers await it before completing their response, so a request whose answer reached the
+ * client has its row even if the process is killed right after. A failed batch is put back and
+ * retried: a database outage delays rows (and the callers, up to their own wait limit) instead
+ * of losing them.
  */
 export class UsageWriter {
   private pending: QueuedRow[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> | undefined;
+  private scheduled = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private flushing: Promise<boolean> | undefined;
   private dropped = 0;
 
   constructor(
@@ -32,31 +37,31 @@ export class UsageWriter {
     private readonly logger: Logger,
   ) {}
 
-  write(record: UsageRecord, addSpend: boolean): void {
+  write(record: UsageRecord, addSpend: boolean): Promise<void> {
     if (this.pending.length >= MAX_PENDING) {
       this.dropped++;
       if (this.dropped % 1000 === 1) this.logger.error({ dropped: this.dropped }, 'usage queue full: rows dropped');
-      return;
+      return Promise.resolve();
     }
-    this.pending.push({ record, addSpend });
-    if (this.pending.length >= MAX_BATCH) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
+    return new Promise((committed) => {
+      this.pending.push({ record, addSpend, committed });
+      this.schedule();
+    });
   }
 
   get queueDepth(): number {
     return this.pending.length;
   }
 
-  /** Writes everything queued so far; concurrent callers share one flush. */
+  /** Writes everything queued so far (a batch at a time); concurrent callers share each flush. */
   async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
     while (this.flushing) await this.flushing;
-    if (this.pending.length === 0) return;
-    const batch = this.pending.splice(0, MAX_BATCH);
-    this.flushing = this.insert(batch).finally(() => (this.flushing = undefined));
-    await this.flushing;
-    if (this.pending.length > 0) this.timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0, MAX_BATCH);
+      this.flushing = this.insert(batch).finally(() => (this.flushing = undefined));
+      const ok = await this.flushing;
+      if (!ok) return;
+    }
   }
 
   /** Flushes until the queue is empty or `deadlineMs` passes (shutdown). */
@@ -66,13 +71,21 @@ export class UsageWriter {
       await this.flush();
       if (this.pending.length > 0) await new Promise((r) => setTimeout(r, 50));
     }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.pending.length > 0) this.logger.error({ rows: this.pending.length }, 'usage rows could not be written before shutdown');
   }
 
+  private schedule(): void {
+    if (this.scheduled || this.retryTimer) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
   /** Rows and the spend they add go in one transaction, so spend never counts a row twice or misses one. */
-  private async insert(batch: QueuedRow[]): Promise<void> {
+  private async insert(batch: QueuedRow[]): Promise<boolean> {
     const spend = new Map<string, { apiKeyId: string; month: string; amount: number }>();
     for (const { record, addSpend } of batch) {
       if (!addSpend || record.cost_micro_usd <= 0) continue;
@@ -96,10 +109,16 @@ export class UsageWriter {
             .execute();
         }
       });
+      for (const row of batch) row.committed();
+      return true;
     } catch (error) {
       this.logger.warn({ err: error, rows: batch.length }, 'usage batch not written; will retry');
       this.pending.unshift(...batch);
-      this.timer ??= setTimeout(() => void this.flush(), RETRY_AFTER_FAILURE_MS);
+      this.retryTimer ??= setTimeout(() => {
+        this.retryTimer = undefined;
+        void this.flush();
+      }, RETRY_AFTER_FAILURE_MS);
+      return false;
     }
   }
 }
