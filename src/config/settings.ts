@@ -18,6 +18,8 @@ export interface Settings {
   bodyLimitBytes: number;
   /** How often another instance's key changes are picked up (multi-instance); see docs/decisions.md. */
   keyCacheTtlMs: number;
+  /** Concurrent gateway requests per instance before 503 overloaded. */
+  maxConcurrency: number;
   /** Prometheus `/metrics` (docs/configuration.md, "Metrics"). */
   metrics: MetricsSettings;
 }
@@ -96,6 +98,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: positiveInt(env, 'GATEWAY_BODY_LIMIT_BYTES', 10 * 1024 * 1024),
     keyCacheTtlMs: positiveInt(env, 'GATEWAY_KEY_CACHE_TTL_MS', 1000),
+    maxConcurrency: positiveInt(env, 'GATEWAY_MAX_CONCURRENCY', 4096),
     metrics: metricsSettings(env),
   };
 }

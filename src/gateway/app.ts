@@ -5,6 +5,7 @@ import { problemToGatewayError, sendGatewayError } from './send-error.js';
 import type { GatewayServices } from './gateway-services.js';
 import { registerGatewayAuth } from './auth/authenticate-hook.js';
 import { registerModelsRoute } from './routes/models.js';
+import { registerConcurrencyLimit } from './overload.js';
 import { registerCountTokensRoute } from './routes/count-tokens.js';
 import { registerCompressRoute } from './routes/compress.js';
 import { registerChatCompletionsRoute } from './chat/chat-route.js';
@@ -19,6 +20,7 @@ export function buildGatewayApp(base: Omit<AppOptions, 'sendError' | 'handleErro
     sendError: (reply, problem) => sendGatewayError(reply, problemToGatewayError(problem)),
     handleError: (error, _request, reply) => (error instanceof GatewayError ? sendGatewayError(reply, error) : undefined),
   });
+  registerConcurrencyLimit(app, services.maxConcurrency);
   app.register(async (authenticated) => {
     registerGatewayAuth(authenticated, services.authenticator);
     registerModelsRoute(authenticated, services);

@@ -20,6 +20,8 @@ export interface GatewayServices {
   usage: UsageWriter;
   budget: BudgetLedger;
   upstream: UpstreamPolicy;
+  /** Concurrent requests this instance accepts before answering 503 overloaded. */
+  maxConcurrency: number;
   logger: Logger;
   /** Built-in gateway tools; without it no tool is ever injected. */
   gatewayTools?: GatewayToolsService;

@@ -56,7 +56,7 @@ export async function startGateway(
 
   const base = { tls, logger, bodyLimitBytes: settings.bodyLimitBytes, metrics: settings.metrics };
   const surfaces = [
-    new Surface('gateway', buildGatewayApp({ ...base, surface: 'gateway' }, { store, catalogue, authenticator, usage, budget, upstream: upstreamPolicy(config), logger, gatewayTools })),
+    new Surface('gateway', buildGatewayApp({ ...base, surface: 'gateway' }, { store, catalogue, authenticator, usage, budget, upstream: upstreamPolicy(config), maxConcurrency: settings.maxConcurrency, logger, gatewayTools })),
     new Surface('console', buildConsoleApp({ ...base, surface: 'console' }, { store, apiKeys, authenticator, logger, gatewayTools, collector: collector.console })),
     new Surface('collector', buildCollectorApp({ ...base, surface: 'collector', bodyLimitBytes: collector.settings.bodyLimitBytes }, collector.app)),
   ] as const;

@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify';
+import { GatewayError } from './errors.js';
+
+/**
+ * A per-instance ceiling on concurrent gateway requests. Beyond it the gateway answers 503
+ * `overloaded` with `retry-after` at once, instead of queueing work and growing memory until
+ * every request is slow. Streams count until they end. Set with GATEWAY_MAX_CONCURRENCY.
+ */
+export function registerConcurrencyLimit(app: FastifyInstance, limit: number): void {
+  let inFlight = 0;
+  app.addHook('onRequest', async (_request, reply) => {
+    if (inFlight >= limit) {
+      throw new GatewayError('overloaded', {
+        message: `The gateway is handling ${limit} requests, its configured maximum; retry shortly.`,
+        headers: { 'retry-after': '1' },
+      });
+    }
+    inFlight++;
+    reply.raw.once('close', () => inFlight--);
+  });
+}
