@@ -16,7 +16,7 @@
 // report is printed in full either way); 130 on Ctrl-C.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, rmSync, readFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTargets, startUpstream, checkTarget, buildGateway, portkeyEntry, TARGET_IDS } from './lib/targets.mjs';
@@ -87,6 +87,7 @@ function machineLine() {
 async function main() {
   const options = parseOptions(process.argv.slice(2));
   const started = new Date();
+  const loadBefore = loadavg();
   const totalRuns = options.targets.length * options.modes.length * options.concurrencies.length * options.rounds;
   const plannedS = totalRuns * options.durationS + options.targets.length * options.modes.length * options.warmupS;
   // Hard stop: whatever happens, the benchmark ends by itself and takes its children with it.
@@ -187,11 +188,11 @@ async function main() {
             await sleep(150);
             const { running } = e;
             try {
-              const raw = await measure({ url: running.url, headers: running.headers, body: running.body(mode), pid: running.pid, connections: c, durationS: options.durationS });
+              const raw = await measure({ url: running.url, headers: running.headers, body: running.body(mode), pid: running.pid, otherPids: [ctx.upstream.pid], connections: c, durationS: options.durationS });
               collected.get(e.target.id).push(raw);
               log(
                 `${mode} c=${c} round ${round + 1}/${options.rounds} ${e.target.id}: ${raw.rps.toFixed(0)} req/s, ` +
-                  `RSS ${(raw.peakRssKiB / 1024).toFixed(1)} MB, non-2xx ${raw.non2xx}, errors ${raw.errors}`,
+                  `RSS ${(raw.peakRssKiB / 1024).toFixed(1)} MB, non-2xx ${raw.non2xx}, errors ${raw.errors}, other processes' CPU ${(raw.foreignCpu * 100).toFixed(0)}%`,
               );
             } catch (error) {
               failures[`${e.target.id}/${mode}`] = `failed during load: ${error.message}`;
@@ -239,6 +240,13 @@ async function main() {
     `protocols: direct HTTP; bare-https and gateway HTTPS (self-signed EC P-256, keep-alive, certificates not verified by the load generator); ` +
       `bare-http and portkey plain HTTP (Portkey ships HTTP only — compare it with bare-http). RSS MB = peak VmRSS of the target's server process during the measurement ` +
       `(for direct: the mock upstream).`,
+  );
+  const measured = runs.filter((r) => !r.failed);
+  const worstForeign = measured.length ? Math.max(...measured.map((r) => r.foreignCpu)) : 0;
+  out.push(
+    `other load: 1-min load average ${loadBefore[0].toFixed(2)} before the run; CPU used by processes other than the bench, mock and target ` +
+      `during the measurements: at most ${(worstForeign * 100).toFixed(0)}% of the machine` +
+      (worstForeign > 0.1 ? ' — OTHER WORK WAS COMPETING FOR THE CPU: treat these numbers as noisy (column "other%").' : '.'),
   );
   if (buildMs !== null) out.push(`gateway build: npx tsc -p tsconfig.build.json took ${(buildMs / 1000).toFixed(1)} s`);
   for (const mode of options.modes) {

@@ -5,7 +5,7 @@
 // coarse for added latencies well under a millisecond. The target's memory is sampled from
 // /proc/<pid>/status while the run goes on.
 import { createRequire } from 'node:module';
-import { memoryOf } from './processes.mjs';
+import { memoryOf, machineTicks, processTicks } from './processes.mjs';
 
 const require = createRequire(import.meta.url);
 let autocannon;
@@ -32,6 +32,12 @@ export async function measure(spec) {
   };
   sample();
   const sampler = setInterval(sample, RSS_SAMPLE_MS);
+  // CPU used during the measurement by processes other than the bench, the target and the
+  // mock upstream: a measure of how much the numbers were disturbed by other work on the machine.
+  const ours = [...new Set([process.pid, spec.pid, ...(spec.otherPids ?? [])].filter(Boolean))];
+  const ticksOurs = () => ours.reduce((s, pid) => s + processTicks(pid), 0);
+  const machine0 = machineTicks();
+  const ours0 = ticksOurs();
 
   const instance = ac({
     url: spec.url,
@@ -54,6 +60,8 @@ export async function measure(spec) {
     clearInterval(sampler);
   }
   sample();
+  const machine1 = machineTicks();
+  const foreignCpu = Math.max(0, (machine1.busy - machine0.busy - (ticksOurs() - ours0)) / (machine1.total - machine0.total));
   const statusCodes = {};
   for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = count;
   return {
@@ -69,6 +77,7 @@ export async function measure(spec) {
     bytes: result.throughput.total,
     latencies,
     peakRssKiB: spec.pid ? peakRssKiB : NaN,
+    foreignCpu,
   };
 }
 
@@ -91,7 +100,8 @@ export function summarize(rounds) {
   const ok = sum('ok');
   return {
     connections: rounds[0].connections,
-    rounds: rounds.map((r) => ({ durationS: r.durationS, rps: r.rps, ok: r.ok, non2xx: r.non2xx, errors: r.errors, peakRssKiB: r.peakRssKiB })),
+    rounds: rounds.map((r) => ({ durationS: r.durationS, rps: r.rps, ok: r.ok, non2xx: r.non2xx, errors: r.errors, peakRssKiB: r.peakRssKiB, foreignCpu: r.foreignCpu })),
+    foreignCpu: Math.max(...rounds.map((r) => r.foreignCpu)),
     durationS: sum('durationS'),
     ok,
     non2xx: sum('non2xx'),

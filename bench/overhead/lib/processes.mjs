@@ -150,3 +150,25 @@ export function freePort() {
 }
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Machine-wide CPU ticks from /proc/stat: all (idle included) and busy. */
+export function machineTicks() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = fields.reduce((s, v) => s + v, 0);
+    return { total, busy: total - fields[3] - fields[4] };
+  } catch {
+    return { total: NaN, busy: NaN };
+  }
+}
+
+/** CPU ticks (user + system) used so far by one process. */
+export function processTicks(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return NaN;
+  }
+}

@@ -22,7 +22,7 @@ export function withAddedLatency(runs) {
 export function runsTable(runs, targets, mode, concurrencies) {
   const lines = [];
   lines.push(
-    `${padEnd('target', 12)} ${pad('conc', 4)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('+p50 ms', 8)} ${pad('+p99 ms', 8)} ${pad('req/s', 9)} ${pad('RSS MB', 7)} ${pad('2xx', 8)} ${pad('non-2xx', 8)} ${pad('errors', 7)} ${pad('B/resp', 7)}`,
+    `${padEnd('target', 12)} ${pad('conc', 4)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('+p50 ms', 8)} ${pad('+p99 ms', 8)} ${pad('req/s', 9)} ${pad('RSS MB', 7)} ${pad('2xx', 8)} ${pad('non-2xx', 8)} ${pad('errors', 7)} ${pad('B/resp', 7)} ${pad('other%', 6)}`,
   );
   for (const t of targets) {
     for (const c of concurrencies) {
@@ -35,7 +35,7 @@ export function runsTable(runs, targets, mode, concurrencies) {
       const l = run.latencyMs;
       const flag = run.non2xx > 0 || run.errors > 0 ? `  <-- ${describeProblems(run)}` : '';
       lines.push(
-        `${padEnd(SHORT[t.id], 12)} ${pad(c, 4)} ${pad(fmt(l.p50), 8)} ${pad(fmt(l.p99), 8)} ${pad(t.id === 'direct' ? '—' : fmt(run.addedMs.p50), 8)} ${pad(t.id === 'direct' ? '—' : fmt(run.addedMs.p99), 8)} ${pad(fmt(run.rps, 0), 9)} ${pad(mb(run.peakRssKiB), 7)} ${pad(run.ok, 8)} ${pad(run.non2xx, 8)} ${pad(run.errors, 7)} ${pad(fmt(run.bytesPerResponse, 0), 7)}${flag}`,
+        `${padEnd(SHORT[t.id], 12)} ${pad(c, 4)} ${pad(fmt(l.p50), 8)} ${pad(fmt(l.p99), 8)} ${pad(t.id === 'direct' ? '—' : fmt(run.addedMs.p50), 8)} ${pad(t.id === 'direct' ? '—' : fmt(run.addedMs.p99), 8)} ${pad(fmt(run.rps, 0), 9)} ${pad(mb(run.peakRssKiB), 7)} ${pad(run.ok, 8)} ${pad(run.non2xx, 8)} ${pad(run.errors, 7)} ${pad(fmt(run.bytesPerResponse, 0), 7)} ${pad(fmt(run.foreignCpu * 100, 0), 6)}${flag}`,
       );
     }
   }
