@@ -92,5 +92,72 @@ for (const store of storeKinds()) {
       const still = await h.gateway('GET', '/v1/models', { token: key.key });
       assert.equal(still.status, 200);
     });
+
+    it('update changes name, active, models, max_usage and compression and returns the key without its secret', async () => {
+      const org = await h.organization();
+      const created = await h.createKey(org, { name: 'before' });
+      const result = await h.console('POST', `/v1/organizations/${org.id}/api_keys/${created.id}`, {
+        token: org.token,
+        body: { name: 'after', active: false, models: ['local/echo'], max_usage: 25, compression: true },
+      });
+      assert.equal(result.status, 200, result.text);
+      assert.equal(result.json.name, 'after');
+      assert.equal(result.json.active, false);
+      assert.deepEqual(result.json.models, ['local/echo']);
+      assert.equal(result.json.max_usage, 25);
+      assert.equal(result.json.compression, true);
+      assert.equal(result.json.key, undefined);
+      assert.equal(result.json.created_at, created.created_at);
+      const cleared = await h.console('POST', `/v1/organizations/${org.id}/api_keys/${created.id}`, { token: org.token, body: { max_usage: null } });
+      assert.equal(cleared.json.max_usage, null);
+    });
+
+    it('returns spec 2.8 objects: ISO 8601 times, no expires_at unless asked, null last_used_at before any use', async () => {
+      const org = await h.organization();
+      const created = await h.createKey(org, { name: 'shape' });
+      for (const field of ['object', 'id', 'organization_id', 'name', 'type', 'models', 'max_usage', 'active', 'debug_mode', 'created_at', 'expires_at', 'last_used_at', 'key']) {
+        assert.ok(field in created, field);
+      }
+      assert.equal(created.type, 'api');
+      assert.equal(created.active, true);
+      assert.deepEqual(created.models, []);
+      assert.equal(created.expires_at, null);
+      assert.equal(created.last_used_at, null);
+      assert.equal(new Date(created.created_at as string).toISOString(), created.created_at);
+      const fetched = await h.console('GET', `/v1/organizations/${org.id}/api_keys/${created.id}`, { token: org.token });
+      const { key: _secret, ...withoutSecret } = created;
+      assert.deepEqual(fetched.json, withoutSecret);
+    });
+
+    it('refuses coding_assistant on an api key, an unknown coding_assistant, and a non-integer expires_in_days', async () => {
+      const org = await h.organization();
+      for (const body of [
+        { name: 'a', coding_assistant: 'codex' },
+        { name: 'a', type: 'coding_agent', coding_assistant: 'cursor' },
+        { name: 'a', expires_in_days: 1.5 },
+        { name: 'a', expires_in_days: 0 },
+        { name: '' },
+        { name: 'a', max_usage: -1 },
+        { name: 'a', models: ['no-slash'] },
+      ]) {
+        const result = await h.console('POST', `/v1/organizations/${org.id}/api_keys`, { token: org.token, body });
+        assert.equal(result.status, 400, JSON.stringify(body));
+        assert.equal(result.json.error, 'Bad Request');
+      }
+      const list = await h.console('GET', `/v1/organizations/${org.id}/api_keys`, { token: org.token });
+      assert.deepEqual(list.json.data, []);
+    });
+
+    it('a deleted key is gone: get, reveal, update and a second delete all get 404', async () => {
+      const org = await h.organization();
+      const created = await h.createKey(org);
+      const base = `/v1/organizations/${org.id}/api_keys/${created.id}`;
+      assert.equal((await h.console('DELETE', base, { token: org.token })).status, 200);
+      assert.equal((await h.console('GET', base, { token: org.token })).status, 404);
+      assert.equal((await h.console('GET', `${base}/reveal`, { token: org.token })).status, 404);
+      assert.equal((await h.console('POST', base, { token: org.token, body: { active: true } })).status, 404);
+      assert.equal((await h.console('DELETE', base, { token: org.token })).status, 404);
+      assert.equal((await h.gateway('GET', '/v1/models', { token: created.key })).status, 401);
+    });
   });
 }
