@@ -185,8 +185,8 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
         assert.ok(error instanceof Anthropic.AuthenticationError);
         assert.equal(error.status, 401);
         assert.equal(error.type, 'authentication_error');
-        assert.equal(error.error.type, 'error');
-        assert.equal(error.error.error.code, 'unauthorized');
+        assert.equal((error as any).error.type, 'error');
+        assert.equal((error as any).error.error.code, 'unauthorized');
         return true;
       });
     });
@@ -194,9 +194,9 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
     it('an unknown model is a NotFoundError naming the param', async () => {
       await assert.rejects(client.messages.create({ model: 'claude-nope-9', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }), (error: any) => {
         assert.ok(error instanceof Anthropic.NotFoundError);
-        assert.equal(error.error.error.type, 'not_found_error');
-        assert.equal(error.error.error.code, 'model_not_found');
-        assert.equal(error.error.error.param, 'model');
+        assert.equal((error as any).error.error.type, 'not_found_error');
+        assert.equal((error as any).error.error.code, 'model_not_found');
+        assert.equal((error as any).error.error.param, 'model');
         assert.match(error.message, /anthropic\/claude-nope-9/);
         return true;
       });
@@ -235,9 +235,9 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
       env.mocks.openai.setScenario({ status: 500, errorMessage: 'boom' });
       await assert.rejects(client.messages.create({ model: MODEL_OF.openai, max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }), (error: any) => {
         assert.ok(error instanceof Anthropic.InternalServerError);
-        assert.equal(error.error.error.type, 'api_error');
-        assert.equal(error.error.error.code, 'provider_error');
-        assert.equal(error.error.error.upstream_status, 500);
+        assert.equal((error as any).error.error.type, 'api_error');
+        assert.equal((error as any).error.error.code, 'provider_error');
+        assert.equal((error as any).error.error.upstream_status, 500);
         return true;
       });
     });
@@ -247,7 +247,7 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
       const stream = client.messages.stream({ model: MODEL_OF.openai, max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] });
       await assert.rejects(stream.finalMessage(), (error: any) => {
         assert.ok(error instanceof Anthropic.APIError);
-        assert.equal(error.error.error.code, 'provider_error');
+        assert.equal((error as any).error.error.code, 'provider_error');
         return true;
       });
     });
