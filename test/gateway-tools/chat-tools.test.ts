@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Type } from '@sinclair/typebox';
 import { startHarness, storeKinds, type Harness } from '../support/gateway-harness.js';
 import { startMockOpenAI, type MockUpstream } from '../support/mock-upstreams/index.js';
-import { assertGatewayError, keySpend, PRICING, sseData, streamedText, usageRowOf, waitFor } from '../support/chat-kit.js';
+import { assertGatewayError, keySpend, PRICING, rawClient, sseData, streamedText, usageRowOf, waitFor } from '../support/chat-kit.js';
 import { gatewayToolRegistry } from '../../src/gateway-tools/registry.js';
 import { ToolFailure, type GatewayTool } from '../../src/gateway-tools/types.js';
 import { MAX_GATEWAY_TOOL_ROUNDS } from '../../src/gateway/chat/gateway-tool-loop.js';
@@ -358,6 +358,32 @@ for (const store of storeKinds()) {
       });
       assert.equal(streamedText(sseData(resumed.text)), 'Cold.');
       assert.deepEqual(mock.requests[1]!.body.messages.slice(2).map((m: any) => m.tool_call_id), ['g1', 'c1']);
+    });
+
+    it('streaming: a client that leaves during a later round aborts that upstream call and is metered 499 with the rounds so far', async () => {
+      mock.reset();
+      mock.setScenario([
+        { toolCalls: [{ id: 'call_a', name: 'gateway_current_time' }], usage: { inputTokens: 25, outputTokens: 5 } },
+        { hangBeforeHeadersMs: Infinity },
+      ]);
+      const raw = rawClient(h.running.urls.gateway, h.ca);
+      try {
+        const controller = new AbortController();
+        const response = await raw.post('/v1/chat/completions', { model: MODEL, stream: true, messages: [{ role: 'user', content: 'time?' }], gateway_tool_ids: ['gateway_current_time'] }, { token: key.key, signal: controller.signal });
+        assert.equal(response.statusCode, 200);
+        const requestId = String(response.headers['x-request-id']);
+        await waitFor(() => mock.requests.length === 2, { what: 'the second round upstream' });
+        controller.abort();
+        await response.body.text().catch(() => undefined);
+        await mock.requests[1]!.closed;
+        const row = await usageRowOf(h.running.store, requestId);
+        assert.equal(row.status_code, 499);
+        assert.equal(row.error_code, 'client_closed');
+        assert.ok(Number(row.input_tokens) > 25, 'the first call plus the estimated prompt of the aborted one');
+        assert.equal(Number(row.output_tokens), 5);
+      } finally {
+        await raw.close();
+      }
     });
 
     it('a key ceiling: each extra round reserves its own worst case; one that does not fit ends with 429, the calls made are metered', async () => {

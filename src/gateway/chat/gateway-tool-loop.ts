@@ -264,11 +264,11 @@ export async function executeStreamWithTools(execution: Execution, hooks: LoopHo
   async function* events(): AsyncGenerator<ProviderStreamEvent> {
     let outcome: { status: number; errorCode: string | null } | undefined;
     let accumulator = new StreamAccumulator();
+    // The current call's usage is not in the sum yet; `opened`: its upstream answered.
     let counted = false;
+    let opened = true;
     try {
       for (;;) {
-        accumulator = new StreamAccumulator();
-        counted = false;
         const relay = new ToolCallRelay((name) => loop.isGateway(name));
         let finish: ProviderStreamEvent | undefined;
         try {
@@ -302,7 +302,11 @@ export async function executeStreamWithTools(execution: Execution, hooks: LoopHo
         }
         loop.append(accumulator.toCompletion(ZERO_USAGE).message, calls, results);
         await loop.reserveNextCall();
+        accumulator = new StreamAccumulator();
+        counted = false;
+        opened = false;
         current = await upstream(() => streamWithFallback(loop.request(), admission.targets, hooks.routeOptions), loop);
+        opened = true;
         loop.routed(current.attempts, current.target);
       }
       yield { type: 'usage', usage: loop.usage };
@@ -317,7 +321,9 @@ export async function executeStreamWithTools(execution: Execution, hooks: LoopHo
     } finally {
       // No outcome: the consumer stopped iterating (its client left); the upstream is aborted by now.
       outcome ??= { status: CLIENT_CLOSED_REQUEST, errorCode: 'client_closed' };
-      if (!counted) loop.addUsage(accumulator.usage ?? loop.estimateUsage(accumulator));
+      // A call cut short is charged what we saw of it; one that never answered only when the
+      // client left (the provider may have processed the prompt), never for an upstream failure.
+      if (!counted && (opened || execution.signal.aborted)) loop.addUsage(accumulator.usage ?? loop.estimateUsage(accumulator));
       finalUsage = loop.usage;
       hooks.record(loop.target.providerId, loop.target.upstreamModel, true, { ...outcome, usage: finalUsage });
       loop.releaseReservations();
