@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
@@ -15,8 +15,19 @@ const CLI_ENTRY = join(REPO_ROOT, 'test', 'cli', 'cli-entry.ts');
  */
 export type CliMode = 'bin' | 'tsx';
 
-/** Compiles src/ into dist/ exactly as `npm run build` does. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Compiles src/ into dist/ exactly as `npm run build` does, unless dist/ is newer than every source file. */
 export function buildDist(): void {
+  const built = join(REPO_ROOT, 'dist', 'cli', 'main.js');
+  if (existsSync(built) && statSync(built).mtimeMs > newestMtime(join(REPO_ROOT, 'src'))) return;
   const result = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
     cwd: REPO_ROOT,
     encoding: 'utf8',
