@@ -76,7 +76,8 @@ export function registerApiDocs(app: FastifyInstance, surface: DocumentedSurface
   // went through app.register, which it did not (see above).
   const uiOptions: FastifySwaggerUiOptions = {
     routePrefix: '/docs',
-    staticCSP: true,
+    // Swagger UI sets inline styles from script; everything else comes from this listener.
+    staticCSP: "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'",
     uiConfig: { deepLinking: true, tryItOutEnabled: false },
     validatorUrl: false,
   };

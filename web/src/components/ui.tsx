@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
 
 export function ErrorBanner({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
@@ -33,12 +33,15 @@ export function Loading({ what }: { what: string }) {
 
 export function Modal({ title, onClose, children, footer }: { title: string; onClose: () => void; children: ComponentChildren; footer?: ComponentChildren }) {
   const dialog = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => event.key === 'Escape' && onClose();
+  const close = useRef(onClose);
+  close.current = onClose;
+  // Layout effects run before the dialog is painted, so Escape works as soon as it is visible.
+  useLayoutEffect(() => {
+    const onKey = (event: KeyboardEvent) => event.key === 'Escape' && close.current();
     document.addEventListener('keydown', onKey);
     dialog.current?.querySelector<HTMLElement>('[data-autofocus], button')?.focus();
     return () => document.removeEventListener('keydown', onKey);
-  }, [onClose]);
+  }, []);
   return (
     <div class="backdrop" onClick={(event) => event.target === event.currentTarget && onClose()}>
       <div class="modal" role="dialog" aria-modal="true" aria-label={title} ref={dialog}>

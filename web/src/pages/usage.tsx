@@ -101,6 +101,8 @@ export function UsagePage({ session }: { session: Session }) {
 
 function UsageCharts({ data, groupName }: { data: UsageSummary; groupName: string }) {
   const labels = useMemo(() => data.buckets.map((b) => bucketLabel(b, data.granularity)), [data]);
+  // Tags overlap (a request may carry several), so their bars stand side by side instead of adding up.
+  const stack = data.group_by !== 'tag';
   const stacked = (metric: 'cost' | 'tokens'): ChartConfiguration<'bar'> => ({
     type: 'bar',
     data: {
@@ -116,9 +118,9 @@ function UsageCharts({ data, groupName }: { data: UsageSummary; groupName: strin
     options: {
       interaction: { mode: 'index', intersect: false },
       scales: {
-        x: { stacked: true, grid: { display: false }, ticks: { autoSkip: true, maxRotation: 0 } },
+        x: { stacked: stack, grid: { display: false }, ticks: { autoSkip: true, maxRotation: 0 } },
         y: {
-          stacked: true,
+          stacked: stack,
           beginAtZero: true,
           ticks: { callback: (value) => (metric === 'cost' ? formatUsd(Number(value)) : formatCompact(Number(value))) },
         },
