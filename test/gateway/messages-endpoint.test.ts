@@ -253,6 +253,26 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
     });
   });
 
+  it('gateway tools run inline on this path too, JSON and streamed', async () => {
+    const activated = await env.h.console('POST', `/v1/organizations/${env.org.id}/gateway_tools/gateway_current_time`, { token: env.org.token, body: { active: true } });
+    assert.equal(activated.status, 200, activated.text);
+    for (const stream of [false, true]) {
+      env.mocks.openai.reset();
+      env.mocks.openai.setScenario([
+        { toolCalls: [{ id: 'call_time', name: 'gateway_current_time', arguments: { timezone: 'UTC' } }], usage: { inputTokens: 50, outputTokens: 7 } },
+        { text: 'It is noon.', usage: { inputTokens: 80, outputTokens: 6 } },
+      ]);
+      const params = { model: MODEL_OF.openai, max_tokens: 50, messages: [{ role: 'user' as const, content: 'Time?' }], gateway_tool_ids: ['gateway_current_time'] };
+      const message: any = stream ? await client.messages.stream(params as never).finalMessage() : await client.messages.create(params as never);
+      assert.deepEqual(message.content, [{ type: 'text', text: 'It is noon.' }]);
+      assert.equal(message.stop_reason, 'end_turn');
+      assert.equal(message.usage.input_tokens, 130, 'both rounds are billed');
+      assert.equal(env.mocks.openai.requests.length, 2);
+      assert.equal(env.mocks.openai.requests[1]!.body.messages.at(-1).role, 'tool');
+      if (!stream) assert.equal(message.gateway_tools_executed[0].name, 'gateway_current_time');
+    }
+  });
+
   it('gateway features apply: tags header and body, debug member, metering of streams', async () => {
     env.mocks.anthropic.setScenario({ textChunks: ['x', 'y'], usage: { inputTokens: 11, outputTokens: 2 } });
     const result = await env.h.gateway('POST', '/v1/messages', {

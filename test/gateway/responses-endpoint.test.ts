@@ -199,6 +199,20 @@ describe('POST /v1/responses with the official openai SDK', () => {
     assert.equal(sent.compression_model, undefined, 'gateway fields never reach the provider');
   });
 
+  it('gateway tools run inline and are reported on the Response', async () => {
+    const activated = await env.h.console('POST', `/v1/organizations/${env.org.id}/gateway_tools/gateway_current_time`, { token: env.org.token, body: { active: true } });
+    assert.equal(activated.status, 200, activated.text);
+    env.mocks.openai.reset();
+    env.mocks.openai.setScenario([
+      { toolCalls: [{ id: 'call_time', name: 'gateway_current_time', arguments: { timezone: 'UTC' } }] },
+      { text: 'It is noon.' },
+    ]);
+    const response: any = await client.responses.create({ model: MODEL_OF.openai, input: 'Time?', gateway_tool_ids: ['gateway_current_time'] } as never);
+    assert.equal(response.output_text, 'It is noon.');
+    assert.equal(response.gateway_tools_executed[0].name, 'gateway_current_time');
+    assert.equal(env.mocks.openai.requests.length, 2);
+  });
+
   it('a failure mid-stream ends with response.failed', async () => {
     env.mocks.openai.setScenario({ textChunks: ['a ', 'b ', 'c ', 'd ', 'e ', 'f'], closeMidStream: true });
     const stream = await client.responses.create({ model: MODEL_OF.openai, input: 'Hi', stream: true });

@@ -14,6 +14,7 @@ export const MODEL_OF: Record<UpstreamName, string> = {
 export interface ThreeUpstreams {
   h: Harness;
   mocks: Record<UpstreamName, MockUpstream>;
+  org: { id: string; token: string };
   key: { id: string; key: string };
   stop(): Promise<void>;
 }
@@ -45,6 +46,7 @@ export async function startThreeUpstreams(): Promise<ThreeUpstreams> {
   return {
     h,
     mocks,
+    org,
     key: { id: key.id, key: key.key },
     async stop() {
       await h.stop();
