@@ -22,9 +22,12 @@ const STACK_TRACE = /\n\s+at\s|\bat\s+\S+\s+\(?\/|(?:\/|\\)(?:src|node_modules|w
 
 // ---- generators -------------------------------------------------------------------------------
 
+/** Objects that break code which stringifies or coerces input (String(x), `${x}`, x + ''). */
+const hostile = fc.constantFrom<unknown>({ toString: null }, { toString: null, valueOf: null }, [{ toString: null }], { length: -1 }, { constructor: null });
 /** Any value JSON can carry, including ones from fc.anything() that survive serialisation. */
 const jsonish = fc.oneof(
   fc.jsonValue(),
+  hostile,
   fc.anything({ maxDepth: 3 }).map((value) => {
     try {
       const text = JSON.stringify(value);
@@ -256,13 +259,14 @@ for (const store of storeKinds()) {
     for (const path of Object.keys(gatewayBodies)) {
       it(`POST ${path} with random bodies, field types, headers and credentials`, async (t) => {
         if (!gatewayRoutes.includes(path)) return t.skip(`${path} is not built yet`);
-        await check(
-          fc.asyncProperty(payload(gatewayBodies[path]!), headers, gatewayAuth, query, async (body, extra, auth, q) => {
-            const sent = gatewayHeaders(auth, extra);
-            const result = await send(h.gateway, 'POST', `${path}${q}`, body, sent);
-            assertGatewayAnswer(result, describeRequest('POST', `${path}${q}`, body, sent));
-          }),
-        );
+        const property = fc.asyncProperty(payload(gatewayBodies[path]!), headers, gatewayAuth, query, async (body, extra, auth, q) => {
+          const sent = gatewayHeaders(auth, extra);
+          const result = await send(h.gateway, 'POST', `${path}${q}`, body, sent);
+          assertGatewayAnswer(result, describeRequest('POST', `${path}${q}`, body, sent));
+        });
+        // Found by this test once; kept as a fixed example so it stays covered whatever the seed.
+        const found: Payload = { kind: 'json', value: { model: 'local/echo', messages: [{ role: 'user', content: 'hi' }], compression_model: [{ toString: null }] } };
+        await fc.assert(property, { numRuns: RUNS, seed: SEED, endOnFailure: true, includeErrorInReport: true, examples: [[found, {}, 'bearer', '']] });
       });
     }
 
