@@ -66,7 +66,9 @@ export async function startBulkSseUpstream(options: { pieces: number; pieceChars
       } catch {
         /* not JSON: keep the default */
       }
-      done = stream(res, model).catch(() => res.destroy());
+      done = stream(res, model).catch(() => {
+        res.destroy();
+      });
     });
   });
   server.on('connection', (socket) => {

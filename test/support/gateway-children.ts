@@ -1,0 +1,117 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+import type { HttpResult, RequestInit } from './gateway-harness.js';
+
+/**
+ * The service as separate processes (`node --import tsx test/support/gateway-process.ts serve`),
+ * for tests about several instances sharing one PostgreSQL database. Each child gets its own
+ * data dir (so its own certificate: every child has its own trusting client here).
+ */
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ENTRY = join(REPO_ROOT, 'test', 'support', 'gateway-process.ts');
+
+export interface GatewayChild {
+  child: ChildProcess;
+  urls: { gateway: string; console: string; collector: string };
+  ca: string;
+  gateway(method: string, path: string, init?: RequestInit): Promise<HttpResult>;
+  console(method: string, path: string, init?: RequestInit): Promise<HttpResult>;
+  stderr(): string;
+  /** SIGTERM and wait (SIGKILL after `timeoutMs`); safe to call twice. */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+/** Only what the service needs: nothing leaks in from the test runner's environment. */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', GATEWAY_PORT: '0', CONSOLE_PORT: '0', COLLECTOR_PORT: '0', LOG_LEVEL: 'warn', ...env };
+}
+
+/** Runs a one-shot CLI command (e.g. `admin bootstrap`) and returns its stdout. */
+export async function runGatewayCommand(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const [code] = (await once(child, 'close')) as [number | null];
+  clearTimeout(timer);
+  if (code !== 0) throw new Error(`gateway ${args.join(' ')} exited ${code}: ${stderr}`);
+  return stdout;
+}
+
+export async function spawnGateway(env: Record<string, string> & { GATEWAY_DATA_DIR: string }, timeoutMs = 30_000): Promise<GatewayChild> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'serve'], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const exited = once(child, 'exit');
+  const urls = await new Promise<GatewayChild['urls']>((resolveUrls, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no listening line within ${timeoutMs} ms; stderr: ${stderr}`));
+    }, timeoutMs);
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+      for (const line of stdout.split('\n')) {
+        if (!line.includes('"listening"')) continue;
+        try {
+          const parsed = JSON.parse(line) as { event?: string; gateway: string; console: string; collector: string };
+          if (parsed.event !== 'listening') continue;
+          clearTimeout(timer);
+          resolveUrls({ gateway: parsed.gateway, console: parsed.console, collector: parsed.collector });
+          return;
+        } catch {
+          /* a partial line: wait for more */
+        }
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited (${code}) before listening; stderr: ${stderr}`));
+    });
+  });
+  const ca = readFileSync(join(env.GATEWAY_DATA_DIR, 'tls', 'cert.pem'), 'utf8');
+  const dispatcher = new Agent({ connect: { ca }, keepAliveTimeout: 1000, connections: 64 });
+
+  async function call(base: string, method: string, path: string, init: RequestInit = {}): Promise<HttpResult> {
+    const headers: Record<string, string> = { ...(init.headers ?? {}) };
+    if (init.token) headers.authorization = `Bearer ${init.token}`;
+    let body: string | undefined = init.rawBody;
+    if (init.body !== undefined) {
+      body = JSON.stringify(init.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await request(base + path, { method: method as 'GET', headers, body, dispatcher });
+    const text = await response.body.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: response.statusCode, headers: response.headers, text, json };
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    child,
+    urls,
+    ca,
+    gateway: (m, p, i) => call(urls.gateway, m, p, i),
+    console: (m, p, i) => call(urls.console, m, p, i),
+    stderr: () => stderr,
+    stop: (stopTimeoutMs = 10_000) =>
+      (stopping ??= (async () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs);
+        await exited;
+        clearTimeout(timer);
+        await dispatcher.close();
+      })()),
+  };
+}
