@@ -1,7 +1,8 @@
 /**
  * A strict reader of the Prometheus text exposition format 0.0.4, for tests: it throws on any
- * line a Prometheus server would refuse, and checks the family rules (TYPE before samples,
- * histogram buckets cumulative, `+Inf` bucket equal to `_count`).
+ * line a Prometheus server would refuse, and checks the family rules (histogram buckets
+ * cumulative, `+Inf` bucket equal to `_count`). Stricter than Prometheus in one way: every
+ * sample needs a TYPE line first (prom-client always writes one).
  */
 export interface Sample {
   name: string;
@@ -92,9 +93,11 @@ function parseSample(line: string, where: string): Sample {
     if (body[i] === ',') i++;
     else if (i < body.length) throw new Error(`${where}: expected , between labels`);
   }
+  // Prometheus reads values with Go's ParseFloat: NaN and Inf in any case (prom-client writes "Nan").
   const raw = match[3]!;
-  const value = raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : raw === 'NaN' ? NaN : Number(raw);
-  if (Number.isNaN(value) && raw !== 'NaN') throw new Error(`${where}: bad value ${raw}`);
+  const special = /^([+-]?)(inf|infinity|nan)$/i.exec(raw);
+  const value = special ? (special[2]!.toLowerCase() === 'nan' ? NaN : special[1] === '-' ? -Infinity : Infinity) : Number(raw);
+  if (Number.isNaN(value) && !special) throw new Error(`${where}: bad value ${raw}`);
   return { name: match[1]!, labels, value };
 }
 
