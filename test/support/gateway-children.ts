@@ -7,7 +7,8 @@ import { Agent, request } from 'undici';
 import type { HttpResult, RequestInit } from './gateway-harness.js';
 
 /**
- * The service as separate processes (`node --import tsx test/support/gateway-process.ts serve`),
+ * The service as separate processes (`node --import tsx test/support/gateway-process.ts`, which
+ * runs `serve`),
  * for tests about several instances sharing one PostgreSQL database. Each child gets its own
  * data dir (so its own certificate: every child has its own trusting client here).
  */
@@ -30,22 +31,8 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', GATEWAY_PORT: '0', CONSOLE_PORT: '0', COLLECTOR_PORT: '0', LOG_LEVEL: 'warn', ...env };
 }
 
-/** Runs a one-shot CLI command (e.g. `admin bootstrap`) and returns its stdout. */
-export async function runGatewayCommand(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const [code] = (await once(child, 'close')) as [number | null];
-  clearTimeout(timer);
-  if (code !== 0) throw new Error(`gateway ${args.join(' ')} exited ${code}: ${stderr}`);
-  return stdout;
-}
-
 export async function spawnGateway(env: Record<string, string> & { GATEWAY_DATA_DIR: string }, timeoutMs = 30_000): Promise<GatewayChild> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'serve'], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));

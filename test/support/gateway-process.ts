@@ -1,10 +1,9 @@
-// Entry point for tests that run the service as a child process straight from src/ (through tsx):
-// `node --import tsx test/support/gateway-process.ts [command…]`, `serve` when no command is given.
-// See test/support/gateway-children.ts for the spawning side.
+// Runs `gateway serve` from src/ in this process: test/collector/restart.test.ts spawns it with
+// `node --import tsx test/support/gateway-process.ts` so it can SIGTERM or kill -9 the gateway.
+// It prints {"event":"listening",…} on stdout once the listeners are up.
 import { main } from '../../src/cli/main.js';
 
-const args = process.argv.slice(2);
-main(args.length > 0 ? args : ['serve']).catch((error: unknown) => {
-  process.stderr.write(`gateway-process: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+main(['serve', ...process.argv.slice(2)]).catch((error: unknown) => {
+  process.stderr.write(`gateway: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
