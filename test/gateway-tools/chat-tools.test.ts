@@ -275,6 +275,18 @@ for (const store of storeKinds()) {
       assert.equal(result.json.choices[0].finish_reason, 'tool_calls');
       assert.equal(result.json.choices[0].message.tool_calls[0].function.name, 'gateway_calculator');
       assert.equal(result.json.usage.prompt_tokens, 10 * (MAX_GATEWAY_TOOL_ROUNDS + 1));
+
+      // Streamed the same: no delta of the rounds, then the last answer as it is, its call included.
+      mock.reset();
+      mock.setScenario({ toolCalls: [{ name: 'gateway_calculator', arguments: { expression: '1+1' } }] });
+      const streamed = await chat({ gateway_tool_ids: ['gateway_calculator'], stream: true });
+      const chunks = sseData(streamed.text).filter((e) => e !== '[DONE]');
+      assert.equal(mock.requests.length, MAX_GATEWAY_TOOL_ROUNDS + 1);
+      const deltas = chunks.flatMap((e) => e.choices?.[0]?.delta?.tool_calls ?? []);
+      assert.deepEqual(deltas.filter((d: any) => d.function?.name).map((d: any) => [d.index, d.function.name]), [[0, 'gateway_calculator']]);
+      const finishes = chunks.filter((e) => e.choices?.[0]?.finish_reason);
+      assert.equal(finishes.length, 1);
+      assert.equal(finishes[0].gateway_tools_executed.length, MAX_GATEWAY_TOOL_ROUNDS);
     });
 
     it('a tool that throws or times out: success false, and the model is told in the tool result', async () => {

@@ -269,7 +269,8 @@ export async function executeStreamWithTools(execution: Execution, hooks: LoopHo
     let opened = true;
     try {
       for (;;) {
-        const relay = new ToolCallRelay((name) => loop.isGateway(name));
+        // The last call's answer is final, its calls included: nothing is held back from it.
+        const relay = new ToolCallRelay((name) => !loop.lastCall && loop.isGateway(name));
         let finish: ProviderStreamEvent | undefined;
         try {
           for await (const event of current.result) {
