@@ -37,7 +37,7 @@ export function compressPayload(body: unknown, options: CompressOptions & Pipeli
   const requested = options.bundle ?? (isObject(body) ? body.compression_model : undefined);
   if (requested !== undefined && !isCompressionModel(requested)) {
     throw new CompressionInputError(
-      `Unknown compression_model '${String(requested)}'; expected one of ${COMPRESSION_MODELS.join(', ')}.`,
+      `Unknown compression_model ${describeValue(requested)}; expected one of ${COMPRESSION_MODELS.join(', ')}.`,
       'compression_model',
     );
   }
@@ -64,4 +64,14 @@ export function compressPayload(body: unknown, options: CompressOptions & Pipeli
   };
   const totalMs = performance.now() - started;
   return { body: useful ? candidate : source, compression: report, timings: { engine_ms: engineMs, accounting_ms: totalMs - engineMs } };
+}
+
+/** A short, safe rendering of a client value for an error message (String() can throw on objects). */
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return `'${value.slice(0, 40)}'`;
+  try {
+    return (JSON.stringify(value) ?? typeof value).slice(0, 40);
+  } catch {
+    return typeof value;
+  }
 }

@@ -97,6 +97,9 @@ for (const store of storeKinds()) {
       assert.equal(get.status, 200);
       assert.equal(get.json.active, true, 'the refused update changed nothing');
       assert.equal(get.json.key, undefined);
+      const reveal = await h.console('GET', `${base}/${aKey.id}/reveal`, { token: reader.token });
+      assert.equal(reveal.status, 403, 'a read-only token may not reveal a secret');
+      assert.equal(reveal.json.key, undefined);
     });
 
     it('a write token may create, update and delete', async () => {

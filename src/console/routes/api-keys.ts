@@ -127,6 +127,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     { schema: { params: ApiKeyParamsSchema } },
     async (request) => {
       assertOrganization(request, request.params.orgId);
+      // Reading a secret is a privileged act even though it is a GET: read-only tokens may list keys, not reveal them.
+      if (request.consoleToken.permission === 'read') throw new ConsoleError(403, 'Revealing a key needs a write or admin console token.');
       const revealed = await apiKeys.reveal(request.params.orgId, request.params.apiKeyId);
       if (!revealed) throw notFound();
       return presentApiKey(revealed.apiKey, lastUsed(revealed.apiKey), revealed.secret);
