@@ -62,13 +62,20 @@ export async function* usageExportPages(store: Store, filter: UsageExportFilter,
         'u.status_code',
       ])
       .where('u.organization_id', '=', filter.organizationId)
-      .where('u.created_at', '>=', filter.from)
+      // One lower bound only (the cursor's, once there is one): given two, SQLite may seek on the
+      // window start and rescan the whole window on every page.
+      .where('u.created_at', '>=', cursor ? cursor.createdAt : filter.from)
       .where('u.created_at', '<', filter.to);
     if (filter.apiKeyIds.length > 0) query = query.where('u.api_key_id', 'in', filter.apiKeyIds);
     if (filter.tags.length > 0) {
       query = query.where((eb) => eb.or(filter.tags.map((tag) => sql<boolean>`u.tags like ${tagPattern(tag)} escape '\\'`)));
     }
-    if (cursor) query = query.where(sql<boolean>`(u.created_at, u.id) > (${cursor.createdAt}, ${cursor.id})`);
+    // Not a row-value comparison: SQLite does not seek an index with one. With the lower bound
+    // above, both planners start the (organization_id, created_at, id) index scan at the cursor.
+    if (cursor) {
+      const { createdAt, id } = cursor;
+      query = query.where((eb) => eb.or([eb('u.created_at', '>', createdAt), eb('u.id', '>', id)]));
+    }
     const rows = await query.orderBy('u.created_at').orderBy('u.id').limit(pageSize).execute();
     if (rows.length === 0) return;
     const last = rows[rows.length - 1]!;

@@ -1,0 +1,128 @@
+/**
+ * Collector throughput on SQLite: accepted events per second at POST /_gateway/event.
+ *
+ *   node --import tsx bench/collector/run.ts [--seconds 10] [--events-per-request 10] [--connections 32] [--component warehouse|webhook|none]
+ *
+ * Starts `gateway serve` as a child process on a temporary SQLite store (so the gateway has its
+ * own process, as in production), creates a project with one data-collection component, then
+ * drives HTTPS load from this process for a fixed time. Only 202 answers count: an event is
+ * counted when the gateway has committed it (and its outbox row) to the database. The load
+ * generator runs on the same machine and competes with the gateway for the CPU cores.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Agent, request } from 'undici';
+import { openStore } from '../../src/store/database.js';
+import { ensureOrganization } from '../../src/store/organizations.js';
+import { createConsoleToken } from '../../src/store/console-tokens.js';
+import { compileGateway, spawnGateway } from '../support/spawn-gateway.js';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    'events-per-request': { type: 'string', default: '10' },
+    connections: { type: 'string', default: '32' },
+    component: { type: 'string', default: 'warehouse' },
+  },
+});
+const SECONDS = Number(values.seconds);
+const PER_REQUEST = Number(values['events-per-request']);
+const CONNECTIONS = Number(values.connections);
+
+const dataDir = mkdtempSync(join(tmpdir(), 'bench-collector-'));
+const setup = await openStore({ dataDir });
+const { organization } = await ensureOrganization(setup, 'bench', 'Bench');
+const { secret: token } = await createConsoleToken(setup, { organizationId: organization.id, name: 'bench', permission: 'admin' });
+await setup.close();
+
+const build = compileGateway();
+const gateway = await spawnGateway(
+  { GATEWAY_DATA_DIR: dataDir, GATEWAY_PORT: '0', CONSOLE_PORT: '0', COLLECTOR_PORT: '0', GATEWAY_WEBHOOK_ALLOW_PRIVATE: '1' },
+  build?.entry,
+);
+const urls = gateway.urls;
+const ca = readFileSync(join(dataDir, 'tls', 'cert.pem'), 'utf8');
+const dispatcher = new Agent({ connect: { ca, checkServerIdentity: () => undefined }, connections: CONNECTIONS, pipelining: 1, keepAliveTimeout: 10_000 });
+
+async function consolePost(path: string, body: unknown): Promise<any> {
+  const response = await request(urls.console + path, { method: 'POST', dispatcher, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = await response.body.json();
+  if (response.statusCode !== 201) throw new Error(`${path}: ${response.statusCode} ${JSON.stringify(json)}`);
+  return json;
+}
+
+const domain = 'bench.example.test';
+const project = await consolePost('/v1/projects', { slug: 'bench', name: 'Bench', domains: [domain] });
+if (values.component !== 'none') {
+  // A webhook to a closed local port keeps failing: this measures intake plus outbox writes, with retries in the background.
+  const settings = values.component === 'webhook' ? { url: 'http://127.0.0.1:9/hook' } : {};
+  await consolePost(`/v1/projects/${project.id}/components`, { component_slug: `gateway/${values.component}`, settings });
+}
+
+const body = JSON.stringify({
+  data_collection: {
+    context: { client: { timezone: 'Europe/Paris', screen_width: 1440, screen_height: 900 }, page: { url: 'https://bench.example.test/', title: 'Bench' } },
+    events: Array.from({ length: PER_REQUEST }, (_, i) => ({ type: i % 3 === 0 ? 'page' : 'track', data: i % 3 === 0 ? { path: '/' } : { name: 'click', properties: { i } } })),
+  },
+});
+
+let accepted = 0;
+let errors = 0;
+const latencies: number[] = [];
+const until = Date.now() + SECONDS * 1000;
+const started = Date.now();
+await Promise.all(
+  Array.from({ length: CONNECTIONS }, async () => {
+    while (Date.now() < until) {
+      const t0 = performance.now();
+      try {
+        const response = await request(`${urls.collector}/_gateway/event`, { method: 'POST', dispatcher, headers: { host: domain, 'content-type': 'application/json' }, body });
+        await response.body.dump();
+        if (response.statusCode === 202) accepted += PER_REQUEST;
+        else errors++;
+      } catch {
+        errors++;
+      }
+      latencies.push(performance.now() - t0);
+    }
+  }),
+);
+const elapsed = (Date.now() - started) / 1000;
+latencies.sort((a, b) => a - b);
+const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))]!.toFixed(1);
+
+await gateway.stop();
+build?.cleanup();
+const check = await openStore({ dataDir });
+const stored = await check.db.selectFrom('collected_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+const warehouse = await check.db.selectFrom('warehouse_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+await check.close();
+await dispatcher.close();
+rmSync(dataDir, { recursive: true, force: true });
+
+console.log(
+  JSON.stringify(
+    {
+      benchmark: 'collector',
+      store: 'sqlite',
+      gateway_runtime: gateway.runtime,
+      cores: cpus().length,
+      seconds: Number(elapsed.toFixed(2)),
+      connections: CONNECTIONS,
+      events_per_request: PER_REQUEST,
+      component: values.component,
+      accepted_events: accepted,
+      accepted_events_per_second: Math.round(accepted / elapsed),
+      requests_per_second: Math.round(latencies.length / elapsed),
+      errors,
+      latency_ms: { p50: Number(pct(50)), p99: Number(pct(99)) },
+      stored_events: Number(stored.n),
+      warehouse_events_after_stop: Number(warehouse.n),
+      note: 'load generator and gateway share the machine; the generator uses roughly one core',
+    },
+    null,
+    2,
+  ),
+);

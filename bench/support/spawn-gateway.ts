@@ -1,0 +1,75 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const REPO = resolve(import.meta.dirname, '..', '..');
+
+/**
+ * Compiles src/ with the build config into a temporary directory (not the repository's dist/,
+ * which tests and other work use), so the benchmarked gateway runs as plain JavaScript, the way
+ * `bin/gateway` runs it, without tsx's loader in its memory. Returns the entry file, or
+ * undefined when compilation produced no entry (the caller then falls back to tsx).
+ */
+export function compileGateway(): { entry: string; cleanup(): void } | undefined {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-gateway-build-'));
+  spawnSync(process.execPath, [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(REPO, 'tsconfig.build.json'), '--outDir', join(dir, 'dist'), '--sourceMap', 'false'], {
+    cwd: REPO,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  const entry = join(dir, 'dist', 'cli', 'main.js');
+  if (!existsSync(entry)) {
+    rmSync(dir, { recursive: true, force: true });
+    return undefined;
+  }
+  writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
+  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+  return { entry, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface SpawnedGateway {
+  child: ChildProcess;
+  urls: { gateway: string; console: string; collector: string };
+  runtime: 'compiled' | 'tsx';
+  stop(): Promise<void>;
+}
+
+/** `gateway serve` as a child process; resolves with the URLs of its `listening` line. */
+export async function spawnGateway(env: Record<string, string>, compiledEntry?: string): Promise<SpawnedGateway> {
+  const args = compiledEntry
+    ? ['--input-type=module', '-e', `import(${JSON.stringify(compiledEntry)}).then((m) => m.main(['serve']))`]
+    : ['--import', 'tsx', join(REPO, 'test', 'support', 'gateway-process.ts')];
+  const child = spawn(process.execPath, args, {
+    cwd: REPO,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      LOG_LEVEL: 'warn',
+      // e.g. BENCH_GATEWAY_NODE_OPTIONS=--max-semi-space-size=4 to see what V8's young generation costs.
+      ...(process.env.BENCH_GATEWAY_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_GATEWAY_NODE_OPTIONS } : {}),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const line = await new Promise<string>((resolveLine, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      if (out.includes('\n')) resolveLine(out.split('\n')[0]!);
+    });
+    child.once('exit', (code) => reject(new Error(`gateway exited (${code}) before listening`)));
+  });
+  const urls = JSON.parse(line) as { gateway: string; console: string; collector: string };
+  return {
+    child,
+    urls,
+    runtime: compiledEntry ? 'compiled' : 'tsx',
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
