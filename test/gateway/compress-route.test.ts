@@ -82,7 +82,7 @@ describe('POST /v1/compress', () => {
 
   for (const shape of ['chat', 'messages', 'responses'] as Shape[]) {
     it(`compresses a ${shape}-style body: tool outputs shrink, its shape and every other field are kept`, async () => {
-      const sent = { ...build(dialogue(), shape), ...PASS_THROUGH };
+      const sent: Record<string, unknown> = { ...build(dialogue(), shape), ...PASS_THROUGH };
       const result = await compress(sent);
       assert.equal(result.status, 200, result.text);
       const { compression, ...returned } = result.json;
