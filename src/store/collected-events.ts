@@ -211,7 +211,8 @@ export class CollectedEventStore {
     if (options.type) query = query.where('type', '=', options.type);
     if (options.after) {
       const [at, eventId, componentId] = options.after;
-      query = query.where(sql<boolean>`(received_at, event_id, project_component_id) > (${at}, ${eventId}, ${componentId})`);
+      // The plain lower bound lets SQLite seek the index; the row-value comparison then filters exactly.
+      query = query.where('received_at', '>=', at).where(sql<boolean>`(received_at, event_id, project_component_id) > (${at}, ${eventId}, ${componentId})`);
     }
     const rows = await query.orderBy('received_at').orderBy('event_id').orderBy('project_component_id').limit(options.limit + 1).execute();
     return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
