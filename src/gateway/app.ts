@@ -6,6 +6,7 @@ import type { GatewayServices } from './gateway-services.js';
 import { registerGatewayAuth } from './auth/authenticate-hook.js';
 import { registerModelsRoute } from './routes/models.js';
 import { registerConcurrencyLimit } from './overload.js';
+import { usageCommitted } from './chat/metering.js';
 import { registerCountTokensRoute } from './routes/count-tokens.js';
 import { registerCompressRoute } from './routes/compress.js';
 import { registerChatCompletionsRoute } from './chat/chat-route.js';
@@ -21,6 +22,10 @@ export function buildGatewayApp(base: Omit<AppOptions, 'sendError' | 'handleErro
     handleError: (error, _request, reply) => (error instanceof GatewayError ? sendGatewayError(reply, error) : undefined),
   });
   registerConcurrencyLimit(app, services.maxConcurrency);
+  // A JSON answer leaves only after its usage row is committed (streams wait before their last event).
+  app.addHook('onSend', async (request) => {
+    await usageCommitted(request);
+  });
   app.register(async (authenticated) => {
     registerGatewayAuth(authenticated, services.authenticator);
     registerModelsRoute(authenticated, services);

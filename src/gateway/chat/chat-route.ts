@@ -7,6 +7,7 @@ import { admit } from './admission.js';
 import { executeJson, executeStream, type Execution } from './execute.js';
 import { formatChunk, formatCompletion, formatUsageChunk, type CompletionIdentity } from './completion-format.js';
 import { SseWriter } from './sse-writer.js';
+import { usageCommitted } from './metering.js';
 import { abortOnClientClose } from './client-abort.js';
 
 const ENDPOINT = '/v1/chat/completions';
@@ -52,6 +53,7 @@ async function streamChat(reply: FastifyReply, execution: Execution, identity: C
     if (execution.admission.body.stream_options?.include_usage) {
       await writer.send(formatUsageChunk(identity, session.usage(), session.extras()));
     }
+    await usageCommitted(execution.request);
     await writer.done();
   } catch (error) {
     // Headers are sent: a failure mid-stream is reported as a last event in the gateway envelope.

@@ -19,6 +19,24 @@ export interface Outcome {
   uncompressedInputTokens?: number | null;
 }
 
+/** The usage row of each request, until it is committed; see `usageCommitted`. */
+const pendingCommits = new WeakMap<FastifyRequest, Promise<void>>();
+/** Past this, a response is completed anyway and its row stays queued (the database is slow or away). */
+const MAX_COMMIT_WAIT_MS = 2_000;
+
+/**
+ * Resolves once the request's usage row is committed (or at once when it has none). Routes
+ * await it before the last byte of their response, so an answer that reached the client is
+ * always accounted for, even if the process dies right after.
+ */
+export function usageCommitted(request: FastifyRequest): Promise<void> {
+  const committed = pendingCommits.get(request);
+  if (!committed) return Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, MAX_COMMIT_WAIT_MS)));
+  return Promise.race([committed, deadline]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Every admitted request ends here exactly once, whatever happened: one usage row (batched off
  * the hot path) and the budget reservation settled to the actual cost.
@@ -27,7 +45,7 @@ export function meter(services: GatewayServices, request: FastifyRequest, admiss
   const cost = costMicroUsd(admission.model.pricing, outcome.usage);
   const now = Date.now();
   recordUsageMetrics({ model: admission.model.id, provider: outcome.provider, status: outcome.status, usage: outcome.usage, costMicroUsd: cost, latencyMs: now - admission.startedAt });
-  services.usage.write({
+  const committed = services.usage.write({
     id: randomUUID(),
     request_id: admission.requestId,
     created_at: now,
@@ -50,6 +68,7 @@ export function meter(services: GatewayServices, request: FastifyRequest, admiss
     latency_ms: now - admission.startedAt,
     stream: outcome.stream ? 1 : 0,
   }, admission.reservation === undefined);
+  pendingCommits.set(request, committed);
   if (admission.reservation) {
     services.budget
       .settle(admission.reservation, cost)
