@@ -2,12 +2,14 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
 import type { UsageRecord } from './usage-record.js';
-import { monthOf } from '../limits/budget-ledger.js';
+import { monthOf, type Reservation } from '../limits/budget-ledger.js';
 
 interface QueuedRow {
   record: UsageRecord;
   /** True when no budget reservation covers this request, so its cost is added to the key's spend here. */
   addSpend: boolean;
+  /** Settled in the same transaction as the row: the row and the key's spend can never disagree. */
+  reservation: Reservation | undefined;
   committed: () => void;
 }
 
@@ -37,14 +39,19 @@ export class UsageWriter {
     private readonly logger: Logger,
   ) {}
 
-  write(record: UsageRecord, addSpend: boolean): Promise<void> {
+  /**
+   * Queues a row. Its cost is added to the key's monthly spend in the same transaction: either
+   * by settling `reservation` (held reserve released, actual cost added) or, for keys without a
+   * ceiling (`addSpend`), directly.
+   */
+  write(record: UsageRecord, addSpend: boolean, reservation?: Reservation): Promise<void> {
     if (this.pending.length >= MAX_PENDING) {
       this.dropped++;
       if (this.dropped % 1000 === 1) this.logger.error({ dropped: this.dropped }, 'usage queue full: rows dropped');
       return Promise.resolve();
     }
     return new Promise((committed) => {
-      this.pending.push({ record, addSpend, committed });
+      this.pending.push({ record, addSpend, reservation, committed });
       this.schedule();
     });
   }
@@ -87,8 +94,8 @@ export class UsageWriter {
   /** Rows and the spend they add go in one transaction, so spend never counts a row twice or misses one. */
   private async insert(batch: QueuedRow[]): Promise<boolean> {
     const spend = new Map<string, { apiKeyId: string; month: string; amount: number }>();
-    for (const { record, addSpend } of batch) {
-      if (!addSpend || record.cost_micro_usd <= 0) continue;
+    for (const { record, addSpend, reservation } of batch) {
+      if (!addSpend || reservation || record.cost_micro_usd <= 0) continue;
       const month = monthOf(record.created_at);
       const entry = spend.get(`${record.api_key_id}|${month}`) ?? { apiKeyId: record.api_key_id, month, amount: 0 };
       entry.amount += record.cost_micro_usd;
@@ -101,6 +108,20 @@ export class UsageWriter {
           .values(batch.map((row) => row.record))
           .onConflict((oc) => oc.column('id').doNothing())
           .execute();
+        for (const { reservation, record } of batch) {
+          if (!reservation) continue;
+          const removed = await trx.deleteFrom('budget_reservations').where('id', '=', reservation.id).executeTakeFirst();
+          const held = Number(removed.numDeletedRows) > 0 ? reservation.amountMicroUsd : 0;
+          await trx
+            .updateTable('key_spend')
+            .set({
+              spent_micro_usd: sql`spent_micro_usd + ${record.cost_micro_usd}`,
+              reserved_micro_usd: sql`reserved_micro_usd - ${held}`,
+            })
+            .where('api_key_id', '=', reservation.apiKeyId)
+            .where('month', '=', reservation.month)
+            .execute();
+        }
         for (const { apiKeyId, month, amount } of spend.values()) {
           await trx
             .insertInto('key_spend')

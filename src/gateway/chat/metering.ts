@@ -38,8 +38,8 @@ export function usageCommitted(request: FastifyRequest): Promise<void> {
 }
 
 /**
- * Every admitted request ends here exactly once, whatever happened: one usage row (batched off
- * the hot path) and the budget reservation settled to the actual cost.
+ * Every admitted request ends here exactly once, whatever happened: one usage row, group-committed
+ * together with the key's spend (the budget reservation settled to the actual cost).
  */
 export function meter(services: GatewayServices, request: FastifyRequest, admission: Admission, outcome: Outcome): number {
   const cost = costMicroUsd(admission.model.pricing, outcome.usage);
@@ -67,12 +67,7 @@ export function meter(services: GatewayServices, request: FastifyRequest, admiss
     error_code: outcome.errorCode,
     latency_ms: now - admission.startedAt,
     stream: outcome.stream ? 1 : 0,
-  }, admission.reservation === undefined);
+  }, admission.reservation === undefined, admission.reservation);
   pendingCommits.set(request, committed);
-  if (admission.reservation) {
-    services.budget
-      .settle(admission.reservation, cost)
-      .catch((error) => services.logger.error({ err: error, requestId: admission.requestId }, 'could not settle spend'));
-  }
   return cost;
 }
