@@ -1,3 +1,4 @@
+import { usageCommitted } from '../chat/metering.js';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { GatewayServices } from '../gateway-services.js';
@@ -54,6 +55,7 @@ async function streamResponse(reply: FastifyReply, execution: Execution, identit
       if (writer.isClosed) break;
     }
     if (writer.isClosed) return;
+    await usageCommitted(execution.request);
     await send(translator.finish(session.usage(), session.extras()));
     writer.end();
   } catch (error) {
