@@ -20,6 +20,10 @@ export interface Settings {
   keyCacheTtlMs: number;
   /** Concurrent gateway requests per instance before 503 overloaded. */
   maxConcurrency: number;
+  /** A budget reservation never settled (its process died) is released after this long. */
+  reservationTtlMs: number;
+  /** How often this instance's sweeper releases expired reservations (any instance's). */
+  sweepIntervalMs: number;
   /** Prometheus `/metrics` (docs/configuration.md, "Metrics"). */
   metrics: MetricsSettings;
 }
@@ -99,6 +103,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     bodyLimitBytes: positiveInt(env, 'GATEWAY_BODY_LIMIT_BYTES', 10 * 1024 * 1024),
     keyCacheTtlMs: positiveInt(env, 'GATEWAY_KEY_CACHE_TTL_MS', 1000),
     maxConcurrency: positiveInt(env, 'GATEWAY_MAX_CONCURRENCY', 4096),
+    reservationTtlMs: positiveInt(env, 'GATEWAY_RESERVATION_TTL_MS', 15 * 60 * 1000),
+    sweepIntervalMs: positiveInt(env, 'GATEWAY_SWEEP_INTERVAL_MS', 30_000),
     metrics: metricsSettings(env),
   };
 }

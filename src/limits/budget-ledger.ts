@@ -10,9 +10,15 @@ export interface Reservation {
   amountMicroUsd: number;
 }
 
-/** A reservation left by a process that died is released after this long. */
-const RESERVATION_TTL_MS = 15 * 60 * 1000;
-const SWEEP_INTERVAL_MS = 30_000;
+/** A reservation left by a process that died is released after this long (GATEWAY_RESERVATION_TTL_MS). */
+export const RESERVATION_TTL_MS = 15 * 60 * 1000;
+/** GATEWAY_SWEEP_INTERVAL_MS. */
+export const SWEEP_INTERVAL_MS = 30_000;
+
+export interface LedgerTimings {
+  reservationTtlMs: number;
+  sweepIntervalMs: number;
+}
 
 export function monthOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 7);
@@ -33,12 +39,13 @@ export class BudgetLedger {
     private readonly store: Store,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
+    private readonly timings: LedgerTimings = { reservationTtlMs: RESERVATION_TTL_MS, sweepIntervalMs: SWEEP_INTERVAL_MS },
   ) {}
 
   startSweeper(): void {
     this.sweeper = setInterval(() => {
       this.releaseExpired().catch((error) => this.logger.warn({ err: error }, 'could not release expired budget reservations'));
-    }, SWEEP_INTERVAL_MS);
+    }, this.timings.sweepIntervalMs);
     this.sweeper.unref();
   }
 
@@ -67,7 +74,7 @@ export class BudgetLedger {
       if (Number(updated.numUpdatedRows) === 0) return undefined;
       await trx
         .insertInto('budget_reservations')
-        .values({ id, api_key_id: apiKeyId, month, amount_micro_usd: amountMicroUsd, expires_at: now + RESERVATION_TTL_MS })
+        .values({ id, api_key_id: apiKeyId, month, amount_micro_usd: amountMicroUsd, expires_at: now + this.timings.reservationTtlMs })
         .execute();
       return { id, apiKeyId, month, amountMicroUsd };
     });

@@ -49,7 +49,7 @@ export async function startGateway(
   const authenticator = new KeyAuthenticator(apiKeys, settings.keyCacheTtlMs);
   const usage = new UsageWriter(store, logger);
   const untrackUsageQueue = trackUsageQueue(usage);
-  const budget = new BudgetLedger(store, logger);
+  const budget = new BudgetLedger(store, logger, Date.now, { reservationTtlMs: settings.reservationTtlMs, sweepIntervalMs: settings.sweepIntervalMs });
   budget.startSweeper();
   const gatewayTools = createGatewayToolsService(store);
   const collector = createCollector(store, logger, env);
