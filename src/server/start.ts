@@ -43,7 +43,13 @@ export async function startGateway(
   const config = loadGatewayConfig(settings.configFile);
   const catalogue = new Catalogue(config, env);
   const tls = await loadTls({ dataDir: settings.dataDir, certFile: settings.tlsCertFile, keyFile: settings.tlsKeyFile });
-  const store = await openStore({ dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, schema: settings.databaseSchema });
+  const store = await openStore({
+    dataDir: settings.dataDir,
+    databaseUrl: settings.databaseUrl,
+    schema: settings.databaseSchema,
+    // Message and code only: pg attaches the client (connection parameters included) to the error.
+    onConnectionError: (error) => logger.warn({ error: error.message, code: (error as NodeJS.ErrnoException).code }, 'an idle database connection failed; it will be replaced'),
+  });
   const masterKey = loadMasterKey(settings.dataDir, settings.secretKey);
   const apiKeys = new ApiKeyRepository(store, masterKey);
   const authenticator = new KeyAuthenticator(apiKeys, settings.keyCacheTtlMs);

@@ -26,6 +26,8 @@ export interface StoreOptions {
   /** PostgreSQL schema to use (created if missing); lets tests and tenants share one database. */
   schema?: string | undefined;
   poolSize?: number;
+  /** A pooled PostgreSQL connection that failed while idle (server restart, network reset); it is dropped and replaced on next use. */
+  onConnectionError?: (error: Error) => void;
 }
 
 export async function openStore(options: StoreOptions): Promise<Store> {
@@ -61,6 +63,9 @@ function openPostgres(url: string, options: StoreOptions): Store {
     max: options.poolSize ?? 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
+  // Without a listener, pg-pool's 'error' for an idle client that lost its connection is an
+  // unhandled 'error' event: one database restart would kill every gateway process.
+  pool.on('error', (error) => options.onConnectionError?.(error));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const location = url.replace(/\/\/[^@/]*@/, '//***@');
   return { db, dialect: 'postgres', location: schema ? `${location} (schema ${schema})` : location, close: () => db.destroy() };
