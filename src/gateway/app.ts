@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createApp, type AppOptions } from '../server/create-app.js';
-import { GatewayError } from './errors.js';
+import { GatewayError, databaseUnavailableError } from './errors.js';
 import { problemToGatewayError, sendGatewayError } from './send-error.js';
 import type { GatewayServices } from './gateway-services.js';
 import { registerGatewayAuth } from './auth/authenticate-hook.js';
@@ -19,7 +19,13 @@ export function buildGatewayApp(base: Omit<AppOptions, 'sendError' | 'handleErro
     ...base,
     lenientJsonContentType: true,
     sendError: (reply, problem) => sendGatewayError(reply, problemToGatewayError(problem)),
-    handleError: (error, _request, reply) => (error instanceof GatewayError ? sendGatewayError(reply, error) : undefined),
+    handleError: (error, request, reply) => {
+      if (error instanceof GatewayError) return sendGatewayError(reply, error);
+      const unavailable = databaseUnavailableError(error);
+      if (!unavailable) return undefined;
+      request.log.warn({ err: error, reqId: request.id }, 'database unavailable');
+      return sendGatewayError(reply, unavailable);
+    },
   });
   registerConcurrencyLimit(app, services.maxConcurrency);
   // A JSON answer leaves only after its usage row is committed (streams wait before their last event).

@@ -1,3 +1,5 @@
+import { isDatabaseUnavailable } from '../store/unavailable.js';
+
 /**
  * Every error code the gateway emits, with its HTTP status, type and default message.
  * docs/errors.md documents each one; test/gateway/errors.test.ts fails if the two drift apart.
@@ -20,6 +22,7 @@ export const GATEWAY_ERRORS = {
   provider_error: { status: 502, type: 'provider_error', message: 'The upstream provider returned an error.' },
   provider_timeout: { status: 504, type: 'provider_error', message: 'The upstream provider did not answer in time.' },
   overloaded: { status: 503, type: 'server_error', message: 'The gateway is at its concurrency limit; retry shortly.' },
+  database_unavailable: { status: 503, type: 'server_error', message: "The gateway's database is unavailable; retry shortly." },
   internal_error: { status: 500, type: 'server_error', message: 'An internal error occurred.' },
 } as const satisfies Record<string, { status: number; type: GatewayErrorType; message: string }>;
 
@@ -63,4 +66,10 @@ export class GatewayError extends Error {
   toEnvelope(): GatewayErrorEnvelope {
     return { error: { message: this.message, type: this.type, code: this.code, param: this.param, ...this.extra } };
   }
+}
+
+/** A store failure that a retry may cure (database away, restarting, locked) as a 503 with `retry-after`; else undefined. */
+export function databaseUnavailableError(error: unknown): GatewayError | undefined {
+  if (!isDatabaseUnavailable(error)) return undefined;
+  return new GatewayError('database_unavailable', { headers: { 'retry-after': '1' } });
 }

@@ -61,6 +61,9 @@ function openPostgres(url: string, options: StoreOptions): Store {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
+    // A database that accepts connections but never answers, or a pool whose connections are all
+    // busy, fails the query after this instead of holding the request forever.
+    connectionTimeoutMillis: 5_000,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   // Without a listener, pg-pool's 'error' for an idle client that lost its connection is an
@@ -120,3 +123,4 @@ async function runMigrator(db: Kysely<Database>, schema: string | undefined): Pr
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? String(error)}`);
   }
 }
+

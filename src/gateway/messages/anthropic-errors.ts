@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { toProblem } from '../../server/create-app.js';
-import { GatewayError, type GatewayErrorCode } from '../errors.js';
+import { GatewayError, databaseUnavailableError, type GatewayErrorCode } from '../errors.js';
 import { problemToGatewayError } from '../send-error.js';
 
 /**
@@ -35,6 +35,8 @@ function anthropicErrorType(code: GatewayErrorCode, type: GatewayError['type'], 
 
 export function asGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
+  const unavailable = databaseUnavailableError(error);
+  if (unavailable) return unavailable;
   return problemToGatewayError(toProblem(error as FastifyError));
 }
 
