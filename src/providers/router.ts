@@ -55,7 +55,8 @@ async function route<T>(
   const { maxAttempts, baseDelayMs, maxDelayMs } = { ...DEFAULT_RETRY, ...options.retry };
   const resolve = options.resolveAdapter ?? getAdapter;
   const attempts: Attempt[] = [];
-  let lastError = new UpstreamError('no upstream target configured', { status: null, retryable: false });
+  // Created only when needed: an Error captures a stack trace, which costs more than a whole successful call's routing.
+  let lastError: UpstreamError | undefined;
 
   targets: for (const [t, target] of targets.entries()) {
     const isLastTarget = t === targets.length - 1;
@@ -91,7 +92,7 @@ async function route<T>(
       }
     }
   }
-  throw new RoutingError(lastError, attempts);
+  throw new RoutingError(lastError ?? new UpstreamError('no upstream target configured', { status: null, retryable: false }), attempts);
 }
 
 /** Non-streaming call with retry and fallback across `targets` (priority order). */

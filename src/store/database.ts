@@ -5,6 +5,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
+import { withStatementCache } from './sqlite-statement-cache.js';
 
 // int8 (bigint) columns hold millisecond times and micro-USD amounts, all far below 2^53.
 pg.types.setTypeParser(20, (value: string) => Number(value));
@@ -49,7 +50,7 @@ function openSqlite(dataDir: string): Store {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
 }
 
