@@ -112,3 +112,17 @@ export function streamWithFallback(
 ): Promise<Routed<AsyncIterable<ProviderStreamEvent>>> {
   return route(targets, options, (adapter, target, callOptions) => adapter.stream(request, target, callOptions));
 }
+
+/**
+ * Retry and fallback (the same policy as above) around a call the caller makes itself, for
+ * routes that do not send the canonical chat request: the native `/v1/messages` pass-through
+ * sends the client's own body to Anthropic targets. `call` resolves once the upstream answered
+ * with a 2xx (for a stream) or with the whole body (otherwise), like an adapter's methods.
+ */
+export function routeCalls<T>(
+  targets: UpstreamTarget[],
+  options: RouteOptions,
+  call: (target: UpstreamTarget, callOptions: CallOptions) => Promise<T>,
+): Promise<Routed<T>> {
+  return route(targets, options, (_adapter, target, callOptions) => call(target, callOptions));
+}

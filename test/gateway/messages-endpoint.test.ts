@@ -122,7 +122,7 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
     assert.equal(env.mocks.anthropic.lastRequest()!.body.model, 'claude-haiku-4-5');
   });
 
-  it('content blocks: images, cache_control, is_error and thinking are translated or dropped as documented', async () => {
+  it('content blocks: kept as sent to Anthropic (native path), translated for OpenAI, as documented', async () => {
     env.mocks.anthropic.setScenario({ text: 'ok' });
     await client.messages.create({
       model: MODEL_OF.anthropic,
@@ -146,8 +146,9 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
     assert.deepEqual(sent.system, [{ type: 'text', text: 'Long system prompt', cache_control: { type: 'ephemeral' } }]);
     assert.deepEqual(sent.messages[0].content[1], { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } });
     assert.deepEqual(sent.messages[0].content[2], { type: 'image', source: { type: 'url', url: 'https://example.com/cat.png' } });
-    assert.deepEqual(sent.messages[1].content.map((b: any) => b.type), ['tool_use'], 'thinking is dropped on the translated path');
-    assert.deepEqual(sent.messages[2].content[0], { type: 'tool_result', tool_use_id: 'toolu_9', content: 'Error: timeout' });
+    // Native pass-through (docs/agent-endpoints.md): thinking blocks and is_error reach Anthropic as sent.
+    assert.deepEqual(sent.messages[1].content.map((b: any) => b.type), ['thinking', 'tool_use'], 'thinking is kept on the native path');
+    assert.deepEqual(sent.messages[2].content[0], { type: 'tool_result', tool_use_id: 'toolu_9', is_error: true, content: [{ type: 'text', text: 'timeout' }] });
 
     env.mocks.openai.setScenario({ text: 'ok' });
     await client.messages.create({
@@ -281,7 +282,10 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
     });
     assert.equal(result.status, 200);
     const events = parseSse(result.text).map((e) => ({ name: e.event, data: JSON.parse(e.data) }));
-    assert.deepEqual(events.slice(0, 2).map((e) => e.name), ['message_start', 'ping']);
+    // Anthropic's own events, relayed natively: message_start first, ping where Anthropic put it.
+    assert.equal(events[0]!.name, 'message_start');
+    assert.ok(events.some((e) => e.name === 'ping'));
+    assert.equal(events.at(-1)!.name, 'message_stop');
     const delta = events.find((e) => e.name === 'message_delta')!.data;
     assert.equal(delta.debug.provider, 'mock-anthropic');
     assert.deepEqual(delta.debug.tags, ['team-a', 'agent', 'claude']);

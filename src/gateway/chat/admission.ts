@@ -33,10 +33,19 @@ export interface Admission {
   gatewayTools?: GatewayToolPlan | undefined;
 }
 
+export interface AdmitOptions {
+  /**
+   * Asked once gateway tools are planned and the targets known: whether the canonical body is
+   * compressed here (default: yes). The native `/v1/messages` pass-through answers no and
+   * compresses the client's own Messages body instead (src/gateway/messages/native-anthropic.ts).
+   */
+  compressCanonical?: (context: { body: ChatRequest; plan: GatewayToolPlan | undefined; targets: UpstreamTarget[]; model: CatalogueModel }) => boolean;
+}
+
 /** Prompt estimates are ours, not the provider's tokenizer: leave headroom so a slightly higher real count still fits. */
 const ESTIMATE_HEADROOM = 1.1;
 
-export async function admit(services: GatewayServices, request: FastifyRequest, original: ChatRequest): Promise<Admission> {
+export async function admit(services: GatewayServices, request: FastifyRequest, original: ChatRequest, options: AdmitOptions = {}): Promise<Admission> {
   const startedAt = Date.now();
   const key = request.apiKey;
   validateChatRequest(original);
@@ -44,12 +53,13 @@ export async function admit(services: GatewayServices, request: FastifyRequest, 
   // Gateway tools are resolved before compression (a stored deferred turn is part of the history
   // to compress) and injected after it (their definitions are never rewritten).
   const planned = await planGatewayTools(services.gatewayTools, key, original);
-  const compressed = applyCompression(request, planned.body, model.pricing);
+  const targets = services.catalogue.targets(model);
+  const compressCanonical = options.compressCanonical?.({ body: planned.body, plan: planned.plan, targets, model }) ?? true;
+  const compressed = compressCanonical ? applyCompression(request, planned.body, model.pricing) : { body: planned.body, compression: undefined };
   const compression = compressed.compression;
   const body = injectGatewayTools(compressed.body, planned.plan);
   const tags = mergeTags(body.tags, request.headers['x-gateway-tags']);
   const debug = body.enable_debug === true || headerFlag(request.headers['x-gateway-debug']) || key.debugMode;
-  const targets = services.catalogue.targets(model);
   if (targets.length === 0) throw new GatewayError('provider_not_supported', { param: 'model' });
 
   const tokenizer = tokenizerForModel(model.id);

@@ -156,6 +156,11 @@ function estimateUsage(admission: Admission, accumulator: StreamAccumulator): To
   return { ...ZERO_USAGE, inputTokens: admission.promptEstimate, outputTokens: text ? countTextTokens(text, admission.tokenizer) : 0 };
 }
 
+/** The gateway members of a response (compression, debug); exported for the native /v1/messages path. */
+export function responseExtras(admission: Admission, attempts: Attempt[], provider: string, upstreamModel: string): Record<string, unknown> {
+  return extras(admission, attempts, provider, upstreamModel);
+}
+
 function extras(admission: Admission, attempts: Attempt[], provider: string, upstreamModel: string): Record<string, unknown> {
   const extra: Record<string, unknown> = {};
   if (admission.compression) extra.compression = formatCompression(admission.compression);

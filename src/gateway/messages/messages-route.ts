@@ -12,34 +12,50 @@ import { messagesToChat } from './convert-request.js';
 import { formatMessage, type MessageIdentity } from './convert-response.js';
 import { AnthropicStreamTranslator } from './stream-events.js';
 import { asGatewayError, sendAnthropicError, toAnthropicError } from './anthropic-errors.js';
+import { nativeAdmission, serveNativeMessages } from './native-anthropic.js';
 
 const ENDPOINT = '/v1/messages';
+
+type Decorate = (extras: Record<string, unknown>) => Record<string, unknown>;
+const asIs: Decorate = (extras) => extras;
 
 /**
  * POST /v1/messages: the Anthropic Messages API over every provider. The request becomes a
  * chat request and runs through the same admission and execution as /v1/chat/completions
  * (auth, key limits, compression, tags, debug, metering); only the wire format differs.
- * A bare model name (`claude-sonnet-4-5`) means `anthropic/claude-sonnet-4-5`.
+ * A model whose first target is Anthropic is served natively instead (native-anthropic.ts:
+ * the client's body goes upstream as it is), unless gateway tools or a pending id need the
+ * translated path. A bare model name (`claude-sonnet-4-5`) means `anthropic/claude-sonnet-4-5`.
  */
 export function registerMessagesRoute(app: FastifyInstance, services: GatewayServices): void {
   app.post<{ Body: MessagesRequest }>(
     ENDPOINT,
     { schema: { body: MessagesRequestSchema }, config: { allowXApiKey: true }, errorHandler: sendAnthropicError },
     async (request, reply) => {
+      // The conversion also validates every block, so both paths refuse the same requests.
       const chat = messagesToChat(request.body, withDefaultAuthor(request.body.model, 'anthropic'));
-      const admission = await admit(services, request, chat);
+      const native = nativeAdmission(request, request.body);
+      const admission = await admit(services, request, chat, native.options);
       const execution: Execution = { services, request, admission, signal: abortOnClientClose(reply), endpoint: ENDPOINT };
       const identity: MessageIdentity = { id: `msg_${randomBytes(12).toString('base64url')}`, model: request.body.model };
-      if (!request.body.stream) {
-        const { completion, extras } = await executeJson(execution);
-        return reply.send(formatMessage(identity, completion, extras));
+      const translated = async (decorate: Decorate = asIs) => {
+        if (!request.body.stream) {
+          const { completion, extras } = await executeJson(execution);
+          return reply.send(formatMessage(identity, completion, decorate(extras)));
+        }
+        return streamMessage(reply, execution, identity, decorate);
+      };
+      const prepared = native.prepared();
+      if (prepared) {
+        admission.compression = prepared.compression;
+        return serveNativeMessages(reply, execution, request.body, prepared, translated);
       }
-      return streamMessage(reply, execution, identity);
+      return translated();
     },
   );
 }
 
-async function streamMessage(reply: FastifyReply, execution: Execution, identity: MessageIdentity): Promise<void> {
+async function streamMessage(reply: FastifyReply, execution: Execution, identity: MessageIdentity, decorate: Decorate = asIs): Promise<void> {
   const session = await executeStream(execution);
   reply.hijack();
   const writer = new SseWriter(reply.raw);
@@ -56,7 +72,7 @@ async function streamMessage(reply: FastifyReply, execution: Execution, identity
     }
     if (writer.isClosed) return;
     await usageCommitted(execution.request);
-    await send(translator.finish(session.usage(), session.extras()));
+    await send(translator.finish(session.usage(), decorate(session.extras())));
     writer.end();
   } catch (error) {
     // Headers are sent: a failure mid-stream is Anthropic's `error` event.

@@ -17,6 +17,12 @@ function toolUses(scenario: MockScenario) {
   return (scenario.toolCalls ?? []).map((call, i) => ({ type: 'tool_use' as const, id: call.id ?? `toolu_mock_${i}`, name: call.name, input: call.arguments ?? {} }));
 }
 
+/** `stop_reason` / `stop_sequence` of a scenario: a `stopSequence` wins over `finishReason`. */
+function stopOf(scenario: MockScenario): { stop_reason: string; stop_sequence: string | null } {
+  if (scenario.stopSequence !== undefined) return { stop_reason: 'stop_sequence', stop_sequence: scenario.stopSequence };
+  return { stop_reason: STOP_REASON[finishOf(scenario)], stop_sequence: null };
+}
+
 const wantsText = (scenario: MockScenario): boolean => !scenario.toolCalls?.length || scenario.text !== undefined;
 const modelOf = (scenario: MockScenario, request: RecordedRequest): string => scenario.model ?? request.body?.model ?? 'mock-model';
 
@@ -37,9 +43,12 @@ export const anthropicFormat: MockWireFormat = {
       type: 'message',
       role: 'assistant',
       model: modelOf(scenario, request),
-      content: [...(wantsText(scenario) ? [{ type: 'text', text: textOf(scenario) }] : []), ...toolUses(scenario)],
-      stop_reason: STOP_REASON[finishOf(scenario)],
-      stop_sequence: null,
+      content: [
+        ...(scenario.thinking ? [{ type: 'thinking', ...scenario.thinking }] : []),
+        ...(wantsText(scenario) ? [{ type: 'text', text: textOf(scenario) }] : []),
+        ...toolUses(scenario),
+      ],
+      ...stopOf(scenario),
       usage: usage(scenario),
     };
   },
@@ -54,6 +63,13 @@ export const anthropicFormat: MockWireFormat = {
       },
     });
     let index = 0;
+    if (scenario.thinking) {
+      send('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      send('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: scenario.thinking.thinking } });
+      send('content_block_delta', { index, delta: { type: 'signature_delta', signature: scenario.thinking.signature } });
+      send('content_block_stop', { index });
+      index++;
+    }
     if (wantsText(scenario)) {
       send('content_block_start', { index, content_block: { type: 'text', text: '' } });
       send('ping', {});
@@ -70,7 +86,7 @@ export const anthropicFormat: MockWireFormat = {
       send('content_block_stop', { index });
       index++;
     }
-    send('message_delta', { delta: { stop_reason: STOP_REASON[finishOf(scenario)], stop_sequence: null }, usage: { output_tokens: u.output_tokens } });
+    send('message_delta', { delta: stopOf(scenario), usage: { output_tokens: u.output_tokens } });
     send('message_stop', {});
     return events;
   },

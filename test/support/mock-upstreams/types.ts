@@ -23,6 +23,8 @@ export interface MockScenario {
   finishReason?: 'stop' | 'length' | 'tool_calls' | 'content_filter'; // default stop / tool_calls
   usage?: Partial<MockUsage>;
   model?: string;                   // model echoed in the response (default: the requested one)
+  thinking?: { thinking: string; signature: string }; // Anthropic: a thinking block before the text
+  stopSequence?: string;            // Anthropic: stop_reason "stop_sequence" naming this sequence
 
   status?: number;                  // >= 400 answers with the provider's error envelope
   errorMessage?: string;            // message inside that envelope
