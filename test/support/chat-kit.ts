@@ -142,7 +142,13 @@ export function rawClient(baseUrl: string, ca: string): RawClient {
       if (init.token) headers.authorization = `Bearer ${init.token}`;
       return request(baseUrl + path, { method: 'POST', headers, body: JSON.stringify(body), dispatcher, ...(init.signal ? { signal: init.signal } : {}) });
     },
-    close: () => dispatcher.close(),
+    // close() waits for requests still in flight (a stream a failed test never read): give them
+    // a moment, then destroy.
+    close: async () => {
+      const closed = dispatcher.close();
+      const timedOut = await Promise.race([closed.then(() => false), delay(1_000).then(() => true)]);
+      if (timedOut) await dispatcher.destroy();
+    },
   };
 }
 
