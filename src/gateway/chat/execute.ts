@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { callWithFallback, streamWithFallback, type Attempt, type ProviderCompletion, type ProviderStreamEvent, type TokenUsage } from '../../providers/index.js';
+import { callWithFallback, RoutingError, streamWithFallback, type Attempt, type ProviderCompletion, type ProviderStreamEvent, type TokenUsage } from '../../providers/index.js';
 import { countTextTokens } from '../../tokenize/index.js';
 import type { GatewayServices } from '../gateway-services.js';
 import type { GatewayError } from '../errors.js';
@@ -139,10 +139,11 @@ function record(
  * is charged nothing, since providers do not bill failed requests.
  */
 function failedBeforeAnswer(execution: Execution, error: unknown, stream: boolean): GatewayError {
-  const first = execution.admission.targets[0]!;
-  const gatewayError = toProviderGatewayError(error, first.providerId);
+  // The provider whose answer (or silence) ended the routing, not necessarily the first one.
+  const last = (error instanceof RoutingError ? error.attempts.at(-1) : undefined) ?? execution.admission.targets[0]!;
+  const gatewayError = toProviderGatewayError(error, last.providerId);
   const clientGone = execution.signal.aborted;
-  record(execution, first.providerId, first.upstreamModel, stream, {
+  record(execution, last.providerId, last.upstreamModel, stream, {
     status: clientGone ? CLIENT_CLOSED_REQUEST : gatewayError.status,
     errorCode: clientGone ? 'client_closed' : gatewayError.code,
     usage: clientGone ? { ...ZERO_USAGE, inputTokens: execution.admission.promptEstimate } : ZERO_USAGE,
