@@ -177,6 +177,18 @@ describe('chat completions: validation and upstream errors in the gateway envelo
       assert.equal(row.upstream_model, 'second-choice');
     });
 
+    it('a failure after fallback names the provider that answered it, in the error and the usage row', async () => {
+      mock.setScenario({ status: 400, errorMessage: 'rejected by the second provider' });
+      const result = await chat({ model: 'test/fallback', messages: user() });
+      const error = assertGatewayError(result, { status: 400, code: 'provider_error' });
+      assert.equal(error.upstream_status, 400);
+      assert.equal(error.provider, 'mock-openai', 'the 400 came from mock-openai, not from the provider that refused connections');
+      const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
+      assert.equal(row.provider, 'mock-openai');
+      assert.equal(row.upstream_model, 'second-choice');
+      assert.equal(Number(row.status_code), 400);
+    });
+
     it('an upstream that never sends headers is 504 provider_timeout within about a second', async () => {
       mock.setScenario({ hangBeforeHeadersMs: Infinity });
       const started = performance.now();
