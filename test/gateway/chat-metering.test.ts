@@ -164,6 +164,33 @@ for (const store of storeKinds()) {
       }
     });
 
+    it('a stream that fails half-way writes one row with the error and the tokens streamed so far', async () => {
+      mock.setScenario({ closeMidStream: true, textChunks: Array.from({ length: 20 }, (_, i) => `piece${i} `) });
+      const result = await chat({ stream: true });
+      assert.equal(result.status, 200);
+      const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
+      assert.equal(Number(row.status_code), 502);
+      assert.equal(row.error_code, 'provider_error');
+      assert.equal(Number(row.stream), 1);
+      assert.ok(Number(row.output_tokens) > 0, 'the text streamed before the failure is counted');
+    });
+
+    it('a capped key gets its reservation back when the upstream fails, and pays only what was used', async () => {
+      const capped = await h.createKey(org, { name: 'capped-failures', max_usage: 10 });
+      mock.setScenario({ status: 500 });
+      assert.equal((await chat({}, capped.key)).status, 502);
+      assert.equal((await chat({ stream: true }, capped.key)).status, 502);
+      mock.setScenario({ usage: { inputTokens: 1000, outputTokens: 500 } });
+      const ok = await chat({ max_tokens: 2000 }, capped.key);
+      assert.equal(ok.status, 200);
+      await usageRowOf(h.running.store, header(ok, 'x-request-id')!);
+      const spend = await waitFor(async () => {
+        const s = await keySpend(h.running.store, capped.id);
+        return s.reserved === 0 ? s : undefined;
+      }, { what: 'reservations settled' });
+      assert.deepEqual(spend, { spent: 450, reserved: 0 }, 'failures cost nothing; the success costs its actual usage, not its worst case');
+    });
+
     it('every admitted request of this key has exactly one row', async () => {
       const before = (await usageRowsByKey(h.running.store, key.id)).length;
       mock.setScenario({});
