@@ -1,11 +1,14 @@
 import { readSettings } from '../config/settings.js';
 import { createLogger } from '../server/logger.js';
 import { startGateway } from '../server/start.js';
+import { preloadEncoders, TOKENIZERS } from '../tokenize/index.js';
 
 /** `gateway serve`: prints one `listening` JSON line when all three listeners are up; SIGTERM drains. */
 export async function serve(): Promise<void> {
   const settings = readSettings();
   const logger = createLogger(settings.logLevel);
+  // Before listening, so no request ever waits for a vocabulary to load (docs/decisions.md).
+  preloadEncoders(TOKENIZERS);
   const running = await startGateway(settings, logger);
   process.stdout.write(JSON.stringify({ event: 'listening', ...running.urls }) + '\n');
 

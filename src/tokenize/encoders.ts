@@ -22,3 +22,12 @@ export function encoderFor(name: TokenizerName): Tiktoken {
 export function encodeCount(text: string, name: TokenizerName): number {
   return encoderFor(name).encode_ordinary(text).length;
 }
+
+/**
+ * Loads every encoder now. Loading is synchronous WASM work (~0.4 s for both, ~70 MB), and on
+ * first use it would stall the event loop under a live request; `gateway serve` calls this
+ * before it starts listening.
+ */
+export function preloadEncoders(names: readonly TokenizerName[]): void {
+  for (const name of names) encoderFor(name);
+}
