@@ -130,6 +130,21 @@ for (const store of storeKinds()) {
       assert.deepEqual(await usageRowsByKey(h.running.store, restricted.id), []);
     });
 
+    it('a request refused for the key ceiling leaves a zero-cost row with status 429 usage_limit_exceeded', async () => {
+      const capped = await h.createKey(org, { name: 'capped', max_usage: 0 });
+      const refused = await chat({ tags: ['over-budget'] }, capped.key, { 'x-request-id': `refused-budget-${store}` });
+      assert.equal(refused.status, 429);
+      assert.equal(refused.json.error.code, 'usage_limit_exceeded');
+      const row = await usageRowOf(h.running.store, `refused-budget-${store}`);
+      assert.equal(row.api_key_id, capped.id);
+      assert.equal(Number(row.status_code), 429);
+      assert.equal(row.error_code, 'usage_limit_exceeded');
+      assert.equal(Number(row.cost_micro_usd), 0);
+      assert.equal(Number(row.input_tokens) + Number(row.output_tokens), 0);
+      assert.deepEqual(JSON.parse(row.tags as string), ['over-budget']);
+      assert.equal(mock.requests.length, 0, 'the upstream was never called');
+    });
+
     it('a client that leaves before the answer is metered with status 499 and the estimated prompt', async () => {
       mock.setScenario({ hangBeforeHeadersMs: Infinity });
       const controller = new AbortController();

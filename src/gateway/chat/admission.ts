@@ -10,6 +10,7 @@ import { GatewayError } from '../errors.js';
 import { resolveModel } from './resolve-model.js';
 import { headerFlag, mergeTags } from './request-tags.js';
 import { validateChatRequest } from './validate-chat-request.js';
+import { meterRefusal } from './refusal-metering.js';
 import { applyCompression, type AppliedCompression } from './apply-compression.js';
 import { injectGatewayTools, planGatewayTools, type GatewayToolPlan } from './gateway-tool-plan.js';
 
@@ -72,6 +73,7 @@ export async function admit(services: GatewayServices, request: FastifyRequest, 
     const worstCase = worstCaseMicroUsd(model.pricing, Math.ceil(estimatePrompt() * ESTIMATE_HEADROOM), maxOutputTokens);
     reservation = await services.budget.reserve(key.id, key.maxUsageUsd * 1_000_000, worstCase);
     if (!reservation) {
+      meterRefusal(services, request, { model: model.id, provider: targets[0]?.providerId ?? '', upstreamModel: targets[0]?.upstreamModel ?? '', tags, stream: body.stream === true, startedAt, code: 'usage_limit_exceeded', status: 429 });
       throw new GatewayError('usage_limit_exceeded', {
         message: `This request could cost up to $${(worstCase / 1e6).toFixed(6)}, which does not fit under the key's monthly limit of $${key.maxUsageUsd}.`,
       });
