@@ -54,8 +54,9 @@ export function buildNativeMessagesRequest(
   if (betas.size > 0) headers['anthropic-beta'] = [...betas].join(',');
   if (target.apiKey) headers['x-api-key'] = target.apiKey;
   const upstreamBody: Record<string, unknown> = { ...withoutGatewayFields(body), model: target.upstreamModel };
+  // The call decides the mode; a client's own `stream: false` is kept as sent.
   if (options.stream) upstreamBody.stream = true;
-  else delete upstreamBody.stream;
+  else if (upstreamBody.stream === true) delete upstreamBody.stream;
   return { url: `${target.baseUrl}/messages`, method: 'POST', headers, body: JSON.stringify(upstreamBody) };
 }
 
