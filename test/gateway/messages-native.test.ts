@@ -304,6 +304,14 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
       const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
       assert.equal(row.provider, 'mock-anthropic-b');
     }
+    // Both fail: the error and the row name the provider that answered last.
+    anthropicB.setScenario({ status: 500 });
+    const failed = await post(faithfulBody({ model: PAIR }));
+    assert.equal(failed.status, 502);
+    assert.equal(failed.json.error.provider, 'mock-anthropic-b');
+    const row = await usageRowOf(h.running.store, header(failed, 'x-request-id')!);
+    assert.equal(row.provider, 'mock-anthropic-b');
+    assert.equal(Number(row.status_code), 502);
   });
 
   it('the Anthropic target failing before the first byte with a non-Anthropic fallback: the translated path takes over', async () => {

@@ -110,7 +110,7 @@ function withNativeAttempts(extras: Record<string, unknown>, native: Attempt[]):
   return { ...extras, debug: { ...debug, attempts: [...mapped, ...debug.attempts], messages_path: 'translated_fallback' } };
 }
 
-function record(execution: Execution, target: UpstreamTarget, stream: boolean, outcome: { status: number; errorCode: string | null; usage: TokenUsage }): void {
+function record(execution: Execution, target: Pick<UpstreamTarget, 'providerId' | 'upstreamModel'>, stream: boolean, outcome: { status: number; errorCode: string | null; usage: TokenUsage }): void {
   const { admission } = execution;
   meter(execution.services, execution.request, admission, {
     ...outcome,
@@ -123,7 +123,9 @@ function record(execution: Execution, target: UpstreamTarget, stream: boolean, o
 }
 
 /** Meters a request that got no answer and returns what the client gets (as execute.ts does). */
-function failedBeforeAnswer(execution: Execution, target: UpstreamTarget, error: unknown, stream: boolean): GatewayError {
+function failedBeforeAnswer(execution: Execution, first: UpstreamTarget, error: unknown, stream: boolean): GatewayError {
+  // The provider whose answer (or silence) ended the routing, not necessarily the first one.
+  const target = (error instanceof RoutingError ? error.attempts.at(-1) : undefined) ?? first;
   const gatewayError = toProviderGatewayError(error, target.providerId);
   const clientGone = execution.signal.aborted;
   record(execution, target, stream, {
