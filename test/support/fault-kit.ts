@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { openStore, type Store } from '../../src/store/database.js';
 import { ensureOrganization } from '../../src/store/organizations.js';
 import { createConsoleToken } from '../../src/store/console-tokens.js';
@@ -73,4 +74,65 @@ export async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: 
   const started = performance.now();
   const value = await work();
   return { value, ms: performance.now() - started };
+}
+
+/**
+ * A TCP proxy in front of PostgreSQL that a test can take down and bring back: `down()` resets
+ * every open connection and refuses new ones (the database restarted or the network dropped),
+ * `up()` listens again on the same port. The gateway's DATABASE_URL points at it.
+ */
+export interface DatabaseProxy {
+  url: string;
+  port: number;
+  connections(): number;
+  down(): Promise<void>;
+  up(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startDatabaseProxy(targetUrl: string): Promise<DatabaseProxy> {
+  const target = new URL(targetUrl);
+  const targetPort = Number(target.port || 5432);
+  const sockets = new Set<Socket>();
+  let server: Server | undefined;
+  let port = 0;
+  const listen = async () => {
+    if (server) return;
+    server = createServer((client) => {
+      const upstream = connect(targetPort, target.hostname);
+      sockets.add(client);
+      sockets.add(upstream);
+      const drop = () => {
+        client.destroy();
+        upstream.destroy();
+        sockets.delete(client);
+        sockets.delete(upstream);
+      };
+      client.on('error', drop).on('close', drop);
+      upstream.on('error', drop).on('close', drop);
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+    port = (server!.address() as AddressInfo).port;
+  };
+  await listen();
+  const url = new URL(targetUrl);
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  const down = async () => {
+    const closing = server ? new Promise<void>((resolve) => server!.close(() => resolve())) : Promise.resolve();
+    for (const socket of sockets) socket.resetAndDestroy();
+    sockets.clear();
+    server = undefined;
+    await closing;
+  };
+  return {
+    url: url.toString(),
+    port,
+    connections: () => sockets.size / 2,
+    down,
+    up: listen,
+    close: down,
+  };
 }
