@@ -10,9 +10,10 @@ import { clearCompressionCaches, compressPayload, STRATEGY_NAMES } from '../../s
 import { GENERIC_BUNDLE } from '../../src/compress/bundles.js';
 import { frozenBefore } from '../../src/compress/window.js';
 import { loadConversations, prefixes, toShape, type Shape } from './dataset.js';
+import { TRAJECTORY_DIR } from '../../test/fixtures/trajectories.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const DATA = resolve(here, '../../../shared/datasets/swe-agent-trajectories');
+const DATA = TRAJECTORY_DIR;
 const SHAPES: Shape[] = ['chat', 'messages', 'responses'];
 const cold = process.argv.includes('--cold');
 const arg = (name: string) => {

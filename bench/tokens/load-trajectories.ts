@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const TRAJECTORY_DIR = '/work/shared/datasets/swe-agent-trajectories';
+export { TRAJECTORY_DIR } from '../../test/fixtures/trajectories.js';
+import { TRAJECTORY_DIR } from '../../test/fixtures/trajectories.js';
 
 export interface ChatMessage {
   role: string;

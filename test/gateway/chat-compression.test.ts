@@ -4,9 +4,11 @@ import { readFileSync } from 'node:fs';
 import { startHarness, type Harness } from '../support/gateway-harness.js';
 import { startMockOpenAI, type MockUpstream } from '../support/mock-upstreams/index.js';
 import { PRICING, assertGatewayError, header, sseData, usageRowOf } from '../support/chat-kit.js';
+import { join } from 'node:path';
+import { TRAJECTORY_DIR } from '../fixtures/trajectories.js';
 
 const TRAJECTORY =
-  '/work/shared/datasets/swe-agent-trajectories/replay__marshmallow-code__marshmallow-1867__function_calling__install-1__marshmallow-code__marshmallow-1867.traj';
+  join(TRAJECTORY_DIR, 'replay__marshmallow-code__marshmallow-1867__function_calling__install-1__marshmallow-code__marshmallow-1867.traj');
 const MODEL = 'openai/gpt-4o-mini';
 /** What the mock bills as the (compressed) prompt. */
 const BILLED_PROMPT = 5_000;

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const TRAJECTORY_DIR = '/work/shared/datasets/swe-agent-trajectories';
+import { TRAJECTORY_DIR } from '../fixtures/trajectories.js';
 
 /** mulberry32: a seeded PRNG, so every run tests the same strings. */
 function random(seed: number): () => number {
