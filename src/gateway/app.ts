@@ -18,6 +18,8 @@ export function buildGatewayApp(base: Omit<AppOptions, 'sendError' | 'handleErro
   const app = createApp({
     ...base,
     lenientJsonContentType: true,
+    clientErrorBody: (status, message) =>
+      new GatewayError(status === 431 ? 'request_too_large' : 'invalid_request', { status, message }).toEnvelope(),
     sendError: (reply, problem) => sendGatewayError(reply, problemToGatewayError(problem)),
     handleError: (error, request, reply) => {
       if (error instanceof GatewayError) return sendGatewayError(reply, error);

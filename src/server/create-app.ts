@@ -1,6 +1,8 @@
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { registerApiDocs, type DocumentedSurface } from './api-docs.js';
 import { registerHttpMetrics, registerMetricsRoute } from './http-metrics.js';
 
@@ -18,7 +20,12 @@ export interface AppOptions {
   surface?: DocumentedSurface;
   /** `/metrics` on this listener: served unless `public` is false (docs/configuration.md, "Metrics"). */
   metrics?: { public: boolean; token?: string | undefined };
+  /** Body of an answer given before any request exists (headers too large, unparsable request line), in this surface's envelope. */
+  clientErrorBody?: (status: number, message: string) => unknown;
 }
+
+/** Largest request head (request line and headers) a listener reads; larger → 431. Node's default, made explicit. */
+export const MAX_HEADER_BYTES = 16 * 1024;
 
 /** A client-facing failure before or outside a handler, in surface-neutral terms. */
 export interface HttpProblem {
@@ -34,7 +41,8 @@ export interface HttpProblem {
  */
 export function createApp(options: AppOptions): FastifyInstance {
   const app = Fastify({
-    https: { cert: options.tls.cert, key: options.tls.key },
+    https: { cert: options.tls.cert, key: options.tls.key, maxHeaderSize: MAX_HEADER_BYTES },
+    clientErrorHandler: (error: Error & { code?: string }, socket: Duplex) => answerClientError(error, socket, options.clientErrorBody),
     loggerInstance: options.logger,
     // One line per request is written by the metering path instead; Fastify's own two lines
     // per request would double the logging cost on the hot path.
@@ -78,6 +86,33 @@ export function createApp(options: AppOptions): FastifyInstance {
     return options.sendError(reply, problem);
   });
   return app;
+}
+
+/**
+ * Fastify's default writes its answer and destroys the socket at once, which on a TLS socket
+ * discards the still-unencrypted answer: a client with 64 KB of headers saw the connection drop
+ * instead of a 431. `end` flushes the answer, then closes.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex, body: AppOptions['clientErrorBody']): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, `The request headers are larger than ${MAX_HEADER_BYTES / 1024} KB.`]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request did not arrive in time.']
+        : [400, 'The request could not be parsed as HTTP.'];
+  const text = JSON.stringify(body ? body(status, message) : { error: STATUS_CODES[status], message });
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  // The rest of an oversized head is still arriving: read and drop it (the HTTP parser is gone),
+  // else the server's own data handler tears the connection down before the answer is flushed.
+  socket.removeAllListeners('data');
+  socket.on('data', () => undefined);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+  // A client that never reads its answer does not keep the socket.
+  setTimeout(() => socket.destroy(), 5_000).unref();
 }
 
 function parseJsonBody(_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void {

@@ -40,4 +40,20 @@ describe('per-instance concurrency limit', () => {
     const again = await h.gateway('POST', '/v1/chat/completions', { token: key, body });
     assert.equal(again.status, 200);
   });
+
+  it('64 KB of request headers get 431 in each surface\'s envelope (not a dropped connection), and the listener keeps serving', async () => {
+    const big = { 'x-padding': 'a'.repeat(64 * 1024) };
+    const gateway = await h.gateway('GET', '/v1/models', { token: key, headers: big });
+    assert.equal(gateway.status, 431);
+    assert.deepEqual(gateway.json, { error: { message: 'The request headers are larger than 16 KB.', type: 'invalid_request_error', code: 'request_too_large', param: null } });
+    const consoleAnswer = await h.console('GET', '/v1/organizations', { headers: big });
+    assert.equal(consoleAnswer.status, 431);
+    assert.equal(consoleAnswer.json.error, 'Request Header Fields Too Large');
+    // Many headers that add up past the limit, too.
+    const many = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`x-h${i}`, 'b'.repeat(100)]));
+    assert.equal((await h.gateway('GET', '/v1/models', { token: key, headers: many })).status, 431);
+    // Just under the limit is fine.
+    assert.equal((await h.gateway('GET', '/v1/models', { token: key, headers: { 'x-padding': 'a'.repeat(12 * 1024) } })).status, 200);
+    assert.equal((await h.gateway('GET', '/v1/models', { token: key })).status, 200);
+  });
 });
