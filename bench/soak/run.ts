@@ -1,0 +1,337 @@
+/**
+ * Soak: a steady request rate for a long time, watching the gateway process for memory growth.
+ *
+ *   node --import tsx bench/soak/run.ts                 # 10 minutes, 40 requests/s
+ *   node --import tsx bench/soak/run.ts --minutes 2     # or SOAK_MINUTES=2
+ *   node --import tsx bench/soak/run.ts --rate 80 --no-build
+ *
+ * Three processes, all on 127.0.0.1: the mock upstream (bench/soak/mock-upstream.ts), the gateway
+ * (`gateway serve` compiled to JavaScript, SQLite in a temp dir; `--no-build` runs it under tsx),
+ * and this load generator. Open loop: requests start on a fixed schedule whatever the answers
+ * do (at most --max-in-flight outstanding; beyond that a request is counted as `skipped`), mixed
+ * 40 % chat JSON, 30 % chat streamed, 15 % /v1/count_tokens, 15 % /v1/compress, over a key with a
+ * monthly ceiling and one without. Every 5 s the gateway's RSS is read from /proc/<pid>/status.
+ *
+ * Reports per minute: requests, errors by kind, p50/p99 latency (full response), RSS; and the
+ * slope of a least-squares line through the RSS samples after the first minute (MB per minute;
+ * near zero means no growth trend). Writes JSON to bench/.results/soak-<time>.json. Every child
+ * is killed on exit, also on Ctrl-C.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Agent, request } from 'undici';
+import { openStore } from '../../src/store/database.js';
+import { ensureOrganization } from '../../src/store/organizations.js';
+import { createConsoleToken } from '../../src/store/console-tokens.js';
+import { REPO, compileGateway, spawnGateway, type SpawnedGateway } from '../support/spawn-gateway.js';
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: process.env.SOAK_MINUTES ?? '10' },
+    rate: { type: 'string', default: process.env.SOAK_RATE ?? '40' },
+    'max-in-flight': { type: 'string', default: '200' },
+    'no-build': { type: 'boolean', default: false },
+  },
+});
+const MINUTES = Number(values.minutes);
+const RATE = Number(values.rate);
+const MAX_IN_FLIGHT = Number(values['max-in-flight']);
+if (!(MINUTES > 0) || !(RATE > 0)) throw new Error('--minutes and --rate must be positive numbers');
+const DURATION_MS = Math.round(MINUTES * 60_000);
+const RSS_EVERY_MS = 5_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+
+type Kind = 'chat' | 'stream' | 'count_tokens' | 'compress';
+const MIX: Array<[Kind, number]> = [['chat', 0.4], ['stream', 0.3], ['count_tokens', 0.15], ['compress', 0.15]];
+
+const children: ChildProcess[] = [];
+const cleanups: Array<() => void> = [];
+function killAll(): void {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const cleanup of cleanups.splice(0)) cleanup();
+}
+process.on('SIGINT', () => {
+  killAll();
+  process.exit(130);
+});
+process.on('exit', killAll);
+
+async function startMock(): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'bench', 'soak', 'mock-upstream.ts')], { cwd: REPO, stdio: ['pipe', 'pipe', 'inherit'] });
+  children.push(child);
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      if (out.includes('\n')) resolve((JSON.parse(out.split('\n')[0]!) as { url: string }).url);
+    });
+    child.once('exit', (code) => reject(new Error(`mock upstream exited (${code})`)));
+  });
+}
+
+function rssMb(pid: number): number | undefined {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function percentile(sorted: number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** Least-squares slope of y over x. */
+function slope(points: Array<[number, number]>): number | null {
+  if (points.length < 2) return null;
+  const n = points.length;
+  const mx = points.reduce((s, [x]) => s + x, 0) / n;
+  const my = points.reduce((s, [, y]) => s + y, 0) / n;
+  const sxx = points.reduce((s, [x]) => s + (x - mx) ** 2, 0);
+  const sxy = points.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0);
+  return sxx === 0 ? null : sxy / sxx;
+}
+
+const round = (x: number | null | undefined, digits = 1) => (x === null || x === undefined ? null : Number(x.toFixed(digits)));
+
+// ---- set-up ------------------------------------------------------------------------------------
+
+const dataDir = mkdtempSync(join(tmpdir(), 'bench-soak-'));
+cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+const mockUrl = await startMock();
+writeFileSync(
+  join(dataDir, 'gateway-config.json'),
+  JSON.stringify({
+    providers: [{ id: 'mock', kind: 'openai', base_url: mockUrl, api_key_env: 'MOCK_KEY' }],
+    models: [{ id: 'openai/gpt-4o-mini', providers: [{ provider: 'mock', model: 'gpt-4o-mini' }], pricing: { input_per_mtok: 0.15, output_per_mtok: 0.6 } }],
+    retry: { max_attempts: 1, base_delay_ms: 0, max_delay_ms: 0 },
+  }),
+);
+const setup = await openStore({ dataDir });
+const { organization } = await ensureOrganization(setup, 'soak', 'Soak');
+const { secret: consoleToken } = await createConsoleToken(setup, { organizationId: organization.id, name: 'soak', permission: 'admin' });
+await setup.close();
+
+const build = values['no-build'] ? undefined : compileGateway();
+if (build) cleanups.push(build.cleanup);
+const gateway: SpawnedGateway = await spawnGateway(
+  { GATEWAY_DATA_DIR: dataDir, GATEWAY_PORT: '0', CONSOLE_PORT: '0', COLLECTOR_PORT: '0', GATEWAY_CONFIG: join(dataDir, 'gateway-config.json'), MOCK_KEY: 'sk-soak' },
+  build?.entry,
+);
+children.push(gateway.child);
+const pid = gateway.child.pid!;
+const ca = readFileSync(join(dataDir, 'tls', 'cert.pem'), 'utf8');
+const dispatcher = new Agent({ connect: { ca }, connections: 64, keepAliveTimeout: 10_000 });
+
+async function createKey(body: Record<string, unknown>): Promise<string> {
+  const response = await request(`${gateway.urls.console}/v1/organizations/${organization.id}/api_keys`, {
+    method: 'POST',
+    dispatcher,
+    headers: { authorization: `Bearer ${consoleToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await response.body.json()) as { key?: string };
+  if (response.statusCode !== 201 || !json.key) throw new Error(`could not create a key: ${response.statusCode} ${JSON.stringify(json)}`);
+  return json.key;
+}
+const keys = [await createKey({ name: 'soak capped', max_usage: 1_000_000 }), await createKey({ name: 'soak open' })];
+
+// ---- requests ----------------------------------------------------------------------------------
+
+const toolOutput = Array.from({ length: 60 }, (_, i) => `src/module${i % 7}/file${i}.ts:${i + 1}: const value${i} = compute(${i});`).join('\n');
+function requestFor(kind: Kind, n: number): { path: string; body: unknown } {
+  const messages = [
+    { role: 'system', content: 'You are a terse assistant.' },
+    { role: 'user', content: `Request ${n}: summarise the following in one line.` },
+  ];
+  switch (kind) {
+    case 'chat':
+      return { path: '/v1/chat/completions', body: { model: 'openai/gpt-4o-mini', messages, max_tokens: 64 } };
+    case 'stream':
+      return { path: '/v1/chat/completions', body: { model: 'openai/gpt-4o-mini', messages, max_tokens: 64, stream: true, stream_options: { include_usage: true } } };
+    case 'count_tokens':
+      return { path: '/v1/count_tokens', body: { model: 'openai/gpt-4o-mini', messages } };
+    case 'compress':
+      return {
+        path: '/v1/compress',
+        body: {
+          model: 'openai/gpt-4o-mini',
+          compression_model: 'codex',
+          messages: [
+            ...messages,
+            { role: 'assistant', content: null, tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: 'grep', arguments: '{"pattern":"compute"}' } }] },
+            { role: 'tool', tool_call_id: `call_${n}`, content: toolOutput },
+          ],
+        },
+      };
+  }
+}
+
+interface Minute {
+  requests: number;
+  ok: number;
+  errors: Record<string, number>;
+  skipped: number;
+  latencies: number[];
+  byKind: Record<Kind, number[]>;
+  rss: number[];
+}
+const minutes: Minute[] = [];
+const minuteOf = (at: number): Minute =>
+  (minutes[Math.floor(at / 60_000)] ??= { requests: 0, ok: 0, errors: {}, skipped: 0, latencies: [], byKind: { chat: [], stream: [], count_tokens: [], compress: [] }, rss: [] });
+const rssSamples: Array<[number, number]> = [];
+
+let inFlight = 0;
+async function fire(kind: Kind, n: number, startedAt: number): Promise<void> {
+  const minute = minuteOf(startedAt - t0);
+  minute.requests++;
+  const { path, body } = requestFor(kind, n);
+  const started = performance.now();
+  let failure: string | undefined;
+  try {
+    const response = await request(gateway.urls.gateway + path, {
+      method: 'POST',
+      dispatcher,
+      headers: { authorization: `Bearer ${keys[n % keys.length]}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      headersTimeout: REQUEST_TIMEOUT_MS,
+      bodyTimeout: REQUEST_TIMEOUT_MS,
+    });
+    const text = await response.body.text();
+    if (response.statusCode !== 200) failure = `http_${response.statusCode}`;
+    else if (kind === 'stream' && !text.trimEnd().endsWith('data: [DONE]')) failure = 'stream_incomplete';
+  } catch (error) {
+    failure = `client_${(error as { code?: string }).code ?? 'error'}`;
+  }
+  const ms = performance.now() - started;
+  if (failure) minute.errors[failure] = (minute.errors[failure] ?? 0) + 1;
+  else {
+    minute.ok++;
+    minute.latencies.push(ms);
+    minute.byKind[kind].push(ms);
+  }
+}
+
+// ---- the run -----------------------------------------------------------------------------------
+
+console.log(`soak: ${MINUTES} min at ${RATE} req/s (${MIX.map(([k, w]) => `${k} ${w * 100}%`).join(', ')}), gateway pid ${pid} (${gateway.runtime}), mock upstream ${mockUrl}`);
+const t0 = performance.now();
+const rssTimer = setInterval(() => {
+  const at = performance.now() - t0;
+  const rss = rssMb(pid);
+  if (rss === undefined) return;
+  rssSamples.push([at / 60_000, rss]);
+  minuteOf(Math.min(at, DURATION_MS - 1)).rss.push(rss);
+}, RSS_EVERY_MS);
+const initialRss = rssMb(pid);
+
+const pending = new Set<Promise<void>>();
+let n = 0;
+let printed = 0;
+while (performance.now() - t0 < DURATION_MS) {
+  const due = Math.floor(((performance.now() - t0) / 1000) * RATE);
+  while (n < due) {
+    let pick = ((n * 0.6180339887) % 1 + 1) % 1;
+    let kind: Kind = 'chat';
+    for (const [k, weight] of MIX) {
+      if (pick < weight) {
+        kind = k;
+        break;
+      }
+      pick -= weight;
+    }
+    const scheduledAt = t0 + (n / RATE) * 1000;
+    n++;
+    if (inFlight >= MAX_IN_FLIGHT) {
+      minuteOf(scheduledAt - t0).skipped++;
+      continue;
+    }
+    inFlight++;
+    const p = fire(kind, n, scheduledAt).finally(() => {
+      inFlight--;
+      pending.delete(p);
+    });
+    pending.add(p);
+  }
+  const elapsedMinutes = Math.floor((performance.now() - t0) / 60_000);
+  while (printed < elapsedMinutes) printMinute(printed++);
+  await delay(5);
+}
+await Promise.allSettled([...pending]);
+clearInterval(rssTimer);
+while (printed < Math.ceil(DURATION_MS / 60_000)) printMinute(printed++);
+
+function summary(index: number) {
+  const m = minutes[index];
+  if (!m) return undefined;
+  const sorted = [...m.latencies].sort((a, b) => a - b);
+  const p = (kind: Kind, q: number) => round(percentile([...m.byKind[kind]].sort((a, b) => a - b), q));
+  return {
+    minute: index + 1,
+    requests: m.requests,
+    ok: m.ok,
+    errors: m.errors,
+    error_count: Object.values(m.errors).reduce((s, x) => s + x, 0),
+    skipped: m.skipped,
+    p50_ms: round(percentile(sorted, 50)),
+    p99_ms: round(percentile(sorted, 99)),
+    p99_ms_by_kind: { chat: p('chat', 99), stream: p('stream', 99), count_tokens: p('count_tokens', 99), compress: p('compress', 99) },
+    rss_mb: round(m.rss.at(-1)),
+    rss_mb_mean: round(m.rss.length ? m.rss.reduce((s, x) => s + x, 0) / m.rss.length : null),
+  };
+}
+
+function printMinute(index: number): void {
+  const s = summary(index);
+  if (!s) return;
+  console.log(
+    `minute ${String(s.minute).padStart(2)}: ${s.requests} requests, ${s.ok} ok, ${s.error_count} errors${s.error_count ? ` ${JSON.stringify(s.errors)}` : ''}, ${s.skipped} skipped, ` +
+      `p50 ${s.p50_ms} ms, p99 ${s.p99_ms} ms (chat ${s.p99_ms_by_kind.chat}, stream ${s.p99_ms_by_kind.stream}, count_tokens ${s.p99_ms_by_kind.count_tokens}, compress ${s.p99_ms_by_kind.compress}), RSS ${s.rss_mb} MB`,
+  );
+}
+
+const perMinute = minutes.map((_, i) => summary(i)).filter((s) => s !== undefined);
+const afterWarmup = rssSamples.filter(([minute]) => minute >= 1);
+const result = {
+  started_at: new Date(Date.now() - (performance.now() - t0)).toISOString(),
+  minutes: MINUTES,
+  rate_per_s: RATE,
+  mix: Object.fromEntries(MIX),
+  gateway_runtime: gateway.runtime,
+  store: 'sqlite',
+  rss_mb_initial: round(initialRss),
+  rss_mb_minute_1: perMinute[0]?.rss_mb ?? null,
+  rss_mb_last_minute: perMinute.at(-1)?.rss_mb ?? null,
+  rss_slope_mb_per_min_after_minute_1: round(slope(afterWarmup), 3),
+  rss_slope_mb_per_min_all: round(slope(rssSamples), 3),
+  rss_samples: rssSamples.map(([minute, mb]) => [round(minute, 3), round(mb)]),
+  totals: {
+    requests: perMinute.reduce((s, m) => s + m.requests, 0),
+    ok: perMinute.reduce((s, m) => s + m.ok, 0),
+    errors: perMinute.reduce((s, m) => s + m.error_count, 0),
+    skipped: perMinute.reduce((s, m) => s + m.skipped, 0),
+  },
+  per_minute: perMinute,
+};
+console.log(
+  `RSS: ${result.rss_mb_initial} MB at start, ${result.rss_mb_minute_1} MB at minute 1, ${result.rss_mb_last_minute} MB at minute ${perMinute.length}; ` +
+    `slope after minute 1: ${result.rss_slope_mb_per_min_after_minute_1} MB/min (all samples: ${result.rss_slope_mb_per_min_all} MB/min)`,
+);
+console.log(`totals: ${result.totals.requests} requests, ${result.totals.ok} ok, ${result.totals.errors} errors, ${result.totals.skipped} skipped`);
+
+const resultsDir = join(REPO, 'bench', '.results');
+mkdirSync(resultsDir, { recursive: true });
+const file = join(resultsDir, `soak-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+console.log(`written: ${file}`);
+
+await dispatcher.close();
+await gateway.stop();
+killAll();
+process.exit(0);
