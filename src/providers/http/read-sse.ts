@@ -17,8 +17,15 @@ export async function* readSse(body: AsyncIterable<Uint8Array | string>): AsyncG
       queue.push(event);
     },
   });
+  // TextDecoder drops a byte-order mark at the start of the stream; text chunks get the same.
+  let atStart = true;
   for await (const chunk of body) {
-    parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+    let text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    if (atStart && text !== '') {
+      if (typeof chunk === 'string' && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      atStart = false;
+    }
+    parser.feed(text);
     while (queue.length > 0) yield queue.shift() as SseEvent;
   }
   const tail = decoder.decode();
