@@ -162,6 +162,11 @@ export function toProblem(error: FastifyError): HttpProblem {
       return { status: 415, kind: 'unsupported_media_type', message: 'The request body must be application/json.', param: null };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { status: 400, kind: 'validation', message: 'The Content-Length header does not match the body.', param: null };
+    // PostgreSQL refuses text it cannot store (a NUL character, \u0000) with these SQLSTATEs: the
+    // value came from the request (a path parameter, a query or a body field), so it is a 400.
+    case '22021':
+    case '22P05':
+      return { status: 400, kind: 'validation', message: 'The request contains a character that cannot be stored (NUL, \\u0000).', param: null };
   }
   if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
     return { status: 400, kind: 'invalid_json', message: `The request body is not valid JSON: ${error.message}`, param: null };
