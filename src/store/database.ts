@@ -76,7 +76,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
 }
 
 async function migrate(store: Store): Promise<void> {
-  if (store.dialect === 'postgres') return runMigrator(store.db, await ensurePostgresSchema(store));
+  if (store.dialect === 'postgres') return migratePostgres(store);
   // Kysely runs SQLite migrations outside any transaction and without a lock, so two processes
   // opening a fresh file at once would both create the tables. One IMMEDIATE transaction on the
   // store's single connection serialises them (busy_timeout waits for the other writer) and
@@ -91,6 +91,23 @@ async function migrate(store: Store): Promise<void> {
       throw error;
     }
   });
+}
+
+/**
+ * Several processes may start at once on a fresh schema. Kysely serialises the migrations
+ * themselves with an advisory lock, but the schema and bookkeeping tables are created before
+ * that lock; a process that loses such a race (seen under load as "schema … does not exist")
+ * simply tries again, and then finds the work done.
+ */
+async function migratePostgres(store: Store): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runMigrator(store.db, await ensurePostgresSchema(store));
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 100));
+    }
+  }
 }
 
 /**
