@@ -6,7 +6,6 @@ import {
   type ProviderStreamEvent,
   type RouteOptions,
   type TokenUsage,
-  type ToolCallDelta,
   type UpstreamTarget,
 } from '../../providers/index.js';
 import type { Reservation } from '../../limits/budget-ledger.js';
