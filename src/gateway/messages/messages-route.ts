@@ -1,17 +1,16 @@
-import { usageCommitted } from '../chat/metering.js';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { GatewayServices } from '../gateway-services.js';
 import { admit } from '../chat/admission.js';
-import { executeJson, executeStream, type Execution } from '../chat/execute.js';
-import { SseWriter } from '../chat/sse-writer.js';
+import { executeJson, type Execution } from '../chat/execute.js';
+import { streamNamedEvents } from '../chat/named-event-stream.js';
 import { abortOnClientClose } from '../chat/client-abort.js';
 import { withDefaultAuthor } from '../routes/default-author.js';
 import { MessagesRequestSchema, type MessagesRequest } from './messages-schema.js';
 import { messagesToChat } from './convert-request.js';
 import { formatMessage, type MessageIdentity } from './convert-response.js';
 import { AnthropicStreamTranslator } from './stream-events.js';
-import { asGatewayError, sendAnthropicError, toAnthropicError } from './anthropic-errors.js';
+import { sendAnthropicError } from './anthropic-errors.js';
 import { nativeAdmission, serveNativeMessages } from './native-anthropic.js';
 
 const ENDPOINT = '/v1/messages';
@@ -55,28 +54,6 @@ export function registerMessagesRoute(app: FastifyInstance, services: GatewaySer
   );
 }
 
-async function streamMessage(reply: FastifyReply, execution: Execution, identity: MessageIdentity, decorate: Decorate = asIs): Promise<void> {
-  const session = await executeStream(execution);
-  reply.hijack();
-  const writer = new SseWriter(reply.raw);
-  writer.start({ 'x-request-id': execution.request.id });
-  const translator = new AnthropicStreamTranslator(identity);
-  const send = async (events: ReturnType<AnthropicStreamTranslator['push']>) => {
-    for (const [name, data] of events) await writer.sendEvent(name, data);
-  };
-  try {
-    await send(translator.start());
-    for await (const event of session.events) {
-      await send(translator.push(event));
-      if (writer.isClosed) break;
-    }
-    if (writer.isClosed) return;
-    await usageCommitted(execution.request);
-    await send(translator.finish(session.usage(), decorate(session.extras())));
-    writer.end();
-  } catch (error) {
-    // Headers are sent: a failure mid-stream is Anthropic's `error` event.
-    await writer.sendEvent('error', toAnthropicError(asGatewayError(error), execution.request.id));
-    writer.end();
-  }
+function streamMessage(reply: FastifyReply, execution: Execution, identity: MessageIdentity, decorate: Decorate = asIs): Promise<void> {
+  return streamNamedEvents(reply, execution, new AnthropicStreamTranslator(identity), decorate);
 }

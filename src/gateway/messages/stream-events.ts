@@ -2,7 +2,11 @@ import type { FinishReason, ProviderStreamEvent, TokenUsage } from '../../provid
 import { toAnthropicStopReason, toAnthropicUsage, type MessageIdentity } from './convert-response.js';
 
 /** One server-sent event: its `event:` name and its `data:` JSON (which repeats the name as `type`). */
-export type NamedEvent = [name: string, data: Record<string, unknown>];
+import type { NamedEvent, NamedEventTranslator } from '../chat/named-event-stream.js';
+import type { GatewayError } from '../errors.js';
+import { toAnthropicError } from './anthropic-errors.js';
+
+export type { NamedEvent };
 
 type OpenBlock = { kind: 'text'; index: number } | { kind: 'tool'; index: number; toolIndex: number };
 
@@ -12,7 +16,7 @@ type OpenBlock = { kind: 'text'; index: number } | { kind: 'tool'; index: number
  * or `input_json_delta`, `content_block_stop`), then `message_delta` (stop reason and the final
  * usage) and `message_stop`. Pure: the route writes what it returns.
  */
-export class AnthropicStreamTranslator {
+export class AnthropicStreamTranslator implements NamedEventTranslator {
   private open: OpenBlock | undefined;
   private nextIndex = 0;
   /** Content-block index of each tool call (the chat stream numbers tool calls on their own). */
@@ -75,6 +79,11 @@ export class AnthropicStreamTranslator {
   }
 
   /** Closes the last block and ends the message with the metered usage. */
+  /** A failure after the stream began: Anthropic's `error` event. */
+  fail(error: GatewayError, requestId: string): NamedEvent[] {
+    return [['error', toAnthropicError(error, requestId) as Record<string, unknown>]];
+  }
+
   finish(usage: TokenUsage, extras: Record<string, unknown>): NamedEvent[] {
     const out: NamedEvent[] = [];
     this.close(out);

@@ -1,11 +1,9 @@
-import { usageCommitted } from '../chat/metering.js';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { GatewayServices } from '../gateway-services.js';
-import { GatewayError } from '../errors.js';
 import { admit } from '../chat/admission.js';
-import { executeJson, executeStream, type Execution } from '../chat/execute.js';
-import { SseWriter } from '../chat/sse-writer.js';
+import { executeJson, type Execution } from '../chat/execute.js';
+import { streamNamedEvents } from '../chat/named-event-stream.js';
 import { abortOnClientClose } from '../chat/client-abort.js';
 import { withDefaultAuthor } from '../routes/default-author.js';
 import { ResponsesRequestSchema, type ResponsesRequest } from './responses-schema.js';
@@ -39,28 +37,6 @@ export function registerResponsesRoute(app: FastifyInstance, services: GatewaySe
   });
 }
 
-async function streamResponse(reply: FastifyReply, execution: Execution, identity: ResponseIdentity, body: ResponsesRequest): Promise<void> {
-  const session = await executeStream(execution);
-  reply.hijack();
-  const writer = new SseWriter(reply.raw);
-  writer.start({ 'x-request-id': execution.request.id });
-  const translator = new ResponsesStreamTranslator(identity, body);
-  const send = async (events: ReturnType<ResponsesStreamTranslator['push']>) => {
-    for (const [name, data] of events) await writer.sendEvent(name, data);
-  };
-  try {
-    await send(translator.start());
-    for await (const event of session.events) {
-      await send(translator.push(event));
-      if (writer.isClosed) break;
-    }
-    if (writer.isClosed) return;
-    await usageCommitted(execution.request);
-    await send(translator.finish(session.usage(), session.extras()));
-    writer.end();
-  } catch (error) {
-    const gatewayError = error instanceof GatewayError ? error : new GatewayError('internal_error');
-    await send(translator.fail({ code: gatewayError.code, message: gatewayError.message }));
-    writer.end();
-  }
+function streamResponse(reply: FastifyReply, execution: Execution, identity: ResponseIdentity, body: ResponsesRequest): Promise<void> {
+  return streamNamedEvents(reply, execution, new ResponsesStreamTranslator(identity, body));
 }

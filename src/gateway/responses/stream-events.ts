@@ -2,7 +2,10 @@ import type { FinishReason, ProviderStreamEvent, TokenUsage } from '../../provid
 import type { ResponsesRequest } from './responses-schema.js';
 import { formatResponse, messageItem, newItemId, outputText, statusOf, type OutputItem, type ResponseIdentity } from './convert-response.js';
 
-export type NamedEvent = [name: string, data: Record<string, unknown>];
+import type { NamedEvent, NamedEventTranslator } from '../chat/named-event-stream.js';
+import type { GatewayError } from '../errors.js';
+
+export type { NamedEvent };
 
 type OpenItem =
   | { kind: 'message'; outputIndex: number; id: string; text: string }
@@ -16,7 +19,7 @@ type OpenItem =
  * `response.output_item.done`, and last `response.completed` (or `response.incomplete`). Every
  * event carries `type` and a `sequence_number`. Pure: the route writes what it returns.
  */
-export class ResponsesStreamTranslator {
+export class ResponsesStreamTranslator implements NamedEventTranslator {
   private sequence = 0;
   private readonly output: OutputItem[] = [];
   private open: OpenItem | undefined;
@@ -81,7 +84,8 @@ export class ResponsesStreamTranslator {
   }
 
   /** A failure after the stream began: `response.failed` with the error, as OpenAI ends such streams. */
-  fail(error: { code: string; message: string }): NamedEvent[] {
+  fail(failure: GatewayError): NamedEvent[] {
+    const error = { code: failure.code, message: failure.message };
     const response = formatResponse(this.identity, this.body, { status: 'failed', output: this.output, usage: null, error });
     return [this.event('response.failed', { response })];
   }
