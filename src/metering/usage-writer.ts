@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { CompiledQuery, type Transaction } from 'kysely';
 import type { Logger } from 'pino';
-import type { Store } from '../store/database.js';
+import type { Dialect, Store } from '../store/database.js';
+import type { Database } from '../store/schema.js';
 import type { UsageRecord } from './usage-record.js';
 import { monthOf, type Reservation } from '../limits/budget-ledger.js';
 
@@ -33,11 +34,14 @@ export class UsageWriter {
   private retryTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<boolean> | undefined;
   private dropped = 0;
+  private readonly sql: UsageSql;
 
   constructor(
     private readonly store: Store,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.sql = new UsageSql(store.dialect);
+  }
 
   /**
    * Queues a row. Its cost is added to the key's monthly spend in the same transaction: either
@@ -93,41 +97,15 @@ export class UsageWriter {
 
   /** Rows and the spend they add go in one transaction, so spend never counts a row twice or misses one. */
   private async insert(batch: QueuedRow[]): Promise<boolean> {
-    const spend = new Map<string, { apiKeyId: string; month: string; amount: number }>();
-    for (const { record, addSpend, reservation } of batch) {
-      if (!addSpend || reservation || record.cost_micro_usd <= 0) continue;
-      const month = monthOf(record.created_at);
-      const entry = spend.get(`${record.api_key_id}|${month}`) ?? { apiKeyId: record.api_key_id, month, amount: 0 };
-      entry.amount += record.cost_micro_usd;
-      spend.set(`${record.api_key_id}|${month}`, entry);
-    }
     try {
       await this.store.db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('usage_records')
-          .values(batch.map((row) => row.record))
-          .onConflict((oc) => oc.column('id').doNothing())
-          .execute();
-        for (const { reservation, record } of batch) {
-          if (!reservation) continue;
-          const removed = await trx.deleteFrom('budget_reservations').where('id', '=', reservation.id).executeTakeFirst();
-          const held = Number(removed.numDeletedRows) > 0 ? reservation.amountMicroUsd : 0;
-          await trx
-            .updateTable('key_spend')
-            .set({
-              spent_micro_usd: sql`spent_micro_usd + ${record.cost_micro_usd}`,
-              reserved_micro_usd: sql`reserved_micro_usd - ${held}`,
-            })
-            .where('api_key_id', '=', reservation.apiKeyId)
-            .where('month', '=', reservation.month)
-            .execute();
+        for (let from = 0; from < batch.length; from += ROWS_PER_INSERT) {
+          const rows = batch.slice(from, from + ROWS_PER_INSERT);
+          await trx.executeQuery(CompiledQuery.raw(this.sql.insertRows(rows.length), rows.flatMap(({ record }) => usageValues(record))));
         }
-        for (const { apiKeyId, month, amount } of spend.values()) {
-          await trx
-            .insertInto('key_spend')
-            .values({ api_key_id: apiKeyId, month, spent_micro_usd: amount, reserved_micro_usd: 0 })
-            .onConflict((oc) => oc.columns(['api_key_id', 'month']).doUpdateSet({ spent_micro_usd: sql`key_spend.spent_micro_usd + ${amount}` }))
-            .execute();
+        const spend = await this.spendOf(trx, batch);
+        for (const { apiKeyId, month, spent, held } of spend.values()) {
+          await trx.executeQuery(CompiledQuery.raw(this.sql.addSpend, [apiKeyId, month, spent, spent, held]));
         }
       });
       for (const row of batch) row.committed();
@@ -141,5 +119,111 @@ export class UsageWriter {
       }, RETRY_AFTER_FAILURE_MS);
       return false;
     }
+  }
+
+  /**
+   * What the batch adds to each key's monthly spend: the cost of every row that pays (settled
+   * reservations and keys without a ceiling), and the reserve each settled reservation held.
+   * A reservation already released by the sweeper held nothing any more: only its cost counts.
+   */
+  private async spendOf(trx: Transaction<Database>, batch: QueuedRow[]): Promise<Map<string, SpendDelta>> {
+    const spend = new Map<string, SpendDelta>();
+    const add = (apiKeyId: string, month: string, spent: number, held: number) => {
+      const id = `${apiKeyId}|${month}`;
+      const entry = spend.get(id);
+      if (entry) {
+        entry.spent += spent;
+        entry.held += held;
+      } else spend.set(id, { apiKeyId, month, spent, held });
+    };
+    const settled = batch.filter((row) => row.reservation !== undefined);
+    const stillHeld = new Set<string>();
+    for (let from = 0; from < settled.length; from += ROWS_PER_INSERT) {
+      const ids = settled.slice(from, from + ROWS_PER_INSERT).map((row) => row.reservation!.id);
+      const removed = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(this.sql.deleteReservations(ids.length), ids));
+      for (const { id } of removed.rows) stillHeld.add(id);
+    }
+    for (const { record, addSpend, reservation } of batch) {
+      if (reservation) add(reservation.apiKeyId, reservation.month, record.cost_micro_usd, stillHeld.has(reservation.id) ? reservation.amountMicroUsd : 0);
+      else if (addSpend && record.cost_micro_usd > 0) add(record.api_key_id, monthOf(record.created_at), record.cost_micro_usd, 0);
+    }
+    for (const [id, delta] of spend) if (delta.spent === 0 && delta.held === 0) spend.delete(id);
+    return spend;
+  }
+}
+
+interface SpendDelta {
+  apiKeyId: string;
+  month: string;
+  spent: number;
+  held: number;
+}
+
+/** Rows per INSERT statement: bounds the number of distinct statements (each size is one cached prepared statement). */
+const ROWS_PER_INSERT = 32;
+
+const USAGE_COLUMNS = [
+  'id',
+  'request_id',
+  'created_at',
+  'organization_id',
+  'api_key_id',
+  'model',
+  'provider',
+  'upstream_model',
+  'endpoint',
+  'input_tokens',
+  'cached_input_tokens',
+  'cache_creation_input_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'uncompressed_input_tokens',
+  'cost_micro_usd',
+  'tags',
+  'status_code',
+  'error_code',
+  'latency_ms',
+  'stream',
+] as const satisfies ReadonlyArray<keyof UsageRecord>;
+
+function usageValues(record: UsageRecord): unknown[] {
+  return USAGE_COLUMNS.map((column) => record[column]);
+}
+
+/**
+ * The writer's SQL, written once per dialect and row count instead of being built and compiled
+ * by Kysely for every batch: on the hot path that compilation cost more than SQLite's own work.
+ */
+class UsageSql {
+  private readonly inserts: string[] = [];
+  private readonly deletes: string[] = [];
+  readonly addSpend: string;
+
+  constructor(private readonly dialect: Dialect) {
+    // Parameters: api_key_id, month, spent (insert), spent (update), held.
+    this.addSpend =
+      `insert into key_spend (api_key_id, month, spent_micro_usd, reserved_micro_usd) values (${this.params(1, 3)}, 0) ` +
+      `on conflict (api_key_id, month) do update set spent_micro_usd = key_spend.spent_micro_usd + ${this.param(4)}, ` +
+      `reserved_micro_usd = key_spend.reserved_micro_usd - ${this.param(5)}`;
+  }
+
+  insertRows(count: number): string {
+    return (this.inserts[count] ??=
+      `insert into usage_records (${USAGE_COLUMNS.join(', ')}) values ` +
+      Array.from({ length: count }, (_, row) => `(${this.params(row * USAGE_COLUMNS.length + 1, USAGE_COLUMNS.length)})`).join(', ') +
+      ' on conflict (id) do nothing');
+  }
+
+  /** Deletes reservations by id and returns the ids that were still there. */
+  deleteReservations(count: number): string {
+    return (this.deletes[count] ??= `delete from budget_reservations where id in (${this.params(1, count)}) returning id`);
+  }
+
+  private param(n: number): string {
+    return this.dialect === 'postgres' ? `$${n}` : '?';
+  }
+
+  private params(first: number, count: number): string {
+    return Array.from({ length: count }, (_, i) => this.param(first + i)).join(', ');
   }
 }

@@ -200,7 +200,8 @@ function gateway(ctx) {
       const bin = join(ctx.repoRoot, 'bin/gateway');
       if (!existsSync(join(ctx.repoRoot, 'dist/cli/main.js'))) throw new Error('dist/cli/main.js is missing: the build did not run (--no-build?)');
 
-      const entry = spawnNode('gateway', [bin, 'serve'], { cwd: ctx.repoRoot, env, logDir: ctx.logDir });
+      // `gatewayNodeArgs`: node flags for the gateway process only (cpu.mjs passes --cpu-prof).
+      const entry = spawnNode('gateway', [...(ctx.gatewayNodeArgs ?? []), bin, 'serve'], { cwd: ctx.repoRoot, env, logDir: ctx.logDir });
       let urls;
       try {
         urls = await waitForListening(entry, 30_000);
