@@ -5,6 +5,7 @@ export { tokenizerForModel } from './model-tokenizer.js';
 export {
   countTextTokens,
   clearTokenCache,
+  clearPieceMemos,
   tokenCacheStats,
   TEXT_CACHE_MAX_CHARS,
   TEXT_CACHE_MAX_ENTRY_CHARS,
