@@ -10,10 +10,10 @@
  * generator runs on the same machine and competes with the gateway for the CPU cores.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Agent, request } from 'undici';
+import { Agent, Pool, request } from 'undici';
 import { openStore } from '../../src/store/database.js';
 import { ensureOrganization } from '../../src/store/organizations.js';
 import { createConsoleToken } from '../../src/store/console-tokens.js';
@@ -68,9 +68,27 @@ const body = JSON.stringify({
   },
 });
 
+/** CPU seconds (user + system) a process has used so far, from /proc; undefined off Linux. */
+function processCpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+// The generator shares the two cores with the gateway: one pool, one pre-serialised body and one
+// headers object for every request keep its own CPU per request small.
+const pool = new Pool(urls.collector, { connect: { ca, checkServerIdentity: () => undefined }, connections: CONNECTIONS, pipelining: 1, keepAliveTimeout: 10_000 });
+const requestOptions = { path: '/_gateway/event', method: 'POST' as const, headers: { host: domain, 'content-type': 'application/json' }, body };
+
 let accepted = 0;
 let errors = 0;
 const latencies: number[] = [];
+const loadBefore = loadavg()[0]!;
+const gatewayCpuBefore = processCpuSeconds(gateway.child.pid);
+const generatorCpuBefore = process.cpuUsage();
 const until = Date.now() + SECONDS * 1000;
 const started = Date.now();
 await Promise.all(
@@ -78,7 +96,7 @@ await Promise.all(
     while (Date.now() < until) {
       const t0 = performance.now();
       try {
-        const response = await request(`${urls.collector}/_gateway/event`, { method: 'POST', dispatcher, headers: { host: domain, 'content-type': 'application/json' }, body });
+        const response = await pool.request(requestOptions);
         await response.body.dump();
         if (response.statusCode === 202) accepted += PER_REQUEST;
         else errors++;
@@ -89,6 +107,9 @@ await Promise.all(
     }
   }),
 );
+const gatewayCpuAfter = processCpuSeconds(gateway.child.pid);
+const generatorCpu = process.cpuUsage(generatorCpuBefore);
+const loadAfter = loadavg()[0]!;
 const elapsed = (Date.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))]!.toFixed(1);
@@ -98,8 +119,11 @@ build?.cleanup();
 const check = await openStore({ dataDir });
 const stored = await check.db.selectFrom('collected_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
 const warehouse = await check.db.selectFrom('warehouse_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+const outbox = await check.db.selectFrom('event_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
 await check.close();
 await dispatcher.close();
+await pool.close();
+const gatewayCpuSeconds = gatewayCpuBefore !== undefined && gatewayCpuAfter !== undefined ? gatewayCpuAfter - gatewayCpuBefore : undefined;
 rmSync(dataDir, { recursive: true, force: true });
 
 console.log(
@@ -118,8 +142,15 @@ console.log(
       requests_per_second: Math.round(latencies.length / elapsed),
       errors,
       latency_ms: { p50: Number(pct(50)), p99: Number(pct(99)) },
+      // CPU per accepted event is what a change to the intake path moves; it varies far less with
+      // other load on a shared machine than events per second do.
+      gateway_cpu_seconds: gatewayCpuSeconds === undefined ? null : Number(gatewayCpuSeconds.toFixed(2)),
+      gateway_cpu_us_per_event: gatewayCpuSeconds === undefined || accepted === 0 ? null : Math.round((gatewayCpuSeconds * 1e6) / accepted),
+      generator_cpu_seconds: Number(((generatorCpu.user + generatorCpu.system) / 1e6).toFixed(2)),
+      load_average_1m: { before: Number(loadBefore.toFixed(2)), after: Number(loadAfter.toFixed(2)) },
       stored_events: Number(stored.n),
       warehouse_events_after_stop: Number(warehouse.n),
+      outbox_rows_after_stop: Number(outbox.n),
       note: 'load generator and gateway share the machine; the generator uses roughly one core',
     },
     null,

@@ -40,7 +40,10 @@ export function buildCollectorApp(base: Omit<AppOptions, 'sendError' | 'handleEr
   });
   // text/plain (sendBeacon) goes to the catch-all JSON parser too.
   app.removeContentTypeParser('text/plain');
-  app.addHook('onRequest', async (request, reply) => corsHeaders(request, reply));
+  app.addHook('onRequest', (request, reply, done) => {
+    corsHeaders(request, reply);
+    done();
+  });
 
   app.options(EVENT_PATH, async (request, reply) => {
     const requested = request.headers['access-control-request-headers'];
@@ -54,12 +57,19 @@ export function buildCollectorApp(base: Omit<AppOptions, 'sendError' | 'handleEr
   });
 
   // The host is resolved before the body is read: an unknown host is a 404 whatever it sends.
+  // A cached host is resolved without a promise: this runs for every request.
   const projects = new WeakMap<FastifyRequest, ResolvedProject>();
-  const resolveHost = async (request: FastifyRequest) => {
+  const resolveHost = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
     const host = hostnameOf(request.headers.host);
-    const project = host ? await services.directory.resolve(host) : null;
-    if (!project) throw new ConsoleError(404, 'No project collects events for this host.');
-    projects.set(request, project);
+    const settle = (project: ResolvedProject | null) => {
+      if (!project) return done(new ConsoleError(404, 'No project collects events for this host.'));
+      projects.set(request, project);
+      done();
+    };
+    if (!host) return settle(null);
+    const cached = services.directory.cached(host);
+    if (cached !== undefined) return settle(cached);
+    services.directory.resolve(host).then(settle, done);
   };
 
   app.post<{ Body: CollectBody }>(EVENT_PATH, { schema: { body: CollectBodySchema }, onRequest: resolveHost }, async (request, reply) => {
@@ -67,15 +77,7 @@ export function buildCollectorApp(base: Omit<AppOptions, 'sendError' | 'handleEr
     const now = Date.now();
     const events = buildEvents(request.body, now);
     try {
-      await services.intake.submit(
-        events.map((event) => ({
-          projectId: project.id,
-          organizationId: project.organizationId,
-          event,
-          receivedAt: now,
-          componentIds: project.targets.filter((t) => t.eventTypes === null || t.eventTypes.has(event.type)).map((t) => t.projectComponentId),
-        })),
-      );
+      await services.intake.submit({ projectId: project.id, organizationId: project.organizationId, receivedAt: now, events, componentIds: project.componentIds });
     } catch {
       reply.header('retry-after', '1');
       throw new ConsoleError(503, 'The events could not be stored; nothing was accepted. Retry.');

@@ -34,7 +34,7 @@ export function createCollector(store: Store, logger: Logger, env: NodeJS.Proces
   const events = new CollectedEventStore(store);
   const catalogue = new ComponentCatalogue();
   const directory = new ProjectDirectory(projects, projectComponents, catalogue, settings.directoryTtlMs);
-  const webhook = new WebhookDeliverer({ allowPrivate: settings.webhookAllowPrivate }, settings.webhookTimeoutMs);
+  const webhook = new WebhookDeliverer(events, { allowPrivate: settings.webhookAllowPrivate }, settings.webhookTimeoutMs);
   const worker = new DeliveryWorker(
     events,
     projectComponents,

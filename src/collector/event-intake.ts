@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { CollectedEventStore, IntakeItem } from '../store/collected-events.js';
+import type { CollectedEventStore, IntakeBatch } from '../store/collected-events.js';
 
 interface Pending {
-  items: IntakeItem[];
+  batch: IntakeBatch;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -28,9 +28,10 @@ export class EventIntake {
     private readonly onCommitted: () => void = () => undefined,
   ) {}
 
-  submit(items: IntakeItem[]): Promise<void> {
+  /** Resolves once the request's events and their outbox rows are committed. */
+  submit(batch: IntakeBatch): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ items, resolve, reject });
+      this.queue.push({ batch, resolve, reject });
       this.writing ??= this.writeAll().finally(() => (this.writing = undefined));
     });
   }
@@ -42,20 +43,20 @@ export class EventIntake {
 
   private async writeAll(): Promise<void> {
     while (this.queue.length > 0) {
-      const batch: Pending[] = [];
+      let taken = 0;
       let count = 0;
-      while (this.queue.length > 0 && (count === 0 || count + this.queue[0]!.items.length <= MAX_BATCH_EVENTS)) {
-        const next = this.queue.shift()!;
-        batch.push(next);
-        count += next.items.length;
+      while (taken < this.queue.length && (count === 0 || count + this.queue[taken]!.batch.events.length <= MAX_BATCH_EVENTS)) {
+        count += this.queue[taken]!.batch.events.length;
+        taken++;
       }
+      const pending = this.queue.splice(0, taken);
       try {
-        await this.store.insert(batch.flatMap((p) => p.items));
-        for (const p of batch) p.resolve();
+        await this.store.insert(pending.map((p) => p.batch));
+        for (const p of pending) p.resolve();
         this.onCommitted();
       } catch (error) {
         this.logger.error({ err: error, events: count }, 'collected events not stored');
-        for (const p of batch) p.reject(error);
+        for (const p of pending) p.reject(error);
       }
     }
   }

@@ -1,18 +1,16 @@
 import type { ProjectRepository } from '../store/projects.js';
 import type { ProjectComponentRepository } from '../store/project-components.js';
 import type { ComponentCatalogue } from '../console/components/component-catalogue.js';
-
-export interface DeliveryTarget {
-  projectComponentId: string;
-  /** null: every event type. */
-  eventTypes: Set<string> | null;
-}
+import type { StoredEvent } from '../store/collected-events.js';
 
 export interface ResolvedProject {
   id: string;
   organizationId: string;
-  targets: DeliveryTarget[];
+  /** The active data-collection components that receive an event, by its type (their `event_types` setting). */
+  componentIds: Readonly<Record<StoredEvent['type'], readonly string[]>>;
 }
+
+const EVENT_TYPES: ReadonlyArray<StoredEvent['type']> = ['page', 'track', 'user'];
 
 /**
  * Host → project (and its active data-collection components), cached for a short TTL so the
@@ -30,6 +28,12 @@ export class ProjectDirectory {
     private readonly ttlMs: number,
   ) {}
 
+  /** The cached answer while it is fresh (null: an unknown host); undefined when `resolve` must ask the database. */
+  cached(host: string): ResolvedProject | null | undefined {
+    const hit = this.cache.get(host);
+    return hit && hit.until > Date.now() ? hit.value : undefined;
+  }
+
   async resolve(host: string): Promise<ResolvedProject | null> {
     const now = Date.now();
     const hit = this.cache.get(host);
@@ -38,14 +42,14 @@ export class ProjectDirectory {
     let value: ResolvedProject | null = null;
     if (project) {
       const active = await this.components.activeForProject(project.id);
-      const targets: DeliveryTarget[] = [];
+      const componentIds: Record<StoredEvent['type'], string[]> = { page: [], track: [], user: [] };
       for (const pc of active) {
         const component = this.catalogue.get(pc.componentId);
         if (!component || component.category !== 'data_collection') continue;
         const types = pc.settings?.event_types;
-        targets.push({ projectComponentId: pc.id, eventTypes: Array.isArray(types) ? new Set(types as string[]) : null });
+        for (const type of EVENT_TYPES) if (!Array.isArray(types) || types.includes(type)) componentIds[type].push(pc.id);
       }
-      value = { id: project.id, organizationId: project.organizationId, targets };
+      value = { id: project.id, organizationId: project.organizationId, componentIds };
     }
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(host, { value, until: now + this.ttlMs });

@@ -1,10 +1,9 @@
-import type { StoredEvent } from '../../store/collected-events.js';
-
 export interface DeliveryBatch {
   projectId: string;
   projectComponentId: string;
   settings: Record<string, unknown>;
-  events: Array<{ event: StoredEvent; receivedAt: number }>;
+  /** Ids of stored events, in outbox order. An id whose event is gone (project deleted) is skipped. */
+  eventIds: string[];
   /** 1 on the first attempt. */
   attempt: number;
   signal: AbortSignal;

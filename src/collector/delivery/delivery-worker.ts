@@ -13,7 +13,17 @@ export interface WorkerOptions {
   maxAttempts: number;
   /** Rows claimed per round. */
   claimLimit?: number;
+  /** While rows keep coming, at most one round per this many milliseconds (a backlog is worked off without pause). */
+  roundIntervalMs?: number;
 }
+
+const DEFAULT_CLAIM_LIMIT = 1_000;
+/**
+ * Under steady intake every commit wakes the worker; a round per commit would claim, deliver and
+ * settle a handful of rows each time, and the fixed cost of a round would then cost as much CPU
+ * as the intake itself. Waiting this long lets one round take what several commits wrote.
+ */
+const DEFAULT_ROUND_INTERVAL_MS = 50;
 
 /** Exponential backoff with jitter: base·2^(n-1), capped, then scaled by 0.5–1. */
 export function backoffMs(attempt: number, baseMs: number, maxMs: number, random = Math.random): number {
@@ -34,6 +44,7 @@ export class DeliveryWorker {
   private running = false;
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
+  private endPause: (() => void) | undefined;
   private woken = false;
   private abort = new AbortController();
 
@@ -62,6 +73,7 @@ export class DeliveryWorker {
     if (!this.running) return;
     this.running = false;
     this.wakeUp?.();
+    this.endPause?.();
     const timer = setTimeout(() => this.abort.abort(new Error('gateway stopping')), graceMs);
     try {
       await this.loop;
@@ -71,15 +83,35 @@ export class DeliveryWorker {
   }
 
   private async run(): Promise<void> {
+    const limit = this.options.claimLimit ?? DEFAULT_CLAIM_LIMIT;
+    const interval = this.options.roundIntervalMs ?? DEFAULT_ROUND_INTERVAL_MS;
     while (this.running) {
+      const started = Date.now();
       let claimed = 0;
       try {
         claimed = await this.runOnce();
       } catch (error) {
         this.logger.warn({ err: error }, 'outbox round failed; will retry');
       }
-      if (claimed === 0 && this.running) await this.idle();
+      if (!this.running || claimed >= limit) continue;
+      if (claimed === 0) await this.idle();
+      else await this.pause(started + interval - Date.now());
     }
+  }
+
+  /** Sleeps `ms` (ended early by stop). */
+  private pause(ms: number): Promise<void> {
+    if (ms <= 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.endPause = undefined;
+        resolve();
+      }
+      this.endPause = done;
+    });
   }
 
   private idle(): Promise<void> {
@@ -104,10 +136,14 @@ export class DeliveryWorker {
   /** One claim-deliver-settle round; returns how many rows it claimed. */
   async runOnce(): Promise<number> {
     const token = randomUUID();
-    const claimed = await this.events.claim(token, Date.now(), this.options.leaseMs, this.options.claimLimit ?? 1_000);
+    const claimed = await this.events.claim(token, Date.now(), this.options.leaseMs, this.options.claimLimit ?? DEFAULT_CLAIM_LIMIT);
     if (claimed.length === 0) return 0;
     const groups = new Map<string, ClaimedDelivery[]>();
-    for (const row of claimed) groups.set(row.project_component_id, [...(groups.get(row.project_component_id) ?? []), row]);
+    for (const row of claimed) {
+      const group = groups.get(row.project_component_id);
+      if (group) group.push(row);
+      else groups.set(row.project_component_id, [row]);
+    }
     const components = new Map((await this.components.byIds([...groups.keys()])).map((pc) => [pc.id, pc]));
     await Promise.all(
       [...groups].map(async ([componentId, rows]) => {
@@ -132,25 +168,22 @@ export class DeliveryWorker {
     settings: Record<string, unknown>,
     deliverer: Deliverer,
   ): Promise<void> {
-    const loaded = await this.events.load(projectId, rows.map((r) => r.event_id));
-    const missing = rows.filter((r) => !loaded.has(r.event_id));
-    if (missing.length > 0) await this.events.discard(missing.map((r) => r.id));
-    const present = rows.filter((r) => loaded.has(r.event_id));
     const size = deliverer.batchSize(settings);
-    for (let i = 0; i < present.length; i += size) {
-      const part = present.slice(i, i + size);
+    for (let i = 0; i < rows.length; i += size) {
+      const part = rows.slice(i, i + size);
       const ids = part.map((r) => r.id);
       if (this.abort.signal.aborted) {
         await this.events.release(ids, token, Date.now());
         continue;
       }
-      const attempt = Math.max(...part.map((r) => r.attempts));
+      let attempt = 0;
+      for (const r of part) attempt = Math.max(attempt, r.attempts);
       try {
         await deliverer.deliver({
           projectId,
           projectComponentId: componentId,
           settings,
-          events: part.map((r) => loaded.get(r.event_id)!),
+          eventIds: part.map((r) => r.event_id),
           attempt,
           signal: this.abort.signal,
         });

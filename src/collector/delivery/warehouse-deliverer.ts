@@ -5,22 +5,12 @@ import type { Deliverer, DeliveryBatch } from './deliverer.js';
 export class WarehouseDeliverer implements Deliverer {
   constructor(private readonly events: CollectedEventStore) {}
 
+  /** One claim's worth: the copy runs inside the database, so a larger batch costs only fewer statements. */
   batchSize(): number {
-    return 500;
+    return 1_000;
   }
 
   async deliver(batch: DeliveryBatch): Promise<void> {
-    const storedAt = Date.now();
-    await this.events.storeInWarehouse(
-      batch.events.map(({ event, receivedAt }) => ({
-        project_component_id: batch.projectComponentId,
-        event_id: event.id,
-        project_id: batch.projectId,
-        type: event.type,
-        received_at: receivedAt,
-        stored_at: storedAt,
-        payload: JSON.stringify(event),
-      })),
-    );
+    await this.events.copyToWarehouse(batch.projectId, batch.projectComponentId, batch.eventIds, Date.now());
   }
 }

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
+import type { CollectedEventStore } from '../../store/collected-events.js';
 import type { Deliverer, DeliveryBatch } from './deliverer.js';
 import { guardedLookup, isPublicAddress, type TargetPolicy } from './address-guard.js';
 
@@ -18,6 +19,7 @@ export class WebhookDeliverer implements Deliverer {
   private readonly agent: Agent;
 
   constructor(
+    private readonly events: CollectedEventStore,
     private readonly policy: TargetPolicy,
     private readonly timeoutMs: number,
   ) {
@@ -39,13 +41,16 @@ export class WebhookDeliverer implements Deliverer {
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.policy.allowPrivate)) throw new WebhookError('webhook URL must be https');
     const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
     if (isIP(literal) && !this.policy.allowPrivate && !isPublicAddress(literal)) throw new WebhookError(`webhook address ${literal} is private or reserved`);
-    const body = JSON.stringify({
-      object: 'event_batch',
-      project_id: batch.projectId,
-      project_component_id: batch.projectComponentId,
-      attempt: batch.attempt,
-      events: batch.events.map(({ event }) => event),
-    });
+    const payloads = await this.events.loadPayloads(batch.projectId, batch.eventIds);
+    const events: string[] = [];
+    for (const id of batch.eventIds) {
+      const payload = payloads.get(id);
+      if (payload !== undefined) events.push(payload);
+    }
+    if (events.length === 0) return;
+    // The stored payloads are already the events' JSON: spliced in as they are, not parsed and re-serialised.
+    const envelope = JSON.stringify({ object: 'event_batch', project_id: batch.projectId, project_component_id: batch.projectComponentId, attempt: batch.attempt });
+    const body = `${envelope.slice(0, -1)},"events":[${events.join(',')}]}`;
     const response = await request(url, {
       method: 'POST',
       dispatcher: this.agent,
