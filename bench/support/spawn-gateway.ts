@@ -39,7 +39,8 @@ export interface SpawnedGateway {
 /** `gateway serve` as a child process; resolves with the URLs of its `listening` line. */
 export async function spawnGateway(env: Record<string, string>, compiledEntry?: string): Promise<SpawnedGateway> {
   const args = compiledEntry
-    ? ['--input-type=module', '-e', `import(${JSON.stringify(compiledEntry)}).then((m) => m.main(['serve']))`]
+    ? // The V8 flag bin/gateway's shebang and `npm start` pass.
+      ['--max-semi-space-size=8', '--input-type=module', '-e', `import(${JSON.stringify(compiledEntry)}).then((m) => m.main(['serve']))`]
     : ['--import', 'tsx', join(REPO, 'test', 'support', 'gateway-process.ts')];
   const child = spawn(process.execPath, args, {
     cwd: REPO,

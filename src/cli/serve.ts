@@ -7,8 +7,9 @@ import { preloadEncoders, TOKENIZERS } from '../tokenize/index.js';
 export async function serve(): Promise<void> {
   const settings = readSettings();
   const logger = createLogger(settings.logLevel);
-  // Before listening, so no request ever waits for a vocabulary to load (docs/decisions.md).
-  preloadEncoders(TOKENIZERS);
+  // Opt-in: before listening, so no request ever waits for a vocabulary to load, at the price of
+  // ~90 MB that a gateway which never counts tokens does not need (docs/decisions.md).
+  if (settings.preloadTokenizers) preloadEncoders(TOKENIZERS);
   const running = await startGateway(settings, logger);
   process.stdout.write(JSON.stringify({ event: 'listening', ...running.urls }) + '\n');
 

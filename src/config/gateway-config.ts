@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { parse as parseYaml } from 'yaml';
 
 /** The file named by GATEWAY_CONFIG (JSON or YAML). Full reference: docs/configuration.md. */
 const ProviderConfigSchema = Type.Object(
@@ -92,6 +92,12 @@ export function loadGatewayConfig(file: string | undefined): GatewayConfig {
     throw new ConfigError(`${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(error as Error).message}`);
   }
   return validateGatewayConfig(parsed ?? {}, file);
+}
+
+/** The YAML parser (~8 MB resident) is loaded only for a YAML config file. */
+function parseYaml(text: string): unknown {
+  const yaml = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return yaml.parse(text);
 }
 
 export function validateGatewayConfig(value: unknown, source: string): GatewayConfig {

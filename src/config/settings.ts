@@ -26,6 +26,8 @@ export interface Settings {
   sweepIntervalMs: number;
   /** Prometheus `/metrics` (docs/configuration.md, "Metrics"). */
   metrics: MetricsSettings;
+  /** Load the tokenizer vocabularies before listening instead of on first use (docs/decisions.md). */
+  preloadTokenizers: boolean;
 }
 
 export interface MetricsSettings {
@@ -106,5 +108,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     reservationTtlMs: positiveInt(env, 'GATEWAY_RESERVATION_TTL_MS', 15 * 60 * 1000),
     sweepIntervalMs: positiveInt(env, 'GATEWAY_SWEEP_INTERVAL_MS', 30_000),
     metrics: metricsSettings(env),
+    preloadTokenizers: flag(env, 'GATEWAY_PRELOAD_TOKENIZERS', false),
   };
 }

@@ -1,6 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generate } from 'selfsigned';
 
 export interface TlsMaterial {
   cert: string;
@@ -31,6 +30,8 @@ export async function loadTls(options: { dataDir: string; certFile?: string; key
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const now = new Date();
+  // Imported only here: its crypto stack costs ~15 MB resident and most starts reuse the files.
+  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
     curve: 'P-256',

@@ -2,15 +2,23 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import { createRequire } from 'node:module';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 
-// int8 (bigint) columns hold millisecond times and micro-USD amounts, all far below 2^53.
-pg.types.setTypeParser(20, (value: string) => Number(value));
-// numeric appears only as the result of SUM() over bigints.
-pg.types.setTypeParser(1700, (value: string) => Number(value));
+// The PostgreSQL driver (~14 MB resident) is loaded only by a gateway that uses PostgreSQL.
+let postgresDriver: typeof import('pg') | undefined;
+function loadPostgresDriver(): typeof import('pg') {
+  if (!postgresDriver) {
+    postgresDriver = createRequire(import.meta.url)('pg') as typeof import('pg');
+    // int8 (bigint) columns hold millisecond times and micro-USD amounts, all far below 2^53.
+    postgresDriver.types.setTypeParser(20, (value: string) => Number(value));
+    // numeric appears only as the result of SUM() over bigints.
+    postgresDriver.types.setTypeParser(1700, (value: string) => Number(value));
+  }
+  return postgresDriver;
+}
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -59,7 +67,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     throw new Error(`database schema name "${schema}" must match [a-z_][a-z0-9_]*`);
   }
-  const pool = new pg.Pool({
+  const pool = new (loadPostgresDriver().Pool)({
     connectionString: url,
     max: options.poolSize ?? 10,
     // A database that accepts connections but never answers, or a pool whose connections are all

@@ -1,17 +1,29 @@
-import { get_encoding, type Tiktoken } from 'tiktoken';
+import { createRequire } from 'node:module';
+import type { Tiktoken } from 'tiktoken';
 import type { TokenizerName } from './tokenizer-names.js';
 
-// Loading a vocabulary into WASM takes a few hundred milliseconds and a few MB, so each encoder
-// is built on first use and kept for the life of the process (never `free()`d: it is shared).
+// tiktoken compiles its WASM module on import (~20 MB resident) and each vocabulary costs ~35 MB
+// more: a gateway that never counts tokens (keys without a ceiling, upstreams that report usage)
+// should pay for neither. Its CommonJS build lets the first use load it synchronously.
+const requireModule = createRequire(import.meta.url);
+let tiktoken: typeof import('tiktoken') | undefined;
+
+// Building an encoder takes a few hundred milliseconds, so each is built on first use and kept
+// for the life of the process (never `free()`d: it is shared).
 const encoders = new Map<TokenizerName, Tiktoken>();
 
 export function encoderFor(name: TokenizerName): Tiktoken {
   let encoder = encoders.get(name);
   if (!encoder) {
-    encoder = get_encoding(name);
+    tiktoken ??= requireModule('tiktoken') as typeof import('tiktoken');
+    encoder = tiktoken.get_encoding(name);
     encoders.set(name, encoder);
   }
   return encoder;
+}
+
+export function loadedEncoders(): TokenizerName[] {
+  return [...encoders.keys()];
 }
 
 /**
@@ -24,9 +36,9 @@ export function encodeCount(text: string, name: TokenizerName): number {
 }
 
 /**
- * Loads every encoder now. Loading is synchronous WASM work (~0.4 s for both, ~70 MB), and on
- * first use it would stall the event loop under a live request; `gateway serve` calls this
- * before it starts listening.
+ * Loads encoders now. Loading is synchronous WASM work (~0.2 s and ~35 MB each) that would
+ * otherwise stall the event loop under the first request that counts tokens; `gateway serve`
+ * calls this before it starts listening when GATEWAY_PRELOAD_TOKENIZERS asks for it.
  */
 export function preloadEncoders(names: readonly TokenizerName[]): void {
   for (const name of names) encoderFor(name);
