@@ -27,6 +27,15 @@ export class BoundedCache<V> {
     }
   }
 
+  /** The memoised value of `key`, computed and stored on a miss. */
+  getOrCompute(key: string, compute: (key: string) => V, weigh: (value: V) => number): V {
+    const known = this.map.get(key);
+    if (known !== undefined) return known.value;
+    const value = compute(key);
+    this.set(key, value, weigh(value));
+    return value;
+  }
+
   clear(): void {
     this.map.clear();
     this.chars = 0;

@@ -1,6 +1,7 @@
 // Order matters: trimming first (later strategies compare trimmed text), then pointers, then
 // masking of what is still big, and tool definitions last (independent of the rest).
 import type { Bundle } from './bundles.js';
+import { BoundedCache, registerCache } from './cache.js';
 import { duplicateReadElision } from './strategies/duplicate-read-elision.js';
 import { observationMasking } from './strategies/observation-masking.js';
 import type { Strategy, StrategyContext } from './strategies/strategy.js';
@@ -24,8 +25,12 @@ export const STRATEGY_NAMES = STRATEGIES.map((s) => s.name);
 // Agents whose own tools edit by line number need the numbers in file views.
 const LINE_ADDRESSING = /\b(?:start_line|end_line|line_number|lineno|line_start|line_end|start_line_number)\b/;
 
+// The same system prompt comes with every request of a conversation.
+const addressesLines = registerCache(new BoundedCache<boolean>(1024 * 1024));
+const mentionsLineAddressing = (text: string) => LINE_ADDRESSING.test(text);
+
 function keepsLineNumbers(conversation: Conversation): boolean {
-  if (LINE_ADDRESSING.test(conversation.systemText)) return true;
+  if (addressesLines.getOrCompute(conversation.systemText, mentionsLineAddressing, () => 8)) return true;
   return conversation.tools.some((t) => LINE_ADDRESSING.test(JSON.stringify(t.parameters ?? {})));
 }
 

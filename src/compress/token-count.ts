@@ -35,6 +35,53 @@ export function countBodyTokens(body: Record<string, unknown>, format: RequestFo
   return countRequestTokens({ system: body.instructions, messages: input.map(asChatMessage), tools: body.tools as unknown[] | undefined }, tokenizer);
 }
 
+const itemsKey = (format: RequestFormat) => (format === 'responses' ? 'input' : 'messages');
+
+/** Tokens of some messages (or responses items) alone, framing included, reply priming not. */
+function countItems(items: unknown[], format: RequestFormat, tokenizer: TokenizerName): number {
+  if (items.length === 0) return 0;
+  const messages = format === 'responses' ? items.map(asChatMessage) : items;
+  return countRequestTokens({ messages }, tokenizer) - countRequestTokens({}, tokenizer);
+}
+
+function countTools(tools: unknown, tokenizer: TokenizerName): number {
+  return Array.isArray(tools) ? countRequestTokens({ tools }, tokenizer) - countRequestTokens({}, tokenizer) : 0;
+}
+
+/**
+ * Tokens of `candidate`, a rewrite of `source` (counted `sourceTokens`) that shares every item
+ * it did not change. The tokenizer module's count of a body is a sum over its messages (plus
+ * system, tools and the reply priming), so only the replaced items and, when they changed, the
+ * tools are counted again; the result equals a full count of `candidate`.
+ */
+export function countRewrittenBodyTokens(
+  source: Record<string, unknown>,
+  candidate: Record<string, unknown>,
+  sourceTokens: number,
+  format: RequestFormat,
+  tokenizer: TokenizerName,
+): number {
+  if (candidate === source) return sourceTokens;
+  const key = itemsKey(format);
+  const before = source[key];
+  const after = candidate[key];
+  let total = sourceTokens;
+  if (before !== after && Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
+    const removed: unknown[] = [];
+    const added: unknown[] = [];
+    for (let i = 0; i < before.length; i++) {
+      if (before[i] === after[i]) continue;
+      removed.push(before[i]);
+      added.push(after[i]);
+    }
+    total += countItems(added, format, tokenizer) - countItems(removed, format, tokenizer);
+  } else if (before !== after) {
+    return countBodyTokens(candidate, format, tokenizer);
+  }
+  if (source.tools !== candidate.tools) total += countTools(candidate.tools, tokenizer) - countTools(source.tools, tokenizer);
+  return total;
+}
+
 /**
  * Reverts every rewritten result that does not save a token (a CRLF that tokenizes like LF…)
  * and returns the strategies whose changes remain, in pipeline order. Judged per result,

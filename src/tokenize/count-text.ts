@@ -1,4 +1,5 @@
-import { encodeCount } from './encoders.js';
+import { bpeTokenCount, preloadRanks } from './bpe.js';
+import { LineCounter } from './line-counter.js';
 import { PieceCounter } from './piece-counter.js';
 import { TextTokenCache, type TextTokenCacheStats } from './text-token-cache.js';
 import type { TokenizerName } from './tokenizer-names.js';
@@ -11,17 +12,34 @@ const cache = new TextTokenCache({
   maxChars: TEXT_CACHE_MAX_CHARS,
   maxEntryChars: TEXT_CACHE_MAX_ENTRY_CHARS,
 });
-// Texts are counted piece by piece (piece-counter.ts); tiktoken sees only pieces not met
-// before. 100k pieces per encoding hold a large code base's vocabulary in about 10 MB.
+// Texts are counted piece by piece (piece-counter.ts); only pieces not met before are
+// byte-pair encoded (bpe.ts). 100k pieces per encoding hold a large code base's vocabulary in
+// about 10 MB.
 const PIECE_MEMO = { maxEntries: 100_000, maxPieceChars: 256 };
 const pieceCounters: Record<TokenizerName, PieceCounter> = {
-  cl100k_base: new PieceCounter('cl100k_base', (piece) => encodeCount(piece, 'cl100k_base'), PIECE_MEMO),
-  o200k_base: new PieceCounter('o200k_base', (piece) => encodeCount(piece, 'o200k_base'), PIECE_MEMO),
+  cl100k_base: new PieceCounter('cl100k_base', (piece) => bpeTokenCount(piece, 'cl100k_base'), PIECE_MEMO),
+  o200k_base: new PieceCounter('o200k_base', (piece) => bpeTokenCount(piece, 'o200k_base'), PIECE_MEMO),
+};
+// New texts are mostly made of lines seen before (line-counter.ts): ≤ 8 Mi characters of lines
+// per generation and encoding.
+const LINE_MEMO = { maxChars: 8 * 1024 * 1024, minLineChars: 12, maxLineChars: 64 * 1024 };
+const lineCounters: Record<TokenizerName, LineCounter> = {
+  cl100k_base: new LineCounter(pieceCounters.cl100k_base, LINE_MEMO),
+  o200k_base: new LineCounter(pieceCounters.o200k_base, LINE_MEMO),
 };
 const computers: Record<TokenizerName, (text: string) => number> = {
-  cl100k_base: (text) => pieceCounters.cl100k_base.count(text),
-  o200k_base: (text) => pieceCounters.o200k_base.count(text),
+  cl100k_base: (text) => lineCounters.cl100k_base.count(text),
+  o200k_base: (text) => lineCounters.o200k_base.count(text),
 };
+
+/**
+ * Loads what counting needs (the merge ranks) now: synchronous work of a few hundred
+ * milliseconds per encoding that would otherwise stall the first request that counts tokens.
+ * `gateway serve` calls this before it starts listening.
+ */
+export function preloadEncoders(names: readonly TokenizerName[]): void {
+  preloadRanks(names);
+}
 
 /** Tokens of plain text, identical to tiktoken's `encode_ordinary(text).length`. */
 export function countTextTokens(text: string, tokenizer: TokenizerName): number {
@@ -29,9 +47,10 @@ export function countTextTokens(text: string, tokenizer: TokenizerName): number 
   return cache.count(text, tokenizer, computers[tokenizer]);
 }
 
-/** Empties the shared text cache (tests and benchmarks start cold with it). */
+/** Empties the shared text and line caches (tests and benchmarks start cold with them). */
 export function clearTokenCache(): void {
   cache.clear();
+  for (const counter of Object.values(lineCounters)) counter.clear();
 }
 
 /** Empties the piece memos too: the next counts start from tiktoken alone (cold benchmark). */

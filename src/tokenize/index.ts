@@ -13,4 +13,4 @@ export {
 export { countRequestTokens, type CountableRequest } from './count-request.js';
 export { detectMessageFormat, type MessageFormat } from './message-format.js';
 export type { TextTokenCacheStats } from './text-token-cache.js';
-export { preloadEncoders } from './encoders.js';
+export { preloadEncoders } from './count-text.js';

@@ -29,8 +29,11 @@ export class PieceCounter {
   private counts = new Int32Array(INITIAL_CAPACITY);
   private size = 0;
   private readonly maxCapacity: number;
-  /** Counts of ASCII pieces of two or three characters by their character codes; 0 = unknown. */
-  private shortCounts = new Uint8Array(1 << 21);
+  /**
+   * Counts of ASCII pieces of two or three characters by their character codes; 0 = unknown.
+   * Allocated on first use (2 MB): a gateway that never counts tokens does not pay for it.
+   */
+  private shortCounts: Uint8Array | undefined;
 
   constructor(
     private readonly tokenizer: TokenizerName,
@@ -68,14 +71,15 @@ export class PieceCounter {
     // ending in NUL goes through the hash table instead.
     if (end === start + 3 && c2 === 0) return this.pieceCount(text, start, end);
     const index = c0 | (c1 << 7) | (c2 << 14);
-    const known = this.shortCounts[index]!;
+    const table = (this.shortCounts ??= new Uint8Array(1 << 21));
+    const known = table[index]!;
     if (known !== 0) return known;
-    return (this.shortCounts[index] = this.encodePiece(text.slice(start, end)));
+    return (table[index] = this.encodePiece(text.slice(start, end)));
   }
 
   clear(): void {
     this.reset(INITIAL_CAPACITY);
-    this.shortCounts.fill(0);
+    this.shortCounts = undefined;
   }
 
   get entries(): number {

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { BUNDLES, COMPRESSION_MODELS, compressPayload, detectFormat, type BundleName } from '../../src/compress/index.js';
 import { GENERIC_BUNDLE } from '../../src/compress/bundles.js';
 import { isPlaceholder } from '../../src/compress/filters/markers.js';
+import { countBodyTokens, tokenizerFor } from '../../src/compress/token-count.js';
 import { frozenBefore } from '../../src/compress/window.js';
 import { build, callIds, items, outputs, SHAPES, type Dialogue, type Shape } from './helpers/build.js';
 import { fixtureText, observations } from './helpers/fixtures.js';
@@ -117,10 +118,17 @@ describe('safety invariants (property-based)', () => {
     );
   });
 
-  it('compressed tokens never exceed the original', () => {
+  it('compressed tokens never exceed the original, and both equal a full count of their body', () => {
     fc.assert(
       fc.property(dialogueArb, shapeArb, bundleArb, (d, shape, bundle) => {
-        const c = compressPayload(build(d, shape), opts(bundle)).compression;
+        const body = build(d, shape);
+        const result = compressPayload(body, opts(bundle));
+        const c = result.compression;
+        // The compressed count is derived from the original's (only rewritten items are
+        // counted again); it must be what counting the returned body from scratch gives.
+        const tokenizer = tokenizerFor(body);
+        assert.equal(c.uncompressed_input_tokens, countBodyTokens(body, detectFormat(body), tokenizer));
+        assert.equal(c.compressed_input_tokens, countBodyTokens(result.body, detectFormat(body), tokenizer));
         assert.ok(c.compressed_input_tokens <= c.uncompressed_input_tokens);
         assert.ok(c.compression_rate >= 0 && c.compression_rate < 1);
         if (c.applied_strategies.length === 0) assert.equal(c.compression_rate, 0);

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { get_encoding } from 'tiktoken';
+import { bpeTokenCount } from '../../src/tokenize/bpe.js';
+import { LineCounter } from '../../src/tokenize/line-counter.js';
 import { PieceCounter } from '../../src/tokenize/piece-counter.js';
 import { pieceRegex, splitPieces } from '../../src/tokenize/pre-tokenize.js';
 import { TOKENIZERS, type TokenizerName } from '../../src/tokenize/index.js';
@@ -71,6 +73,48 @@ describe('pre-tokenization in JavaScript', () => {
         }
         if (probe.length > 0) assert.equal(counter.count(probe), expected(probe, tokenizer), `code points ${from.toString(16)}…`);
       }
+    });
+  }
+
+  for (const tokenizer of TOKENIZERS) {
+    it(`${tokenizer}: byte-pair encoding in JavaScript counts every piece of the corpus as tiktoken does`, () => {
+      const seen = new Set<string>();
+      for (const { kind, text } of corpus) {
+        for (const piece of splitPieces(text, tokenizer)) {
+          if (seen.has(piece)) continue;
+          seen.add(piece);
+          assert.equal(bpeTokenCount(piece, tokenizer), expected(piece, tokenizer), `${kind}: ${JSON.stringify(piece)}`);
+        }
+      }
+    });
+
+    it(`${tokenizer}: byte-pair encoding in JavaScript counts random pieces as tiktoken does`, () => {
+      fc.assert(
+        fc.property(anyText, (text) => {
+          for (const piece of splitPieces(text, tokenizer)) assert.equal(bpeTokenCount(piece, tokenizer), expected(piece, tokenizer), JSON.stringify(piece));
+        }),
+        { numRuns: 2000 },
+      );
+    });
+  }
+
+  for (const tokenizer of TOKENIZERS) {
+    it(`${tokenizer}: line sums equal tiktoken, lines cut only where a piece always ends`, () => {
+      // What may follow a line break: indentation, more breaks, a slash (o200k's punctuation
+      // tail), non-ASCII white space, punctuation with its own trailing breaks.
+      const lineStart = fc.constantFrom('', ' ', '    ', '\t', '/', '//', ' /', '\u00a0', '\u2028', '\r', '\n', '\v', ')', '  )', 'x', '12');
+      const lineBody = fc.oneof(asciiText, fc.constantFrom('):', 'def f(x):', '  return x', '# comment', '', '   ', 'é', '→'));
+      const multiLine = fc.array(fc.tuple(lineStart, lineBody, fc.constantFrom('\n', '\r\n', ' \n', '\n\n', '\n  \n')), { maxLength: 12 })
+        .map((lines) => lines.map(([a, b, c]) => a + b + c).join(''));
+      const lines = new LineCounter(counters[tokenizer], { maxChars: 256, minLineChars: 1, maxLineChars: 64 });
+      fc.assert(
+        fc.property(multiLine, (text) => {
+          assert.equal(lines.count(text), expected(text, tokenizer), JSON.stringify(text));
+          assert.equal(lines.count(text), expected(text, tokenizer), `again: ${JSON.stringify(text)}`);
+        }),
+        { numRuns: 3000 },
+      );
+      for (const { kind, text } of corpus) assert.equal(lines.count(text), expected(text, tokenizer), `${kind}: ${JSON.stringify(text.slice(0, 80))}`);
     });
   }
 

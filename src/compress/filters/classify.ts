@@ -1,5 +1,6 @@
 // Which per-command filter an output gets: from the agent's tool kind and, for shells, from
 // the command line itself.
+import { BoundedCache, registerCache } from '../cache.js';
 import type { ToolKind } from '../types.js';
 
 export type OutputKind = 'test' | 'git-diff' | 'git-status' | 'git-log' | 'install' | 'build' | 'search' | 'list' | 'read' | 'shell' | 'other';
@@ -24,11 +25,18 @@ function segments(command: string): string[] {
     .filter((s) => s.length > 0 && !/^cd\b/.test(s));
 }
 
-export function classifyCommand(command: string): OutputKind {
+function classify(command: string): OutputKind {
   for (const seg of segments(command)) {
     for (const [kind, re] of COMMANDS) if (re.test(seg)) return kind;
   }
   return 'shell';
+}
+
+// Every request re-sends every earlier command.
+const classified = registerCache(new BoundedCache<OutputKind>(1024 * 1024));
+
+export function classifyCommand(command: string): OutputKind {
+  return classified.getOrCompute(command, classify, () => 16);
 }
 
 /** Codex passes argv (`["bash","-lc","…"]`); others a string. */

@@ -1,5 +1,6 @@
 // Tool output arrives either as a string or as an array of content parts. Strategies see one
 // string; these helpers read it and write it back in the shape it came in.
+import { BoundedCache, registerCache } from '../cache.js';
 
 type Part = Record<string, unknown>;
 const TEXT_PART_TYPES = new Set(['text', 'input_text', 'output_text']);
@@ -29,15 +30,23 @@ export function writeContent(original: unknown, text: string): unknown {
   return [{ ...last, text }];
 }
 
-export function parseArgs(raw: unknown): Record<string, unknown> | null {
-  if (raw && typeof raw === 'object' && !Array.isArray(raw)) return raw as Record<string, unknown>;
-  if (typeof raw !== 'string' || raw[0] !== '{') return null;
+function parseObject(raw: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(raw);
     return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
   } catch {
     return null;
   }
+}
+
+// Every request re-sends every earlier call's arguments. Parsed arguments are shared between
+// requests: strategies only read them.
+const parsedArgs = registerCache(new BoundedCache<Record<string, unknown> | null>(4 * 1024 * 1024));
+
+export function parseArgs(raw: unknown): Record<string, unknown> | null {
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) return raw as Record<string, unknown>;
+  if (typeof raw !== 'string' || raw[0] !== '{') return null;
+  return parsedArgs.getOrCompute(raw, parseObject, () => raw.length);
 }
 
 export function systemTextOf(content: unknown): string {

@@ -5,6 +5,7 @@
 //
 // The decision for a result looks only at EARLIER results (whose original text never changes)
 // and at the step-wise window, so it is the same in every later request: prefix-stable.
+import { BoundedCache, registerCache } from '../cache.js';
 import { errorMask } from '../filters/error-lines.js';
 import { isPlaceholder } from '../filters/markers.js';
 import { open, replace, type Strategy } from './strategy.js';
@@ -26,29 +27,44 @@ function footer(text: string): string[] {
   return out;
 }
 
+/** `text` without its trailing lines that are in `drop` (never an error line). */
+function withoutFooter(text: string, drop: ReadonlySet<string>): string {
+  let kept = text.trimEnd();
+  for (;;) {
+    const at = kept.lastIndexOf('\n');
+    const last = kept.slice(at + 1).trimEnd();
+    if (at < 0 || !drop.has(last) || errorMask([last])[0]) break;
+    kept = kept.slice(0, at);
+  }
+  return kept.length < text.trimEnd().length ? kept : text;
+}
+
+// Every request re-sends every earlier result: their footers, and the texts without them, are
+// memoised (the same text object then comes back, which later lookups compare by identity).
+const footers = registerCache(new BoundedCache<string[]>(8 * 1024 * 1024));
+const stripped = registerCache(new BoundedCache<Map<string, string>>(16 * 1024 * 1024));
+
+function strippedText(text: string, drop: string[]): string {
+  const byDrop = stripped.getOrCompute(text, () => new Map(), () => 64);
+  const key = drop.join('\n');
+  let out = byDrop.get(key);
+  if (out === undefined) byDrop.set(key, (out = withoutFooter(text, new Set(drop))));
+  return out;
+}
+
 export const statusLineDedup: Strategy = {
   name: 'status_line_dedup',
   run(conversation, ctx) {
     let any = false;
     let previous: string[] | undefined;
     for (const r of conversation.results) {
-      const mine = footer(r.original);
+      const mine = footers.getOrCompute(r.original, footer, (lines) => 16 + lines.reduce((n, l) => n + l.length, 0));
       const before = previous;
       previous = r.turn >= ctx.frozenBefore ? mine : undefined;
       if (!before || mine.length === 0 || !open(r) || isPlaceholder(r.text)) continue;
-      const drop = new Set(mine.filter((line) => before.includes(line)));
-      if (drop.size === 0) continue;
-      let text = r.text.trimEnd();
-      let cut = 0;
-      for (;;) {
-        const at = text.lastIndexOf('\n');
-        const last = text.slice(at + 1).trimEnd();
-        if (at < 0 || !drop.has(last) || errorMask([last])[0]) break;
-        text = text.slice(0, at);
-        cut++;
-      }
-      if (cut === 0) continue;
-      any = replace(r, text, this.name) || any;
+      const drop = mine.filter((line) => before.includes(line));
+      if (drop.length === 0) continue;
+      any = replace(r, strippedText(r.text, drop), this.name) || any;
     }
     return any;
   },
