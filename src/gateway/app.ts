@@ -6,7 +6,7 @@ import type { GatewayServices } from './gateway-services.js';
 import { registerGatewayAuth } from './auth/authenticate-hook.js';
 import { registerModelsRoute } from './routes/models.js';
 import { registerConcurrencyLimit } from './overload.js';
-import { usageCommitted } from './chat/metering.js';
+import { pendingUsageCommit } from './chat/metering.js';
 import { registerCountTokensRoute } from './routes/count-tokens.js';
 import { registerCompressRoute } from './routes/compress.js';
 import { registerChatCompletionsRoute } from './chat/chat-route.js';
@@ -31,8 +31,10 @@ export function buildGatewayApp(base: Omit<AppOptions, 'sendError' | 'handleErro
   });
   registerConcurrencyLimit(app, services.maxConcurrency);
   // A JSON answer leaves only after its usage row is committed (streams wait before their last event).
-  app.addHook('onSend', async (request) => {
-    await usageCommitted(request);
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    const committed = pendingUsageCommit(request);
+    if (committed) void committed.then(() => done(null, payload));
+    else done(null, payload);
   });
   app.register(async (authenticated) => {
     registerGatewayAuth(authenticated, services.authenticator);

@@ -8,14 +8,20 @@ import { GatewayError } from './errors.js';
  */
 export function registerConcurrencyLimit(app: FastifyInstance, limit: number): void {
   let inFlight = 0;
-  app.addHook('onRequest', async (_request, reply) => {
+  const release = () => inFlight--;
+  // Callback style: no promise per request on the hot path.
+  app.addHook('onRequest', (_request, reply, done) => {
     if (inFlight >= limit) {
-      throw new GatewayError('overloaded', {
-        message: `The gateway is handling ${limit} requests, its configured maximum; retry shortly.`,
-        headers: { 'retry-after': '1' },
-      });
+      done(
+        new GatewayError('overloaded', {
+          message: `The gateway is handling ${limit} requests, its configured maximum; retry shortly.`,
+          headers: { 'retry-after': '1' },
+        }),
+      );
+      return;
     }
     inFlight++;
-    reply.raw.once('close', () => inFlight--);
+    reply.raw.once('close', release);
+    done();
   });
 }

@@ -11,17 +11,23 @@ interface QueuedRow {
   addSpend: boolean;
   /** Settled in the same transaction as the row: the row and the key's spend can never disagree. */
   reservation: Reservation | undefined;
-  committed: () => void;
+  /** performance.now() when queued. */
+  queuedAt: number;
+  /** Resolves the writer's promise: at commit, or when the row has waited `maxWaitMs`. */
+  release: () => void;
+  released: boolean;
 }
 
 const MAX_BATCH = 500;
+/** Past this, a caller waiting for its row is let go and the row stays queued (the database is slow or away). */
+export const MAX_COMMIT_WAIT_MS = 2_000;
 const RETRY_AFTER_FAILURE_MS = 500;
 /** Beyond this many unwritten rows (database away), new rows are refused rather than growing memory. */
 const MAX_PENDING = 100_000;
 
 /**
  * Group commit for usage rows. `write` queues a row and returns a promise that resolves once the
- * row is committed. Rows that arrive while a batch is being written go into the next batch, so
+ * row is committed, or after `maxWaitMs` if the database is slow or away (the row stays queued). Rows that arrive while a batch is being written go into the next batch, so
  * under load one INSERT carries many rows, and when idle a row is written at once (next tick).
  * Callers await it before completing their response, so a request whose answer reached the
  * client has its row even if the process is killed right after. A failed batch is put back and
@@ -33,12 +39,17 @@ export class UsageWriter {
   private scheduled = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<boolean> | undefined;
+  /** The batch being written, whose rows still count as waiting. */
+  private writing: QueuedRow[] = [];
+  /** One timer for every waiting row's deadline, instead of one per row. */
+  private deadlineTimer: NodeJS.Timeout | undefined;
   private dropped = 0;
   private readonly sql: UsageSql;
 
   constructor(
     private readonly store: Store,
     private readonly logger: Logger,
+    private readonly maxWaitMs = MAX_COMMIT_WAIT_MS,
   ) {
     this.sql = new UsageSql(store.dialect);
   }
@@ -54,10 +65,37 @@ export class UsageWriter {
       if (this.dropped % 1000 === 1) this.logger.error({ dropped: this.dropped }, 'usage queue full: rows dropped');
       return Promise.resolve();
     }
-    return new Promise((committed) => {
-      this.pending.push({ record, addSpend, reservation, committed });
+    return new Promise((resolve) => {
+      const row: QueuedRow = {
+        record,
+        addSpend,
+        reservation,
+        queuedAt: performance.now(),
+        released: false,
+        release: () => {
+          row.released = true;
+          resolve();
+        },
+      };
+      this.pending.push(row);
       this.schedule();
+      this.deadlineTimer ??= setTimeout(() => this.releaseOverdue(), this.maxWaitMs).unref();
     });
+  }
+
+  /** Lets go of callers whose rows have waited `maxWaitMs`; re-arms for the oldest row still waiting. */
+  private releaseOverdue(): void {
+    this.deadlineTimer = undefined;
+    const now = performance.now();
+    let oldest = Infinity;
+    for (const rows of [this.writing, this.pending]) {
+      for (const row of rows) {
+        if (row.released) continue;
+        if (now - row.queuedAt >= this.maxWaitMs) row.release();
+        else oldest = Math.min(oldest, row.queuedAt);
+      }
+    }
+    if (oldest !== Infinity) this.deadlineTimer = setTimeout(() => this.releaseOverdue(), oldest + this.maxWaitMs - now).unref();
   }
 
   get queueDepth(): number {
@@ -69,7 +107,11 @@ export class UsageWriter {
     while (this.flushing) await this.flushing;
     while (this.pending.length > 0) {
       const batch = this.pending.splice(0, MAX_BATCH);
-      this.flushing = this.insert(batch).finally(() => (this.flushing = undefined));
+      this.writing = batch;
+      this.flushing = this.insert(batch).finally(() => {
+        this.flushing = undefined;
+        this.writing = [];
+      });
       const ok = await this.flushing;
       if (!ok) return;
     }
@@ -83,6 +125,9 @@ export class UsageWriter {
       if (this.pending.length > 0) await new Promise((r) => setTimeout(r, 50));
     }
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
+    for (const row of this.pending) row.release();
     if (this.pending.length > 0) this.logger.error({ rows: this.pending.length }, 'usage rows could not be written before shutdown');
   }
 
@@ -108,7 +153,7 @@ export class UsageWriter {
           await trx.executeQuery(CompiledQuery.raw(this.sql.addSpend, [apiKeyId, month, spent, spent, held]));
         }
       });
-      for (const row of batch) row.committed();
+      for (const row of batch) row.release();
       return true;
     } catch (error) {
       this.logger.warn({ err: error, rows: batch.length }, 'usage batch not written; will retry');

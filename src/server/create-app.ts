@@ -1,10 +1,11 @@
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { registerApiDocs, type DocumentedSurface } from './api-docs.js';
 import { registerHttpMetrics, registerMetricsRoute } from './http-metrics.js';
+import { deferredChildLogger } from './deferred-child-logger.js';
+import { randomHex } from './random-ids.js';
 
 export interface AppOptions {
   tls: { cert: string; key: string };
@@ -47,10 +48,11 @@ export function createApp(options: AppOptions): FastifyInstance {
     // One line per request is written by the metering path instead; Fastify's own two lines
     // per request would double the logging cost on the hot path.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: deferredChildLogger,
     bodyLimit: options.bodyLimitBytes,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : `req_${randomUUID().replace(/-/g, '')}`;
+      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : `req_${randomHex(16)}`;
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false, strict: false } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -63,8 +65,10 @@ export function createApp(options: AppOptions): FastifyInstance {
     app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: options.bodyLimitBytes }, parseJsonBody);
   }
 
-  app.addHook('onSend', async (request, reply) => {
+  // Callback style: no promise per request on the hot path.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
 
   if (options.surface) {
@@ -119,7 +123,10 @@ function parseJsonBody(_request: FastifyRequest, body: string | Buffer, done: (e
   const text = typeof body === 'string' ? body : body.toString('utf8');
   if (text.length === 0) return done(null, undefined);
   try {
-    done(null, JSON.parse(text, rejectProtoKeys));
+    // A reviver is called for every key and value, which costs more than the parse itself: it
+    // runs only for the rare body whose text could hold one of the keys it removes.
+    const suspect = SUSPECT_PROTO_KEY.test(text) || SUSPECT_CONSTRUCTOR_KEY.test(text);
+    done(null, suspect ? JSON.parse(text, rejectProtoKeys) : JSON.parse(text));
   } catch (error) {
     const parseError = new Error(`The request body is not valid JSON: ${(error as Error).message}`) as FastifyError;
     parseError.statusCode = 400;
@@ -127,6 +134,11 @@ function parseJsonBody(_request: FastifyRequest, body: string | Buffer, done: (e
     done(parseError);
   }
 }
+
+/** A `"__proto__":` or `"constructor":` key, literal or with any of its characters \u-escaped (secure-json-parse's patterns). */
+const SUSPECT_PROTO_KEY = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
+const SUSPECT_CONSTRUCTOR_KEY =
+  /"(?:c|\\u0063)(?:o|\\u006[Ff])(?:n|\\u006[Ee])(?:s|\\u0073)(?:t|\\u0074)(?:r|\\u0072)(?:u|\\u0075)(?:c|\\u0063)(?:t|\\u0074)(?:o|\\u006[Ff])(?:r|\\u0072)"\s*:/;
 
 /** Prototype-poisoning keys have no meaning in any request this service accepts. */
 function rejectProtoKeys(key: string, value: unknown): unknown {

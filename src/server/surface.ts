@@ -18,13 +18,16 @@ export class Surface {
     readonly name: string,
     readonly app: FastifyInstance,
   ) {
-    app.addHook('onRequest', async (request, reply) => {
+    const finished = () => {
+      this.inFlight--;
+      if (this.inFlight === 0 && this.idleWaiters.length > 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    };
+    // Callback style: no promise per request on the hot path.
+    app.addHook('onRequest', (_request, reply, done) => {
       this.inFlight++;
-      reply.raw.once('close', () => {
-        this.inFlight--;
-        if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
-      });
+      reply.raw.once('close', finished);
       if (this.draining) reply.header('connection', 'close');
+      done();
     });
   }
 

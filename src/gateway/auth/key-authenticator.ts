@@ -26,13 +26,22 @@ export class KeyAuthenticator {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async authenticate(secret: string | undefined): Promise<ApiKey> {
+  /**
+   * The key for `secret`, or throws the GatewayError to answer. Synchronous when the key is
+   * cached (nearly every request), so the caller can skip a promise; a promise otherwise.
+   */
+  authenticate(secret: string | undefined): ApiKey | Promise<ApiKey> {
     if (!secret) throw new GatewayError('unauthorized', { message: 'Missing API key: send Authorization: Bearer <key>.' });
     const digest = digestSecret(secret);
-    const key = await this.lookup(digest);
-    if (!key || !digestsEqual(key.digest, digest)) throw new GatewayError('unauthorized', { message: 'Invalid API key.' });
-    if (!key.active) throw new GatewayError('forbidden', { message: 'This API key is inactive.' });
     const now = this.now();
+    const cached = this.cache.get(digest);
+    if (cached && now - cached.fetchedAt < this.ttlMs) return this.accept(cached.key, now);
+    return this.fetch(digest, now).then((key) => this.accept(key, this.now()));
+  }
+
+  private accept(key: ApiKey | null, now: number): ApiKey {
+    if (!key) throw new GatewayError('unauthorized', { message: 'Invalid API key.' });
+    if (!key.active) throw new GatewayError('forbidden', { message: 'This API key is inactive.' });
     if (key.expiresAt !== null && key.expiresAt <= now) throw new GatewayError('forbidden', { message: 'This API key has expired.' });
     this.lastUsed.set(key.id, now);
     return key;
@@ -58,11 +67,13 @@ export class KeyAuthenticator {
     await this.keys.recordLastUsed(entries);
   }
 
-  private async lookup(digest: string): Promise<(ApiKey & { digest: string }) | null> {
-    const cached = this.cache.get(digest);
-    const now = this.now();
-    if (cached && now - cached.fetchedAt < this.ttlMs) return cached.key;
-    const key = (await this.keys.findByDigest(digest)) ?? null;
+  /**
+   * The database's answer for `digest`, cached. The row is re-checked in constant time against
+   * the digest here, once; the cache is keyed by that same digest, so a hit needs no re-check.
+   */
+  private async fetch(digest: string, now: number): Promise<ApiKey | null> {
+    const found = await this.keys.findByDigest(digest);
+    const key = found && digestsEqual(found.digest, digest) ? found : null;
     if (this.cache.size >= MAX_CACHED_KEYS) this.cache.clear();
     this.cache.set(digest, { key, fetchedAt: now });
     if (key) this.digestById.set(key.id, digest);

@@ -1,14 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ChatRequestSchema, type ChatRequest } from '../schemas/chat-request.js';
 import type { GatewayServices } from '../gateway-services.js';
 import { GatewayError } from '../errors.js';
 import { admit } from './admission.js';
 import { executeJson, executeStream, type Execution } from './execute.js';
-import { formatChunk, formatCompletion, formatUsageChunk, type CompletionIdentity } from './completion-format.js';
-import { SseWriter } from './sse-writer.js';
+import { ChunkFramer, formatChunk, formatCompletion, formatUsageChunk, type ChunkDelta, type CompletionIdentity } from './completion-format.js';
+import { SseWriter, sseData } from './sse-writer.js';
 import { usageCommitted } from './metering.js';
 import { abortOnClientClose } from './client-abort.js';
+import { randomBase64Url } from '../../server/random-ids.js';
 
 const ENDPOINT = '/v1/chat/completions';
 
@@ -18,7 +18,7 @@ export function registerChatCompletionsRoute(app: FastifyInstance, services: Gat
     const admission = await admit(services, request, request.body);
     const execution: Execution = { services, request, admission, signal: abortOnClientClose(reply), endpoint: ENDPOINT };
     const identity: CompletionIdentity = {
-      id: `chatcmpl-${randomBytes(12).toString('base64url')}`,
+      id: `chatcmpl-${randomBase64Url(12)}`,
       created: Math.floor(admission.startedAt / 1000),
       model: request.body.model,
     };
@@ -35,30 +35,29 @@ async function streamChat(reply: FastifyReply, execution: Execution, identity: C
   reply.hijack();
   const writer = new SseWriter(reply.raw);
   writer.start({ 'x-request-id': execution.request.id });
+  const chunks = new ChunkFramer(identity);
   try {
-    await writer.send(formatChunk(identity, { role: 'assistant', content: '' }, null));
+    await writer.sendFramed(chunks.delta({ role: 'assistant', content: '' }));
     for await (const event of session.events) {
       if (event.type === 'delta') {
-        const delta: Parameters<typeof formatChunk>[1] = {};
+        const delta: ChunkDelta = {};
         if (event.content) delta.content = event.content;
         if (event.refusal) delta.refusal = event.refusal;
         if (event.toolCalls?.length) delta.tool_calls = event.toolCalls;
-        await writer.send(formatChunk(identity, delta, null));
+        await writer.sendFramed(chunks.delta(delta));
       } else if (event.type === 'finish') {
         await writer.send({ ...formatChunk(identity, {}, event.finishReason), ...session.gatewayExtras?.() });
       }
       if (writer.isClosed) break;
     }
     if (writer.isClosed) return;
-    if (execution.admission.body.stream_options?.include_usage) {
-      await writer.send(formatUsageChunk(identity, session.usage(), session.extras()));
-    }
+    const usage = execution.admission.body.stream_options?.include_usage ? sseData(formatUsageChunk(identity, session.usage(), session.extras())) : '';
     await usageCommitted(execution.request);
-    await writer.done();
+    // The usage chunk, [DONE] and the end of the response leave in one write.
+    writer.done(usage);
   } catch (error) {
     // Headers are sent: a failure mid-stream is reported as a last event in the gateway envelope.
     const envelope = error instanceof GatewayError ? error.toEnvelope() : new GatewayError('internal_error').toEnvelope();
-    await writer.send(envelope);
-    writer.end();
+    writer.end(sseData(envelope));
   }
 }

@@ -47,6 +47,27 @@ export function formatChunk(
   };
 }
 
+export type ChunkDelta = Parameters<typeof formatChunk>[1];
+
+/**
+ * The chunks of one stream as SSE events, with the members every chunk shares (id, object,
+ * created, model) serialised once per stream instead of once per chunk. `delta(d)` is
+ * byte-for-byte `sseData(formatChunk(identity, d, null))`.
+ */
+export class ChunkFramer {
+  private readonly head: string;
+
+  constructor(identity: CompletionIdentity) {
+    this.head =
+      `data: {"id":${JSON.stringify(identity.id)},"object":"chat.completion.chunk",` +
+      `"created":${JSON.stringify(identity.created)},"model":${JSON.stringify(identity.model)},"choices":[{"index":0,"delta":`;
+  }
+
+  delta(delta: ChunkDelta): string {
+    return `${this.head}${JSON.stringify(delta)},"finish_reason":null,"logprobs":null}]}\n\n`;
+  }
+}
+
 export function formatUsageChunk(identity: CompletionIdentity, usage: TokenUsage, extra: Record<string, unknown>) {
   return {
     id: identity.id,

@@ -21,20 +21,20 @@ export interface Outcome {
 
 /** The usage row of each request, until it is committed; see `usageCommitted`. */
 const pendingCommits = new WeakMap<FastifyRequest, Promise<void>>();
-/** Past this, a response is completed anyway and its row stays queued (the database is slow or away). */
-const MAX_COMMIT_WAIT_MS = 2_000;
 
 /**
- * Resolves once the request's usage row is committed (or at once when it has none). Routes
+ * Resolves once the request's usage row is committed (or at once when it has none); when the
+ * database is slow or away, after the writer's MAX_COMMIT_WAIT_MS (the row stays queued). Routes
  * await it before the last byte of their response, so an answer that reached the client is
  * always accounted for, even if the process dies right after.
  */
 export function usageCommitted(request: FastifyRequest): Promise<void> {
-  const committed = pendingCommits.get(request);
-  if (!committed) return Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, MAX_COMMIT_WAIT_MS)));
-  return Promise.race([committed, deadline]).finally(() => clearTimeout(timer));
+  return pendingCommits.get(request) ?? Promise.resolve();
+}
+
+/** Like `usageCommitted`, for a caller that can do without a promise when there is no row. */
+export function pendingUsageCommit(request: FastifyRequest): Promise<void> | undefined {
+  return pendingCommits.get(request);
 }
 
 /**

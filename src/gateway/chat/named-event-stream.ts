@@ -3,7 +3,7 @@ import type { ProviderStreamEvent, TokenUsage } from '../../providers/index.js';
 import { GatewayError } from '../errors.js';
 import { executeStream, type Execution } from './execute.js';
 import { usageCommitted } from './metering.js';
-import { SseWriter } from './sse-writer.js';
+import { SseWriter, sseNamedEvent } from './sse-writer.js';
 
 /** `event: <name>` + `data: <json>`: the framing of Anthropic's and OpenAI Responses' streams. */
 export type NamedEvent = [name: string, data: Record<string, unknown>];
@@ -43,10 +43,16 @@ export async function streamNamedEvents(
     }
     if (writer.isClosed) return;
     await usageCommitted(execution.request);
-    await send(translator.finish(session.usage(), decorate(session.extras())));
+    // The last events and the end of the response leave in one write.
+    writer.end(framed(translator.finish(session.usage(), decorate(session.extras()))));
   } catch (error) {
     const gatewayError = error instanceof GatewayError ? error : new GatewayError('internal_error');
-    await send(translator.fail(gatewayError, execution.request.id));
+    writer.end(framed(translator.fail(gatewayError, execution.request.id)));
   }
-  writer.end();
+}
+
+function framed(events: NamedEvent[]): string {
+  let text = '';
+  for (const [name, data] of events) text += sseNamedEvent(name, data);
+  return text;
 }

@@ -5,6 +5,10 @@ import type { ServerResponse } from 'node:http';
  * waits for 'drain', which in turn stops the gateway from pulling more from the upstream, so a
  * slow client cannot make memory grow. JSON.stringify never emits a raw CR or LF, so a value
  * cannot break out of its `data:` line.
+ *
+ * Every write to the TLS socket is a record and a system call, which costs more than building
+ * an event: the headers leave with the first event instead of on their own, and the last events
+ * leave together with the end of the response (`end`).
  */
 export class SseWriter {
   private closed = false;
@@ -17,41 +21,44 @@ export class SseWriter {
     return this.closed || this.response.destroyed;
   }
 
-  start(headers: Record<string, string>): void {
+  /** Sets the status and headers; they are sent with the first event, or at once with `flush`. */
+  start(headers: Record<string, string>, options: { flush?: boolean } = {}): void {
     this.response.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       'x-accel-buffering': 'no',
       ...headers,
     });
-    this.response.flushHeaders();
+    if (options.flush) this.response.flushHeaders();
   }
 
-  async send(value: unknown): Promise<void> {
-    await this.write(`data: ${JSON.stringify(value)}\n\n`);
+  send(value: unknown): Promise<void> {
+    return this.write(sseData(value));
   }
 
-  /**
-   * A named event, `event: <name>\ndata: <json>\n\n`, as the Anthropic Messages and OpenAI
-   * Responses streams use. The name is ours, never the client's; CR/LF in it is refused anyway.
-   */
-  async sendEvent(event: string, value: unknown): Promise<void> {
-    if (/[\r\n]/.test(event)) throw new Error('SSE event names may not contain CR or LF');
-    await this.write(`event: ${event}\ndata: ${JSON.stringify(value)}\n\n`);
+  /** An event already framed by `sseData` (or built to the same bytes). */
+  sendFramed(event: string): Promise<void> {
+    return this.write(event);
   }
 
-  async done(): Promise<void> {
-    await this.write('data: [DONE]\n\n');
-    this.end();
+  /** A named event (`sseNamedEvent`), as the Anthropic Messages and OpenAI Responses streams use. */
+  sendEvent(event: string, value: unknown): Promise<void> {
+    return this.write(sseNamedEvent(event, value));
   }
 
-  end(): void {
-    if (!this.isClosed) this.response.end();
+  /** `data: [DONE]`, after `last` (framed events, if any), and the end of the response, in one write. */
+  done(last = ''): void {
+    this.end(`${last}data: [DONE]\n\n`);
+  }
+
+  /** Ends the response, with `last` (framed events) as its last bytes. */
+  end(last?: string): void {
+    if (!this.isClosed) this.response.end(last);
   }
 
   private write(text: string): Promise<void> {
-    if (this.isClosed) return Promise.resolve();
-    if (this.response.write(text)) return Promise.resolve();
+    if (this.isClosed) return RESOLVED;
+    if (this.response.write(text)) return RESOLVED;
     return new Promise((resolve) => {
       const finish = () => {
         this.response.off('drain', finish);
@@ -62,4 +69,20 @@ export class SseWriter {
       this.response.once('close', finish);
     });
   }
+}
+
+const RESOLVED = Promise.resolve();
+
+/**
+ * `event: <name>\ndata: <json>\n\n`. The name is ours, never the client's; CR/LF in it is
+ * refused anyway.
+ */
+export function sseNamedEvent(event: string, value: unknown): string {
+  if (/[\r\n]/.test(event)) throw new Error('SSE event names may not contain CR or LF');
+  return `event: ${event}\ndata: ${JSON.stringify(value)}\n\n`;
+}
+
+/** `data: <json>\n\n`. */
+export function sseData(value: unknown): string {
+  return `data: ${JSON.stringify(value)}\n\n`;
 }

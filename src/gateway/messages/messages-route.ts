@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBase64Url } from '../../server/random-ids.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { GatewayServices } from '../gateway-services.js';
 import { admit } from '../chat/admission.js';
@@ -36,7 +36,7 @@ export function registerMessagesRoute(app: FastifyInstance, services: GatewaySer
       const native = nativeAdmission(request, request.body);
       const admission = await admit(services, request, chat, native.options);
       const execution: Execution = { services, request, admission, signal: abortOnClientClose(reply), endpoint: ENDPOINT };
-      const identity: MessageIdentity = { id: `msg_${randomBytes(12).toString('base64url')}`, model: request.body.model };
+      const identity: MessageIdentity = { id: `msg_${randomBase64Url(12)}`, model: request.body.model };
       const translated = async (decorate: Decorate = asIs) => {
         if (!request.body.stream) {
           const { completion, extras } = await executeJson(execution);

@@ -21,7 +21,7 @@ import { applyCompression, type AppliedCompression } from '../chat/apply-compres
 import { CLIENT_CLOSED_REQUEST, responseExtras, type Execution } from '../chat/execute.js';
 import { meter, usageCommitted, ZERO_USAGE } from '../chat/metering.js';
 import { toProviderGatewayError } from '../chat/provider-error.js';
-import { SseWriter } from '../chat/sse-writer.js';
+import { SseWriter, sseNamedEvent } from '../chat/sse-writer.js';
 import type { GatewayError } from '../errors.js';
 import type { MessagesRequest } from './messages-schema.js';
 import { toAnthropicError } from './anthropic-errors.js';
@@ -205,7 +205,8 @@ async function relayStream(
 ): Promise<void> {
   reply.hijack();
   const writer = new SseWriter(reply.raw);
-  writer.start({ 'x-request-id': execution.request.id });
+  // The first event may take a while: the client sees the answer start as soon as the upstream's did.
+  writer.start({ 'x-request-id': execution.request.id }, { flush: true });
   let recorded = false;
   const finish = (status: number, errorCode: string | null) => {
     if (recorded) return;
@@ -234,14 +235,12 @@ async function relayStream(
     }
     finish(200, null);
     await usageCommitted(execution.request);
-    await writer.sendEvent('message_stop', stop ?? { type: 'message_stop' });
-    writer.end();
+    writer.end(sseNamedEvent('message_stop', stop ?? { type: 'message_stop' }));
   } catch (error) {
     const gatewayError = toProviderGatewayError(error, target.providerId);
     if (execution.signal.aborted || writer.isClosed) finish(CLIENT_CLOSED_REQUEST, 'client_closed');
     else finish(gatewayError.status, gatewayError.code);
-    await writer.sendEvent('error', toAnthropicError(gatewayError, execution.request.id));
-    writer.end();
+    writer.end(sseNamedEvent('error', toAnthropicError(gatewayError, execution.request.id)));
   }
 }
 

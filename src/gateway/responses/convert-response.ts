@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../server/random-ids.js';
 import type { FinishReason, ProviderCompletion, TokenUsage } from '../../providers/index.js';
 import type { ResponsesRequest } from './responses-schema.js';
 
 export function newItemId(prefix: 'msg' | 'fc'): string {
-  return `${prefix}_${randomBytes(12).toString('hex')}`;
+  return `${prefix}_${randomHex(12)}`;
 }
 
 export function toResponsesUsage(usage: TokenUsage) {

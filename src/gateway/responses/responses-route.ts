@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../server/random-ids.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { GatewayServices } from '../gateway-services.js';
 import { admit } from '../chat/admission.js';
@@ -25,7 +25,7 @@ export function registerResponsesRoute(app: FastifyInstance, services: GatewaySe
     const admission = await admit(services, request, chat);
     const execution: Execution = { services, request, admission, signal: abortOnClientClose(reply), endpoint: ENDPOINT };
     const identity: ResponseIdentity = {
-      id: `resp_${randomBytes(16).toString('hex')}`,
+      id: `resp_${randomHex(16)}`,
       createdAt: Math.floor(admission.startedAt / 1000),
       model: request.body.model,
     };

@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { ChunkFramer, formatChunk, type ChunkDelta } from '../../src/gateway/chat/completion-format.js';
+import { sseData } from '../../src/gateway/chat/sse-writer.js';
+
+describe('ChunkFramer', () => {
+  it('frames a delta to the same bytes as serialising the whole chunk', () => {
+    fc.assert(
+      fc.property(
+        fc.record({ id: fc.string(), created: fc.nat(), model: fc.string() }),
+        fc.record(
+          {
+            role: fc.constant('assistant' as const),
+            content: fc.string({ unit: 'grapheme' }),
+            refusal: fc.string(),
+            tool_calls: fc.array(fc.record({ index: fc.nat(), id: fc.string(), function: fc.record({ name: fc.string(), arguments: fc.string() }) }), { maxLength: 2 }),
+          },
+          { requiredKeys: [] },
+        ),
+        (identity, delta) => {
+          assert.equal(new ChunkFramer(identity).delta(delta as ChunkDelta), sseData(formatChunk(identity, delta as ChunkDelta, null)));
+        },
+      ),
+    );
+  });
+});
