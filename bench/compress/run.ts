@@ -1,7 +1,7 @@
 // Compression benchmark over the SWE-agent trajectories (see dataset.ts for how requests are
 // built). Prints total and per-strategy token reduction, engine speed and prompt-cache
 // stability of consecutive turns.
-//   node --import tsx bench/compress/run.ts [--cold] [--keep N --step M]
+//   node --import tsx bench/compress/run.ts [--cold] [--no-warmup] [--speed-only] [--keep N --step M]
 //
 // Timing is meant to be what a real agent gets from /v1/compress:
 // - every request body is a fresh JSON parse (outside the timer), as the route receives it, so
@@ -10,6 +10,9 @@
 //   request only profits from the earlier turns of its own conversation (which the agent
 //   really did send before), never from another conversation or another shape of the same one;
 // - the tokenizer vocabularies are loaded first, as `gateway serve` does before it listens;
+// - the process first compresses a synthetic conversation unrelated to the dataset (warmup.ts)
+//   so that V8 has compiled the engine, as in a gateway that has been serving for a while;
+//   every cache, the piece memo included, is emptied afterwards (`--no-warmup` skips it);
 // - the tokenizer's piece memo (word → token count, vocabulary-like, see src/tokenize) is kept
 //   across conversations, as in a running gateway;
 // - `--cold` empties every cache, the piece memo included, before every request.
@@ -22,6 +25,7 @@ import { clearPieceMemos, clearTokenCache, preloadEncoders, TOKENIZERS } from '.
 import { GENERIC_BUNDLE } from '../../src/compress/bundles.js';
 import { frozenBefore } from '../../src/compress/window.js';
 import { loadConversations, prefixes, toShape, type Shape } from './dataset.js';
+import { warmupConversation } from './warmup.js';
 import { TRAJECTORY_DIR } from '../../test/fixtures/trajectories.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -60,6 +64,15 @@ function clearCaches(): void {
 
 // `gateway serve` loads the vocabularies before it listens; so does the benchmark.
 preloadEncoders(TOKENIZERS);
+const warmup = !process.argv.includes('--no-warmup');
+if (warmup) {
+  const synthetic = { name: 'warmup', native: true, messages: warmupConversation() };
+  for (let round = 0; round < 3; round++) {
+    for (const shape of SHAPES) for (const messages of prefixes(synthetic)) compressPayload(JSON.parse(JSON.stringify(toShape(messages, shape))));
+  }
+  clearCaches();
+  clearPieceMemos();
+}
 const conversations = loadConversations(DATA);
 const stats = {
   requests: 0, before: 0, after: 0, engineMs: 0, wallMs: 0, cpuMs: 0,
@@ -121,7 +134,7 @@ for (const name of process.argv.includes('--speed-only') ? [] : STRATEGY_NAMES) 
 }
 
 const lines = [
-  `compression benchmark — window keep ${GENERIC_BUNDLE.window.keep} step ${GENERIC_BUNDLE.window.step}; ${conversations.length} SWE-agent trajectories, ${stats.requests} requests (${SHAPES.join(', ')})${cold ? ', caches cleared before every request' : ''}`,
+  `compression benchmark — window keep ${GENERIC_BUNDLE.window.keep} step ${GENERIC_BUNDLE.window.step}; ${conversations.length} SWE-agent trajectories, ${stats.requests} requests (${SHAPES.join(', ')}); caches emptied ${cold ? 'before every request' : 'when a conversation starts'}; ${warmup ? 'compiled on a synthetic conversation first' : 'no warm-up'}`,
   `input tokens: ${stats.before} → ${stats.after}  (−${pct(stats.before - stats.after, stats.before)} %)`,
   ...SHAPES.map((sh) => `  ${sh.padEnd(10)} ${stats.byShape[sh]!.before} → ${stats.byShape[sh]!.after}  (−${pct(stats.byShape[sh]!.before - stats.byShape[sh]!.after, stats.byShape[sh]!.before)} %)`),
   `  native function-calling runs (${stats.bySubset.native.requests} req): −${pct(stats.bySubset.native.before - stats.bySubset.native.after, stats.bySubset.native.before)} %`,

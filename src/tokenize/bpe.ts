@@ -62,7 +62,7 @@ function bytesOf(piece: string): string {
   return out;
 }
 
-const NONE = Number.MAX_SAFE_INTEGER;
+const NONE = 0x7fffffff;
 
 /**
  * Number of tokens tiktoken encodes `piece` (one pre-tokenization piece) into: 1 if the piece is
@@ -73,31 +73,40 @@ const NONE = Number.MAX_SAFE_INTEGER;
 export function bpeTokenCount(piece: string, name: TokenizerName): number {
   const ranks = ranksFor(name);
   const bytes = bytesOf(piece);
-  if (bytes.length <= 1) return bytes.length;
+  const length = bytes.length;
+  if (length <= 1) return length;
   if (ranks.has(bytes)) return 1;
-  // starts[k]: start of part k; rank[k]: rank of part k merged with part k+1.
-  const starts: number[] = [];
-  const rank: number[] = [];
-  for (let i = 0; i < bytes.length; i++) {
-    starts.push(i);
-    rank.push(i + 1 < bytes.length ? (ranks.get(bytes.slice(i, i + 2)) ?? NONE) : NONE);
+  // Parts as a linked list over byte offsets: next[k] is the start of the part after the one
+  // starting at k; rank[k] the rank of that part merged with the next one.
+  const next = new Int32Array(length + 1);
+  const prev = new Int32Array(length + 1);
+  const rank = new Int32Array(length + 1).fill(NONE);
+  for (let k = 0; k < length; k++) {
+    next[k] = k + 1;
+    prev[k + 1] = k;
+    if (k + 1 < length) rank[k] = ranks.get(bytes.slice(k, k + 2)) ?? NONE;
   }
-  starts.push(bytes.length);
-  // Rank of parts k and k+1 merged, given the current part boundaries.
-  const pairRank = (k: number) => (k + 2 < starts.length ? (ranks.get(bytes.slice(starts[k]!, starts[k + 2]!)) ?? NONE) : NONE);
+  // Rank of the part at `k` merged with the one after it, under the current boundaries.
+  const pairRank = (k: number) => {
+    const end = next[next[k]!]!;
+    return next[k]! < length ? (ranks.get(bytes.slice(k, end)) ?? NONE) : NONE;
+  };
+  let parts = length;
   for (;;) {
     let best = NONE;
     let at = -1;
-    for (let k = 0; k < rank.length; k++) {
+    for (let k = 0; k < length; k = next[k]!) {
       if (rank[k]! < best) {
         best = rank[k]!;
         at = k;
       }
     }
-    if (at < 0) return rank.length;
-    starts.splice(at + 1, 1);
-    rank.splice(at + 1, 1);
+    if (at < 0) return parts;
+    const gone = next[at]!;
+    next[at] = next[gone]!;
+    prev[next[gone]!] = at;
+    parts--;
     rank[at] = pairRank(at);
-    if (at > 0) rank[at - 1] = pairRank(at - 1);
+    if (at > 0) rank[prev[at]!] = pairRank(prev[at]!);
   }
 }

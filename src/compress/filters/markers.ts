@@ -1,7 +1,8 @@
 // Every piece of text the engine inserts, in one place. Each marker is recognisable so that a
 // second pass leaves it alone (compressing twice must equal compressing once).
 
-const n = (x: number) => x.toLocaleString('en-US');
+// Thousands separators as en-US writes them; toLocaleString builds an ICU formatter per call.
+const n = (x: number) => String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 export const omittedLines = (count: number, from: number, to: number, total: number) =>
   `[… ${n(count)} lines omitted (lines ${from}-${to} of ${total}) …]`;
