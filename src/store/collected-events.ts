@@ -40,6 +40,9 @@ export interface ClaimedDelivery {
 const RANDOM_POOL = Buffer.allocUnsafe(4096);
 let randomOffset = RANDOM_POOL.length;
 const RANDOM_BYTES = 10;
+// The events of a request, and the outbox rows of a batch, share one time: its hex is reused.
+let prefixTime = -1;
+let timePrefix = '';
 
 /**
  * 32 hex digits: the time in milliseconds (12), then 80 random bits (20). Rows keyed by these ids
@@ -54,7 +57,11 @@ export function timeOrderedId(now: number): string {
     randomOffset = 0;
   }
   const random = RANDOM_POOL.toString('hex', randomOffset, (randomOffset += RANDOM_BYTES));
-  return now.toString(16).padStart(12, '0') + random;
+  if (now !== prefixTime) {
+    prefixTime = now;
+    timePrefix = now.toString(16).padStart(12, '0');
+  }
+  return timePrefix + random;
 }
 
 /**
@@ -215,7 +222,7 @@ export class CollectedEventStore {
 
   /** Delivered: the rows leave the outbox (only if this worker still holds their lease). */
   async complete(ids: string[], token: string): Promise<void> {
-    for (const part of slices(ids)) await run(this.store.db, this.statements.complete(part.length), [token, ...part]);
+    await this.eachSlice(ids, (db, part) => run(db, this.statements.complete(part.length), [token, ...part]));
   }
 
   /** Not delivered: retried at `nextAttemptAt`, or parked as failed after `maxAttempts`. */
@@ -279,9 +286,23 @@ export class CollectedEventStore {
    * payloads never pass through the process; idempotent per (component, event id).
    */
   async copyToWarehouse(projectId: string, projectComponentId: string, eventIds: string[], storedAt: number): Promise<void> {
-    for (const part of slices(eventIds)) {
-      await run(this.store.db, this.statements.copyToWarehouse(part.length), [projectComponentId, storedAt, projectId, ...part]);
+    await this.eachSlice(eventIds, (db, part) => run(db, this.statements.copyToWarehouse(part.length), [projectComponentId, storedAt, projectId, ...part]));
+  }
+
+  /**
+   * A write over a list, one statement per slice, in one transaction when there are several: on
+   * SQLite every transaction is a WAL commit, and one commit per slice wrote the same pages again.
+   */
+  private async eachSlice(items: string[], write: (db: Queryable, part: string[]) => Promise<unknown>): Promise<void> {
+    const parts = [...slices(items)];
+    if (parts.length === 0) return;
+    if (parts.length === 1) {
+      await write(this.store.db, parts[0]!);
+      return;
     }
+    await this.store.db.transaction().execute(async (trx) => {
+      for (const part of parts) await write(trx, part);
+    });
   }
 
   /** Warehouse events of a project, keyset-paged on (received_at, event_id, project_component_id). */
@@ -302,7 +323,9 @@ export class CollectedEventStore {
   }
 }
 
-async function run<R>(db: Transaction<Database> | Store['db'], text: string, parameters: unknown[]): Promise<R[]> {
+type Queryable = Transaction<Database> | Store['db'];
+
+async function run<R>(db: Queryable, text: string, parameters: unknown[]): Promise<R[]> {
   const result = await db.executeQuery<R>(CompiledQuery.raw(text, parameters));
   return result.rows;
 }
