@@ -26,6 +26,7 @@ import { GENERIC_BUNDLE } from '../../src/compress/bundles.js';
 import { frozenBefore } from '../../src/compress/window.js';
 import { loadConversations, prefixes, toShape, type Shape } from './dataset.js';
 import { warmupConversation } from './warmup.js';
+import { CATEGORIES, tokenBreakdown } from './breakdown.js';
 import { TRAJECTORY_DIR } from '../../test/fixtures/trajectories.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -133,12 +134,22 @@ for (const name of process.argv.includes('--speed-only') ? [] : STRATEGY_NAMES) 
   alone[name] = stats.before - after;
 }
 
+const breakdown = process.argv.includes('--speed-only') ? undefined : tokenBreakdown(conversations, GENERIC_BUNDLE.window);
+const breakdownTotal = breakdown ? CATEGORIES.reduce((n, c) => n + breakdown[c].before, 0) : 0;
+const breakdownLines = breakdown
+  ? [
+      `where the input is (chat shape, text tokens without message framing; share of all → after compression):`,
+      ...CATEGORIES.map((c) => `  ${c.padEnd(34)} ${String(breakdown[c].before).padStart(8)}  ${pct(breakdown[c].before, breakdownTotal).padStart(5)} %  → ${String(breakdown[c].after).padStart(8)}  (−${pct(breakdown[c].before - breakdown[c].after, breakdown[c].before)} % of it)`),
+    ]
+  : [];
+
 const lines = [
   `compression benchmark — window keep ${GENERIC_BUNDLE.window.keep} step ${GENERIC_BUNDLE.window.step}; ${conversations.length} SWE-agent trajectories, ${stats.requests} requests (${SHAPES.join(', ')}); caches emptied ${cold ? 'before every request' : 'when a conversation starts'}; ${warmup ? 'compiled on a synthetic conversation first' : 'no warm-up'}`,
   `input tokens: ${stats.before} → ${stats.after}  (−${pct(stats.before - stats.after, stats.before)} %)`,
   ...SHAPES.map((sh) => `  ${sh.padEnd(10)} ${stats.byShape[sh]!.before} → ${stats.byShape[sh]!.after}  (−${pct(stats.byShape[sh]!.before - stats.byShape[sh]!.after, stats.byShape[sh]!.before)} %)`),
   `  native function-calling runs (${stats.bySubset.native.requests} req): −${pct(stats.bySubset.native.before - stats.bySubset.native.after, stats.bySubset.native.before)} %`,
   `  text-action runs as tool calls (${stats.bySubset.converted.requests} req): −${pct(stats.bySubset.converted.before - stats.bySubset.converted.after, stats.bySubset.converted.before)} %`,
+  ...breakdownLines,
   `per strategy, alone (tokens saved, share of input; applied in N requests of the full pipeline):`,
   ...STRATEGY_NAMES.map((n) => `  ${n.padEnd(32)} ${String(alone[n]).padStart(9)}  −${pct(alone[n]!, stats.before).padStart(4)} %   ${stats.applied[n] ?? 0}`),
   `speed, ms per 100k input tokens: engine (conversion + strategies) ${per100k(stats.engineMs)}; end to end (what /v1/compress does, token accounting included) ${per100k(stats.wallMs)} wall, ${per100k(stats.cpuMs)} CPU`,
@@ -147,4 +158,4 @@ const lines = [
 console.log(lines.join('\n'));
 const out = join(here, '../.results');
 mkdirSync(out, { recursive: true });
-writeFileSync(join(out, `compress${cold ? '-cold' : ''}.json`), JSON.stringify({ stats, alone }, null, 2));
+writeFileSync(join(out, `compress${cold ? '-cold' : ''}.json`), JSON.stringify({ stats, alone, breakdown }, null, 2));

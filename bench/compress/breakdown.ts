@@ -1,0 +1,54 @@
+// Where the input tokens of the chat-shape requests are, before and after compression: what
+// the invariants protect (system prompt, user messages, assistant messages, tool output of the
+// latest `keep` turns) and what compression may reduce. Text tokens only (message framing,
+// a few tokens per message, is left out), so the shares bound what any strategy can reach.
+import { compressPayload } from '../../src/compress/index.js';
+import { countTextTokens } from '../../src/tokenize/index.js';
+import { frozenBefore } from '../../src/compress/window.js';
+import { prefixes, toShape, type Conversation } from './dataset.js';
+
+type Msg = Record<string, unknown>;
+type Call = { function: { arguments: string } };
+
+export const CATEGORIES = [
+  'system prompt',
+  'user messages',
+  'assistant messages',
+  'tool output, latest `keep` turns',
+  'tool output, other live turns',
+  'tool output, behind the window',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+const tokens = (text: unknown) => (typeof text === 'string' ? countTextTokens(text, 'o200k_base') : 0);
+
+function messageTokens(m: Msg): number {
+  const calls = (m.tool_calls as Call[] | undefined) ?? [];
+  return tokens(m.content) + calls.reduce((n, c) => n + tokens(c.function.arguments), 0);
+}
+
+export function tokenBreakdown(conversations: Conversation[], window: { keep: number; step: number }): Record<Category, { before: number; after: number }> {
+  const out = Object.fromEntries(CATEGORIES.map((c) => [c, { before: 0, after: 0 }])) as Record<Category, { before: number; after: number }>;
+  for (const conv of conversations) {
+    for (const messages of prefixes(conv)) {
+      const body = toShape(messages, 'chat') as { messages: Msg[] };
+      const compressed = compressPayload(body).body as { messages: Msg[] };
+      const turns = messages.filter((m) => m.role === 'assistant' && ((m.tool_calls as unknown[] | undefined)?.length ?? 0) > 0).length;
+      const boundary = frozenBefore(turns, window);
+      let turn = -1;
+      body.messages.forEach((m, i) => {
+        if (m.role === 'assistant' && ((m.tool_calls as unknown[] | undefined)?.length ?? 0) > 0) turn++;
+        const category: Category =
+          m.role === 'system' ? 'system prompt'
+          : m.role === 'user' ? 'user messages'
+          : m.role === 'assistant' ? 'assistant messages'
+          : turn >= turns - window.keep ? 'tool output, latest `keep` turns'
+          : turn >= boundary ? 'tool output, other live turns'
+          : 'tool output, behind the window';
+        out[category].before += messageTokens(m);
+        out[category].after += messageTokens(compressed.messages[i]!);
+      });
+    }
+  }
+  return out;
+}
