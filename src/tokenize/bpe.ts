@@ -15,7 +15,11 @@ import type { TokenizerName } from './tokenizer-names.js';
 
 const requireModule = createRequire(import.meta.url);
 type Ranks = Map<string, number>;
+/** Rank of a byte sequence that is no token. */
+const NONE = 0x7fffffff;
 const loaded = new Map<TokenizerName, Ranks>();
+/** Ranks of the two-byte tokens by `first << 8 | second`, NONE where the pair is no token. */
+const pairTables = new Map<TokenizerName, Int32Array>();
 
 /** Merge ranks keyed by the token's bytes as a Latin-1 string (one character per byte). */
 function ranksFor(name: TokenizerName): Ranks {
@@ -32,6 +36,9 @@ function ranksFor(name: TokenizerName): Ranks {
     for (let i = 2; i < fields.length; i++) ranks.set(atob(fields[i]!), first + i - 2);
   }
   loaded.set(name, ranks);
+  const pairs = new Int32Array(1 << 16).fill(NONE);
+  for (const [bytes, rank] of ranks) if (bytes.length === 2) pairs[(bytes.charCodeAt(0) << 8) | bytes.charCodeAt(1)] = rank;
+  pairTables.set(name, pairs);
   return ranks;
 }
 
@@ -62,7 +69,6 @@ function bytesOf(piece: string): string {
   return out;
 }
 
-const NONE = 0x7fffffff;
 
 /**
  * Number of tokens tiktoken encodes `piece` (one pre-tokenization piece) into: 1 if the piece is
@@ -72,6 +78,7 @@ const NONE = 0x7fffffff;
  */
 export function bpeTokenCount(piece: string, name: TokenizerName): number {
   const ranks = ranksFor(name);
+  const pairs = pairTables.get(name)!;
   const bytes = bytesOf(piece);
   const length = bytes.length;
   if (length <= 1) return length;
@@ -84,7 +91,7 @@ export function bpeTokenCount(piece: string, name: TokenizerName): number {
   for (let k = 0; k < length; k++) {
     next[k] = k + 1;
     prev[k + 1] = k;
-    if (k + 1 < length) rank[k] = ranks.get(bytes.slice(k, k + 2)) ?? NONE;
+    if (k + 1 < length) rank[k] = pairs[(bytes.charCodeAt(k) << 8) | bytes.charCodeAt(k + 1)]!;
   }
   // Rank of the part at `k` merged with the one after it, under the current boundaries.
   const pairRank = (k: number) => {

@@ -30,9 +30,11 @@ export function resolveCarriageReturns(text: string): string {
     .join('\n');
 }
 
+// Something every PROGRESS pattern needs, in one pass: most lines (code, logs) have none of it.
+const PROGRESS_GATE = /%|[█▉▊▋▌▍▎▏━╸╺■▰]|\[[=#>\-. ]{8}|B\/s|Dload|--:--:--|^\s*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏|/\\-]\s*$/;
+
 export function isProgressLine(line: string): boolean {
-  // Cheap gate first: most lines contain none of these characters.
-  if (!/[%█▉▊▋▌▍▎▏━╸╺■▰=\/⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏|\\-]|Dload/.test(line)) return false;
+  if (!PROGRESS_GATE.test(line)) return false;
   if (/error|fail|warn/i.test(line)) return false;
   return PROGRESS.some((re) => re.test(line));
 }
