@@ -1,6 +1,6 @@
 import type { ChatRequest } from '../../gateway/schemas/chat-request.js';
 import type { CallOptions, ProviderAdapter, ProviderCompletion, ProviderKind, ProviderStreamEvent, UpstreamTarget, WireCodec } from '../types.js';
-import { openRawCall, readRawSse, readRawText } from './raw-call.js';
+import { openRawCall, readRawEvents, readRawText } from './raw-call.js';
 import { parseJson } from '../shared/upstream-errors.js';
 
 /**
@@ -19,27 +19,9 @@ export function createHttpAdapter(kind: ProviderKind, codec: WireCodec): Provide
     }
   }
 
-  async function* events(call: Awaited<ReturnType<typeof openRawCall>>): AsyncGenerator<ProviderStreamEvent> {
-    const parser = codec.createStreamParser();
-    try {
-      for await (const sse of readRawSse(call)) {
-        for (const event of parser.push(sse)) {
-          // Events already parsed must not trickle out after an abort.
-          if (call.aborted) throw new Error('aborted');
-          yield event;
-        }
-      }
-      for (const event of parser.end()) yield event;
-    } catch (err) {
-      // readRawSse has already aborted the upstream on early exit or error.
-      call.abort();
-      throw call.toError(err);
-    }
-  }
-
   async function stream(req: ChatRequest, target: UpstreamTarget, options: CallOptions): Promise<AsyncIterable<ProviderStreamEvent>> {
     const call = await openRawCall(codec.buildRequest(req, target, { stream: true }), target, options, codec.parseError);
-    return events(call);
+    return readRawEvents(call, codec.createStreamParser());
   }
 
   return { kind, complete, stream };

@@ -1,25 +1,26 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { CallOptions, SseEvent, UpstreamError, UpstreamRequest, UpstreamTarget, WireCodec } from '../types.js';
 import { dispatcherFor } from './agent-pool.js';
-import { linkAbort, type LinkedAbort } from './linked-abort.js';
-import { readSse } from './read-sse.js';
-import { withIdleTimeout } from './idle-watchdog.js';
+import { SseDecoder } from './read-sse.js';
 import { toUpstreamError, type TransportContext } from './transport-errors.js';
 
 /** Same bounds as the adapters' (create-http-adapter.ts): error bodies 64 KiB, success bodies 32 MiB. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 export const MAX_RAW_RESPONSE_BYTES = 32 * 1024 * 1024;
+/** Unread response bytes at which the upstream socket is paused until the reader catches up. */
+const HIGH_WATER_BYTES = 64 * 1024;
 
 /**
  * An upstream call whose body the caller built and whose answer the caller reads itself: the
- * pass-through variant of `createHttpAdapter` (same pooled dispatcher, first-byte and
- * between-chunks watchdogs, abort linking and error mapping), for a route that forwards a
- * client's own body instead of the canonical chat request. Opened once a 2xx arrived; a non-2xx
+ * transport of every HTTP adapter (create-http-adapter.ts) and of the routes that forward a
+ * client's own body. A pooled keep-alive dispatcher, first-byte and between-chunks watchdogs, the
+ * caller's abort signal, bounded bodies and error mapping. Opened once a 2xx arrived; a non-2xx
  * answer rejects with the codec's UpstreamError, so the router can still retry or fall back.
  */
 export interface RawCall {
   status: number;
-  headers: Dispatcher.ResponseData['headers'];
+  /** Response headers, lower-case names. */
+  readonly headers: Record<string, string | string[]>;
   /** True once the caller's signal fired or the call was aborted. */
   readonly aborted: boolean;
   /** Stops the upstream request now (the socket closes). */
@@ -28,8 +29,196 @@ export interface RawCall {
   dispose(): void;
   /** Whatever undici or the watchdogs threw, as an UpstreamError (timeout, aborted, connect…). */
   toError(err: unknown): UpstreamError;
-  /** The response body, each chunk watched by the between-chunks timeout. Read it once. */
-  body(): AsyncIterable<Uint8Array>;
+  /** The next chunk of the response body, or null at its end; watched by the between-chunks timeout. */
+  read(): Promise<Uint8Array | null>;
+}
+
+/**
+ * undici's dispatch API with a handler of our own: the response arrives as `onData` chunks into
+ * a small queue, with no Readable stream, no AbortController and no async iterator per call
+ * (undici's `request()` builds all three, which cost more than the rest of the call).
+ */
+class UpstreamCall implements RawCall, Dispatcher.DispatchHandler {
+  status = 0;
+  private rawHeaders: Buffer[] = [];
+  private parsedHeaders: Record<string, string | string[]> | undefined;
+  private readonly ctx: TransportContext;
+  private abortUpstream: ((reason: Error) => void) | undefined;
+  private abortReason: Error | undefined;
+  private resumeUpstream: (() => void) | undefined;
+  private paused = false;
+  private opened: { resolve: (call: UpstreamCall) => void; reject: (err: unknown) => void } | undefined;
+  private readonly chunks: Buffer[] = [];
+  private queuedBytes = 0;
+  private ended = false;
+  private failure: unknown;
+  private reader: { resolve: (chunk: Uint8Array | null) => void; reject: (err: unknown) => void } | undefined;
+  private readonly firstByteTimer: NodeJS.Timeout;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly onSignal = () => this.abort();
+
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly timeouts: CallOptions['timeouts'],
+    apiKey: string | undefined,
+  ) {
+    const call = this;
+    this.ctx = {
+      get aborted() {
+        return call.abortReason !== undefined;
+      },
+      idleTimedOut: false,
+      firstByteTimedOut: false,
+      timeouts,
+      apiKey,
+    };
+    // undici's own headers and body timeouts run on a coarse timer (about one second of
+    // resolution); these watchdogs enforce the configured ones.
+    this.firstByteTimer = setTimeout(() => {
+      this.ctx.firstByteTimedOut = true;
+      this.abort();
+    }, timeouts.firstByteMs);
+    if (signal.aborted) this.abort();
+    else signal.addEventListener('abort', this.onSignal);
+  }
+
+  open(): Promise<UpstreamCall> {
+    return new Promise((resolve, reject) => {
+      this.opened = { resolve, reject };
+    });
+  }
+
+  get headers(): Record<string, string | string[]> {
+    return (this.parsedHeaders ??= parseRawHeaders(this.rawHeaders));
+  }
+
+  get aborted(): boolean {
+    return this.abortReason !== undefined;
+  }
+
+  abort(): void {
+    if (this.abortReason) return;
+    this.abortReason = new Error('upstream request aborted');
+    this.abortUpstream?.(this.abortReason);
+  }
+
+  dispose(): void {
+    clearTimeout(this.firstByteTimer);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.signal.removeEventListener('abort', this.onSignal);
+  }
+
+  toError(err: unknown): UpstreamError {
+    return toUpstreamError(err, this.ctx);
+  }
+
+  read(): Promise<Uint8Array | null> {
+    const chunk = this.chunks.shift();
+    if (chunk) {
+      this.queuedBytes -= chunk.byteLength;
+      // Resumed only once the queue is empty: resuming at every read below the mark keeps the
+      // upstream socket trickling and backpressure never quite reaches the upstream.
+      if (this.paused && this.queuedBytes === 0) {
+        this.paused = false;
+        this.resumeUpstream?.();
+      }
+      return Promise.resolve(chunk);
+    }
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.ended) return Promise.resolve(null);
+    // The between-chunks clock runs only while the reader waits: a slow client does not count
+    // against the upstream. One timer per call, re-armed by `refresh`.
+    if (this.idleTimer) this.idleTimer.refresh();
+    else this.idleTimer = setTimeout(() => this.onIdle(), this.timeouts.betweenChunksMs);
+    return new Promise((resolve, reject) => {
+      this.reader = { resolve, reject };
+    });
+  }
+
+  private onIdle(): void {
+    if (!this.reader || this.ended || this.failure !== undefined) return;
+    this.ctx.idleTimedOut = true;
+    this.abort();
+  }
+
+  // undici's (legacy) dispatch handler: a handler without onRequestStart is called directly.
+
+  onConnect(abort: (err?: Error) => void): void {
+    if (this.abortReason) abort(this.abortReason);
+    else this.abortUpstream = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    if (statusCode < 200) return true; // 1xx: informational, the answer follows
+    clearTimeout(this.firstByteTimer);
+    this.status = statusCode;
+    this.rawHeaders = rawHeaders;
+    this.resumeUpstream = resume;
+    this.opened?.resolve(this);
+    this.opened = undefined;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    const reader = this.reader;
+    if (reader) {
+      this.reader = undefined;
+      reader.resolve(chunk);
+      return true;
+    }
+    this.chunks.push(chunk);
+    this.queuedBytes += chunk.byteLength;
+    if (this.queuedBytes < HIGH_WATER_BYTES) return true;
+    this.paused = true;
+    return false;
+  }
+
+  onComplete(): void {
+    this.ended = true;
+    const reader = this.reader;
+    this.reader = undefined;
+    reader?.resolve(null);
+  }
+
+  onError(err: Error): void {
+    clearTimeout(this.firstByteTimer);
+    if (this.opened) {
+      this.opened.reject(err);
+      this.opened = undefined;
+      return;
+    }
+    this.failure = err;
+    const reader = this.reader;
+    this.reader = undefined;
+    reader?.reject(err);
+  }
+}
+
+function parseRawHeaders(raw: Buffer[]): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toString('latin1').toLowerCase();
+    const value = raw[i + 1]!.toString('latin1');
+    const existing = headers[name];
+    if (existing === undefined) headers[name] = value;
+    else if (Array.isArray(existing)) existing.push(value);
+    else headers[name] = [existing, value];
+  }
+  return headers;
+}
+
+/** `origin` and `path` of each upstream URL, split once (a handful of distinct URLs per process). */
+const splitUrls = new Map<string, { origin: string; path: string }>();
+
+function splitUrl(url: string): { origin: string; path: string } {
+  let split = splitUrls.get(url);
+  if (!split) {
+    const parsed = new URL(url);
+    split = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (splitUrls.size >= 1000) splitUrls.clear();
+    splitUrls.set(url, split);
+  }
+  return split;
 }
 
 export async function openRawCall(
@@ -38,62 +227,39 @@ export async function openRawCall(
   options: CallOptions,
   parseError: WireCodec['parseError'],
 ): Promise<RawCall> {
-  const abort: LinkedAbort = linkAbort(options.signal);
-  const ctx: TransportContext = {
-    get aborted() {
-      return abort.signal.aborted;
-    },
-    idleTimedOut: false,
-    firstByteTimedOut: false,
-    timeouts: options.timeouts,
-    apiKey: target.apiKey,
-  };
-  const firstByte = setTimeout(() => {
-    ctx.firstByteTimedOut = true;
-    abort.abort();
-  }, options.timeouts.firstByteMs);
+  const call = new UpstreamCall(options.signal, options.timeouts, target.apiKey);
   try {
-    const response = await request(upstream.url, {
-      method: upstream.method,
-      headers: upstream.headers,
-      body: upstream.body,
-      signal: abort.signal,
-      dispatcher: dispatcherFor(options.timeouts.connectMs),
-      headersTimeout: options.timeouts.firstByteMs,
-      bodyTimeout: options.timeouts.betweenChunksMs,
-    });
-    clearTimeout(firstByte);
-    if (response.statusCode < 200 || response.statusCode >= 300) {
-      const { text, truncated } = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
-      if (truncated) abort.abort();
-      throw parseError(response.statusCode, text, response.headers);
-    }
-    return {
-      status: response.statusCode,
-      headers: response.headers,
-      get aborted() {
-        return abort.signal.aborted;
+    const opened = call.open();
+    const { origin, path } = splitUrl(upstream.url);
+    dispatcherFor(options.timeouts.connectMs).dispatch(
+      {
+        origin,
+        path,
+        method: upstream.method,
+        headers: upstream.headers,
+        body: upstream.body,
+        headersTimeout: options.timeouts.firstByteMs,
+        bodyTimeout: options.timeouts.betweenChunksMs,
       },
-      abort: () => abort.abort(),
-      dispose: () => abort.dispose(),
-      toError: (err) => toUpstreamError(err, ctx),
-      body: () =>
-        withIdleTimeout(response.body, options.timeouts.betweenChunksMs, () => {
-          ctx.idleTimedOut = true;
-          abort.abort();
-        }),
-    };
+      call,
+    );
+    await opened;
+    if (call.status < 200 || call.status >= 300) {
+      const { text, truncated } = await readCallText(call, MAX_ERROR_BODY_BYTES);
+      if (truncated) call.abort();
+      throw parseError(call.status, text, call.headers);
+    }
+    return call;
   } catch (err) {
-    clearTimeout(firstByte);
-    abort.dispose();
-    throw toUpstreamError(err, ctx);
+    call.dispose();
+    throw call.toError(err);
   }
 }
 
-export async function readCapped(body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+async function readCallText(call: RawCall, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of body) {
+  for (let chunk = await call.read(); chunk !== null; chunk = await call.read()) {
     const room = maxBytes - size;
     if (chunk.byteLength >= room) {
       chunks.push(chunk.subarray(0, room));
@@ -102,13 +268,14 @@ export async function readCapped(body: AsyncIterable<Uint8Array>, maxBytes: numb
     chunks.push(chunk);
     size += chunk.byteLength;
   }
-  return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
+  const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  return { text: Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength).toString('utf8'), truncated: false };
 }
 
 /** Reads the whole (bounded) body of a raw call; errors come back as UpstreamErrors. Disposes the call. */
 export async function readRawText(call: RawCall): Promise<string> {
   try {
-    const { text, truncated } = await readCapped(call.body(), MAX_RAW_RESPONSE_BYTES);
+    const { text, truncated } = await readCallText(call, MAX_RAW_RESPONSE_BYTES);
     if (truncated) call.abort();
     return text;
   } catch (err) {
@@ -118,18 +285,35 @@ export async function readRawText(call: RawCall): Promise<string> {
   }
 }
 
+/** What turns SSE events into a caller's events (a codec's StreamParser; `end` may be absent). */
+export interface SseEventParser<T> {
+  push(event: SseEvent): Iterable<T>;
+  end?(): Iterable<T>;
+}
+
+const SSE_AS_IS: SseEventParser<SseEvent> = { push: (event) => [event] };
+
 /**
- * The SSE events of a raw call. Stopping early (the consumer's `return()`, i.e. its client went
- * away) or any error aborts the upstream at once; errors come back as UpstreamErrors.
+ * The SSE events of a raw call, each turned into the caller's events by `parser`, in one
+ * generator (no generator per layer of decoding). Stopping early (the consumer's `return()`,
+ * i.e. its client went away) or any error aborts the upstream at once; errors come back as
+ * UpstreamErrors.
  */
-export async function* readRawSse(call: RawCall): AsyncGenerator<SseEvent> {
+export async function* readRawEvents<T>(call: RawCall, parser: SseEventParser<T>): AsyncGenerator<T> {
+  const decoder = new SseDecoder();
   let done = false;
   try {
-    for await (const event of readSse(call.body())) {
-      // Events already parsed must not trickle out after an abort.
-      if (call.aborted) throw new Error('aborted');
-      yield event;
+    for (let chunk = await call.read(); chunk !== null; chunk = await call.read()) {
+      for (const sse of decoder.push(chunk)) {
+        for (const event of parser.push(sse)) {
+          // Events already parsed must not trickle out after an abort.
+          if (call.aborted) throw new Error('aborted');
+          yield event;
+        }
+      }
     }
+    for (const sse of decoder.end()) for (const event of parser.push(sse)) yield event;
+    if (parser.end) for (const event of parser.end()) yield event;
     done = true;
   } catch (err) {
     throw call.toError(err);
@@ -137,4 +321,9 @@ export async function* readRawSse(call: RawCall): AsyncGenerator<SseEvent> {
     if (!done) call.abort();
     call.dispose();
   }
+}
+
+/** The SSE events of a raw call, as they come (see readRawEvents). */
+export function readRawSse(call: RawCall): AsyncGenerator<SseEvent> {
+  return readRawEvents(call, SSE_AS_IS);
 }

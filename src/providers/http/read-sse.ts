@@ -1,36 +1,63 @@
-import { createParser } from 'eventsource-parser';
+import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { SseEvent } from '../types.js';
 
+const STREAM = { stream: true } as const;
+const NONE: readonly SseEvent[] = Object.freeze([]);
+
 /**
- * Turns a byte stream into SSE events. The streaming TextDecoder keeps a multi-byte character
- * that straddles two TCP reads intact; eventsource-parser handles CR, LF and CRLF line endings,
- * multi-line `data:` fields and comments.
+ * Turns the chunks of a byte stream into SSE events as they arrive. The streaming TextDecoder
+ * keeps a multi-byte character that straddles two TCP reads intact; eventsource-parser handles
+ * CR, LF and CRLF line endings, multi-line `data:` fields and comments.
  */
-export async function* readSse(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
-  const decoder = new TextDecoder('utf-8');
-  const queue: SseEvent[] = [];
-  const parser = createParser({
-    onEvent: (message) => {
-      const event: SseEvent = { data: message.data };
-      if (message.event !== undefined) event.event = message.event;
-      if (message.id !== undefined) event.id = message.id;
-      queue.push(event);
-    },
-  });
-  // TextDecoder drops a byte-order mark at the start of the stream; text chunks get the same.
-  let atStart = true;
-  for await (const chunk of body) {
-    let text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    if (atStart && text !== '') {
-      if (typeof chunk === 'string' && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      atStart = false;
-    }
-    parser.feed(text);
-    while (queue.length > 0) yield queue.shift() as SseEvent;
+export class SseDecoder {
+  private readonly decoder = new TextDecoder('utf-8');
+  private readonly parser: EventSourceParser;
+  private queue: SseEvent[] = [];
+  private atStart = true;
+
+  constructor() {
+    this.parser = createParser({
+      onEvent: (message) => {
+        const event: SseEvent = { data: message.data };
+        if (message.event !== undefined) event.event = message.event;
+        if (message.id !== undefined) event.id = message.id;
+        this.queue.push(event);
+      },
+    });
   }
-  const tail = decoder.decode();
-  if (tail) parser.feed(tail);
-  // Some servers end the body without the final blank line; the last event still counts.
-  parser.feed('\n\n');
-  while (queue.length > 0) yield queue.shift() as SseEvent;
+
+  /** The events completed by this chunk. */
+  push(chunk: Uint8Array | string): readonly SseEvent[] {
+    let text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, STREAM);
+    // TextDecoder drops a byte-order mark at the start of the stream; text chunks get the same.
+    if (this.atStart && text !== '') {
+      if (typeof chunk === 'string' && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      this.atStart = false;
+    }
+    this.parser.feed(text);
+    return this.take();
+  }
+
+  /** The events left when the stream ends. */
+  end(): readonly SseEvent[] {
+    const tail = this.decoder.decode();
+    if (tail) this.parser.feed(tail);
+    // Some servers end the body without the final blank line; the last event still counts.
+    this.parser.feed('\n\n');
+    return this.take();
+  }
+
+  private take(): readonly SseEvent[] {
+    if (this.queue.length === 0) return NONE;
+    const events = this.queue;
+    this.queue = [];
+    return events;
+  }
+}
+
+/** The SSE events of a byte stream (see SseDecoder). */
+export async function* readSse(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
+  const decoder = new SseDecoder();
+  for await (const chunk of body) yield* decoder.push(chunk);
+  yield* decoder.end();
 }
