@@ -20,9 +20,10 @@ const pieceCounters: Record<TokenizerName, PieceCounter> = {
   cl100k_base: new PieceCounter('cl100k_base', (piece) => bpeTokenCount(piece, 'cl100k_base'), PIECE_MEMO),
   o200k_base: new PieceCounter('o200k_base', (piece) => bpeTokenCount(piece, 'o200k_base'), PIECE_MEMO),
 };
-// New texts are mostly made of lines seen before (line-counter.ts): ≤ 8 Mi characters of lines
-// per generation and encoding.
-const LINE_MEMO = { maxChars: 8 * 1024 * 1024, minLineChars: 12, maxLineChars: 64 * 1024 };
+// New texts are mostly made of lines seen before (line-counter.ts). 2 Mi characters of lines
+// per generation and encoding (two generations: ≤ 8 MiB of string data each) hold the working
+// set of a few long conversations; the text cache above holds the whole texts.
+const LINE_MEMO = { maxChars: 2 * 1024 * 1024, minLineChars: 12, maxLineChars: 64 * 1024 };
 const lineCounters: Record<TokenizerName, LineCounter> = {
   cl100k_base: new LineCounter(pieceCounters.cl100k_base, LINE_MEMO),
   o200k_base: new LineCounter(pieceCounters.o200k_base, LINE_MEMO),
