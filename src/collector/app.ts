@@ -6,6 +6,13 @@ import { buildEvents, EventDataError } from './build-events.js';
 import { hostnameOf, type ProjectDirectory, type ResolvedProject } from './project-directory.js';
 import type { EventIntake } from './event-intake.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The project of the Host header, set before the body is read (collector listener only). */
+    collectorProject: ResolvedProject;
+  }
+}
+
 export interface CollectorServices {
   directory: ProjectDirectory;
   intake: EventIntake;
@@ -58,22 +65,24 @@ export function buildCollectorApp(base: Omit<AppOptions, 'sendError' | 'handleEr
 
   // The host is resolved before the body is read: an unknown host is a 404 whatever it sends.
   // A cached host is resolved without a promise: this runs for every request.
-  const projects = new WeakMap<FastifyRequest, ResolvedProject>();
+  app.decorateRequest('collectorProject', null as unknown as ResolvedProject);
   const resolveHost = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
     const host = hostnameOf(request.headers.host);
-    const settle = (project: ResolvedProject | null) => {
-      if (!project) return done(new ConsoleError(404, 'No project collects events for this host.'));
-      projects.set(request, project);
-      done();
-    };
-    if (!host) return settle(null);
-    const cached = services.directory.cached(host);
-    if (cached !== undefined) return settle(cached);
-    services.directory.resolve(host).then(settle, done);
+    const cached = host === undefined ? null : services.directory.cached(host);
+    if (cached === undefined) {
+      services.directory.resolve(host!).then((project) => attach(request, project, done), done);
+      return;
+    }
+    attach(request, cached, done);
+  };
+  const attach = (request: FastifyRequest, project: ResolvedProject | null, done: (error?: Error) => void) => {
+    if (!project) return done(new ConsoleError(404, 'No project collects events for this host.'));
+    request.collectorProject = project;
+    done();
   };
 
   app.post<{ Body: CollectBody }>(EVENT_PATH, { schema: { body: CollectBodySchema }, onRequest: resolveHost }, async (request, reply) => {
-    const project = projects.get(request)!;
+    const project = request.collectorProject;
     const now = Date.now();
     const events = buildEvents(request.body, now);
     try {
