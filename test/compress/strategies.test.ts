@@ -58,6 +58,15 @@ describe('status_line_dedup', () => {
     assert.equal(out.get('c0'), `ok${footer('a.py')}`);
     assert.equal(out.get('c1'), 'done\n(Open file: b.py)');
   });
+
+  it("drops SWE-agent's edit reminder when the previous observation ended with it too", () => {
+    const reminder = 'File updated. Please review the changes and make sure they are correct (correct indentation, no duplicate lines, etc). Edit the file again if necessary.';
+    const edited = (line: string) => `[File: /r/a.py (3 lines total)]\n1:${line}\n${reminder}\n(Open file: /r/a.py)\nbash-$`;
+    const turns = [turn(0, { output: edited('x = 1') }), turn(1, { output: edited('x = 2') })];
+    const out = outputs(compressPayload(build(dialogue(turns), 'chat')).body);
+    assert.equal(out.get('c0'), edited('x = 1'));
+    assert.equal(out.get('c1'), '[File: /r/a.py (3 lines total)]\n1:x = 2');
+  });
 });
 
 describe('bundles', () => {

@@ -1,6 +1,6 @@
 // Agents append a status footer to every observation (SWE-agent: `(Open file: …)`,
-// `(Current directory: …)`, `bash-$`), often 30+ tokens with long paths, identical turn after
-// turn. A footer line equal to the one in the previous live observation is dropped: the
+// `(Current directory: …)`, `bash-$`, and after every edit a 30-token reminder to review it),
+// often 30+ tokens with long paths, identical turn after turn. A footer line equal to the one in the previous live observation is dropped: the
 // model still sees the current state in the latest observation that changed it.
 //
 // The decision for a result looks only at EARLIER results (whose original text never changes)
@@ -10,7 +10,7 @@ import { errorMask } from '../filters/error-lines.js';
 import { isPlaceholder } from '../filters/markers.js';
 import { open, replace, type Strategy } from './strategy.js';
 
-const STATUS_LINE = /^(?:\((?:Open file|Current directory|Current working directory|cwd|Working directory):[^)]*\)|[\w@:~/.\-]{0,60}[$#%>])$/;
+const STATUS_LINE = /^(?:\((?:Open file|Current directory|Current working directory|cwd|Working directory):[^)]*\)|[\w@:~/.\-]{0,60}[$#%>]|File updated\. Please review the changes and make sure they are correct \(correct indentation, no duplicate lines, etc\)\. Edit the file again if necessary\.)$/;
 const MAX_FOOTER = 4;
 
 function footer(text: string): string[] {
