@@ -15,8 +15,13 @@ const MAX_BATCH_EVENTS = 5_000;
  * (up to MAX_BATCH_EVENTS) and writes it — events and outbox rows — in a single transaction,
  * then resolves every request in that batch. A request is acknowledged only after the commit
  * that holds its events, so an acknowledged event survives a crash; a failed commit rejects
- * all of its requests (they answer 503 and the client retries). While one batch commits the
- * next one accumulates, so throughput grows with load without any timer delay.
+ * all of its requests (they answer 503 and the client retries).
+ *
+ * The writer takes a batch only after the event loop's current turn (setImmediate), so every
+ * request read in that turn is in it. This matters on SQLite: better-sqlite3 is synchronous, so
+ * a transaction started at once would run to its commit before the next socket of the same turn
+ * is even read, and a commit per request would cost more than the request's events. No timer:
+ * an idle collector answers after one turn.
  */
 export class EventIntake {
   private queue: Pending[] = [];
@@ -32,7 +37,7 @@ export class EventIntake {
   submit(batch: IntakeBatch): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ batch, resolve, reject });
-      this.writing ??= this.writeAll().finally(() => (this.writing = undefined));
+      this.writing ??= this.writeAll();
     });
   }
 
@@ -42,22 +47,29 @@ export class EventIntake {
   }
 
   private async writeAll(): Promise<void> {
-    while (this.queue.length > 0) {
-      let taken = 0;
-      let count = 0;
-      while (taken < this.queue.length && (count === 0 || count + this.queue[taken]!.batch.events.length <= MAX_BATCH_EVENTS)) {
-        count += this.queue[taken]!.batch.events.length;
-        taken++;
+    try {
+      for (;;) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (this.queue.length === 0) return;
+        let taken = 0;
+        let count = 0;
+        while (taken < this.queue.length && (count === 0 || count + this.queue[taken]!.batch.events.length <= MAX_BATCH_EVENTS)) {
+          count += this.queue[taken]!.batch.events.length;
+          taken++;
+        }
+        const pending = this.queue.splice(0, taken);
+        try {
+          await this.store.insert(pending.map((p) => p.batch));
+          for (const p of pending) p.resolve();
+          this.onCommitted();
+        } catch (error) {
+          this.logger.error({ err: error, events: count }, 'collected events not stored');
+          for (const p of pending) p.reject(error);
+        }
       }
-      const pending = this.queue.splice(0, taken);
-      try {
-        await this.store.insert(pending.map((p) => p.batch));
-        for (const p of pending) p.resolve();
-        this.onCommitted();
-      } catch (error) {
-        this.logger.error({ err: error, events: count }, 'collected events not stored');
-        for (const p of pending) p.reject(error);
-      }
+    } finally {
+      // Cleared in the same step as the empty-queue check, so a submit never finds a writer that is leaving.
+      this.writing = undefined;
     }
   }
 }
