@@ -144,8 +144,8 @@ export class UsageWriter {
   private async insert(batch: QueuedRow[]): Promise<boolean> {
     try {
       await this.store.db.transaction().execute(async (trx) => {
-        for (let from = 0; from < batch.length; from += ROWS_PER_INSERT) {
-          const rows = batch.slice(from, from + ROWS_PER_INSERT);
+        for (let from = 0; from < batch.length; from += this.sql.rowsPerStatement) {
+          const rows = batch.slice(from, from + this.sql.rowsPerStatement);
           await trx.executeQuery(CompiledQuery.raw(this.sql.insertRows(rows.length), rows.flatMap(({ record }) => usageValues(record))));
         }
         const spend = await this.spendOf(trx, batch);
@@ -183,8 +183,8 @@ export class UsageWriter {
     };
     const settled = batch.filter((row) => row.reservation !== undefined);
     const stillHeld = new Set<string>();
-    for (let from = 0; from < settled.length; from += ROWS_PER_INSERT) {
-      const ids = settled.slice(from, from + ROWS_PER_INSERT).map((row) => row.reservation!.id);
+    for (let from = 0; from < settled.length; from += this.sql.rowsPerStatement) {
+      const ids = settled.slice(from, from + this.sql.rowsPerStatement).map((row) => row.reservation!.id);
       const removed = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(this.sql.deleteReservations(ids.length), ids));
       for (const { id } of removed.rows) stillHeld.add(id);
     }
@@ -204,8 +204,6 @@ interface SpendDelta {
   held: number;
 }
 
-/** Rows per INSERT statement: bounds the number of distinct statements (each size is one cached prepared statement). */
-const ROWS_PER_INSERT = 32;
 
 const USAGE_COLUMNS = [
   'id',
@@ -243,8 +241,16 @@ class UsageSql {
   private readonly inserts: string[] = [];
   private readonly deletes: string[] = [];
   readonly addSpend: string;
+  /**
+   * Rows per INSERT or DELETE. PostgreSQL: up to 32 (one round trip for many rows, and a bounded
+   * number of distinct statements). SQLite: one, because a statement that writes several rows
+   * inside a transaction needs a statement journal, a temporary file created and deleted each
+   * time, while running a prepared single-row statement again costs next to nothing.
+   */
+  readonly rowsPerStatement: number;
 
   constructor(private readonly dialect: Dialect) {
+    this.rowsPerStatement = dialect === 'sqlite' ? 1 : 32;
     // Parameters: api_key_id, month, spent (insert), spent (update), held.
     this.addSpend =
       `insert into key_spend (api_key_id, month, spent_micro_usd, reserved_micro_usd) values (${this.params(1, 3)}, 0) ` +
