@@ -6,7 +6,7 @@ import type { GatewayServices } from './gateway-services.js';
 import { registerGatewayAuth } from './auth/authenticate-hook.js';
 import { registerModelsRoute } from './routes/models.js';
 import { registerConcurrencyLimit } from './overload.js';
-import { pendingUsageCommit } from './chat/metering.js';
+import { decorateUsageCommit, pendingUsageCommit } from './chat/metering.js';
 import { registerCountTokensRoute } from './routes/count-tokens.js';
 import { registerCompressRoute } from './routes/compress.js';
 import { registerChatCompletionsRoute } from './chat/chat-route.js';
@@ -30,6 +30,7 @@ export function buildGatewayApp(base: Omit<AppOptions, 'sendError' | 'handleErro
     },
   });
   registerConcurrencyLimit(app, services.maxConcurrency);
+  decorateUsageCommit(app);
   // A JSON answer leaves only after its usage row is committed (streams wait before their last event).
   app.addHook('onSend', (request, _reply, payload, done) => {
     const committed = pendingUsageCommit(request);

@@ -63,14 +63,12 @@ export async function admit(services: GatewayServices, request: FastifyRequest, 
   const debug = body.enable_debug === true || headerFlag(request.headers['x-gateway-debug']) || key.debugMode;
   if (targets.length === 0) throw new GatewayError('provider_not_supported', { param: 'model' });
 
-  const tokenizer = tokenizerForModel(model.id);
-  let estimate: number | undefined;
-  const estimatePrompt = () => (estimate ??= countRequestTokens(body, tokenizer));
+  const admission = new AdmittedRequest(request.id, body, compression, startedAt, model, targets, tags, debug, tokenizerForModel(model.id), planned.plan);
   const maxOutputTokens = Math.min(body.max_completion_tokens ?? body.max_tokens ?? model.maxOutputTokens, model.maxOutputTokens);
 
   let reservation: Reservation | undefined;
   if (key.maxUsageUsd !== null) {
-    const worstCase = worstCaseMicroUsd(model.pricing, Math.ceil(estimatePrompt() * ESTIMATE_HEADROOM), maxOutputTokens);
+    const worstCase = worstCaseMicroUsd(model.pricing, Math.ceil(admission.promptEstimate * ESTIMATE_HEADROOM), maxOutputTokens);
     reservation = await services.budget.reserve(key.id, key.maxUsageUsd * 1_000_000, worstCase);
     if (!reservation) {
       meterRefusal(services, request, { model: model.id, provider: targets[0]?.providerId ?? '', upstreamModel: targets[0]?.upstreamModel ?? '', tags, stream: body.stream === true, startedAt, code: 'usage_limit_exceeded', status: 429 });
@@ -79,21 +77,39 @@ export async function admit(services: GatewayServices, request: FastifyRequest, 
       });
     }
   }
-  return {
-    requestId: request.id,
-    body,
-    compression,
-    startedAt,
-    model,
-    targets,
-    tags,
-    debug,
-    tokenizer,
-    get promptEstimate() {
-      return estimatePrompt();
-    },
-    maxOutputTokens,
-    reservation,
-    gatewayTools: planned.plan,
-  };
+  admission.maxOutputTokens = maxOutputTokens;
+  admission.reservation = reservation;
+  return admission;
+}
+
+/**
+ * A class rather than an object literal: a literal with a getter is built through V8's slow
+ * path on every request, and the prompt estimate is needed only by keys with a ceiling, aborts
+ * and debug output.
+ */
+class AdmittedRequest implements Admission {
+  maxOutputTokens = 0;
+  reservation: Reservation | undefined = undefined;
+  private estimate: number | undefined = undefined;
+  /** The estimate counts the body as admitted, even if a route replaces `body` afterwards. */
+  private readonly admittedBody: ChatRequest;
+
+  constructor(
+    readonly requestId: string,
+    public body: ChatRequest,
+    public compression: AppliedCompression | undefined,
+    readonly startedAt: number,
+    readonly model: CatalogueModel,
+    public targets: UpstreamTarget[],
+    readonly tags: string[],
+    readonly debug: boolean,
+    readonly tokenizer: TokenizerName,
+    readonly gatewayTools: GatewayToolPlan | undefined,
+  ) {
+    this.admittedBody = body;
+  }
+
+  get promptEstimate(): number {
+    return (this.estimate ??= countRequestTokens(this.admittedBody, this.tokenizer));
+  }
 }

@@ -123,8 +123,11 @@ function record(
   outcome: { status: number; errorCode: string | null; usage: TokenUsage },
 ): void {
   const { admission } = execution;
+  // Members listed one by one: spreading `outcome` into a new object is V8's slow generic copy.
   meter(execution.services, execution.request, admission, {
-    ...outcome,
+    status: outcome.status,
+    errorCode: outcome.errorCode,
+    usage: outcome.usage,
     provider,
     upstreamModel,
     stream,

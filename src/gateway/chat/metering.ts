@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TokenUsage } from '../../providers/index.js';
 import { costMicroUsd } from '../../metering/cost.js';
 import type { GatewayServices } from '../gateway-services.js';
@@ -19,8 +19,17 @@ export interface Outcome {
   uncompressedInputTokens?: number | null;
 }
 
-/** The usage row of each request, until it is committed; see `usageCommitted`. */
-const pendingCommits = new WeakMap<FastifyRequest, Promise<void>>();
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The commit of this request's usage row, once metered; see `usageCommitted`. */
+    usageCommit: Promise<void> | null;
+  }
+}
+
+/** Gives every request of `app` its `usageCommit` slot (a decorated member, not a WeakMap entry per request). */
+export function decorateUsageCommit(app: FastifyInstance): void {
+  app.decorateRequest('usageCommit', null);
+}
 
 /**
  * Resolves once the request's usage row is committed (or at once when it has none); when the
@@ -29,12 +38,12 @@ const pendingCommits = new WeakMap<FastifyRequest, Promise<void>>();
  * always accounted for, even if the process dies right after.
  */
 export function usageCommitted(request: FastifyRequest): Promise<void> {
-  return pendingCommits.get(request) ?? Promise.resolve();
+  return request.usageCommit ?? Promise.resolve();
 }
 
 /** Like `usageCommitted`, for a caller that can do without a promise when there is no row. */
 export function pendingUsageCommit(request: FastifyRequest): Promise<void> | undefined {
-  return pendingCommits.get(request);
+  return request.usageCommit ?? undefined;
 }
 
 /**
@@ -62,12 +71,12 @@ export function meter(services: GatewayServices, request: FastifyRequest, admiss
     reasoning_tokens: outcome.usage.reasoningTokens,
     uncompressed_input_tokens: outcome.uncompressedInputTokens ?? null,
     cost_micro_usd: cost,
-    tags: JSON.stringify(admission.tags),
+    tags: admission.tags.length === 0 ? '[]' : JSON.stringify(admission.tags),
     status_code: outcome.status,
     error_code: outcome.errorCode,
     latency_ms: now - admission.startedAt,
     stream: outcome.stream ? 1 : 0,
   }, admission.reservation === undefined, admission.reservation);
-  pendingCommits.set(request, committed);
+  request.usageCommit = committed;
   return cost;
 }

@@ -10,6 +10,7 @@ const TAG_PATTERN = /^[^\x00-\x1f\x7f,]+$/;
  * and no commas (they would not survive the header form or a CSV export unambiguously).
  */
 export function mergeTags(bodyTags: string[] | undefined, header: string | string[] | undefined): string[] {
+  if (header === undefined && (bodyTags === undefined || bodyTags.length === 0)) return [];
   const fromHeader = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',');
   const merged: string[] = [];
   const seen = new Set<string>();

@@ -1,34 +1,67 @@
 import type { ChatRequest } from '../../gateway/schemas/chat-request.js';
 import type { UpstreamRequest, UpstreamTarget } from '../types.js';
-import { withoutGatewayFields } from '../shared/gateway-fields.js';
+import { GATEWAY_ONLY_FIELDS } from '../shared/gateway-fields.js';
 
 /**
  * `cache_control` is an Anthropic-style hint: OpenAI caches prompts on its own and strict
- * OpenAI-compatible servers reject unknown message keys, so it is dropped here.
+ * OpenAI-compatible servers reject unknown message keys, so it is dropped here. Messages without
+ * it are passed on as they are (no copy).
  */
 function stripCacheControl(messages: ChatRequest['messages']): unknown[] {
-  return messages.map((message) => {
-    const { cache_control: _ignored, ...rest } = message;
-    if (Array.isArray(rest.content)) {
-      return { ...rest, content: rest.content.map(({ cache_control: _c, ...part }: Record<string, unknown>) => part) };
-    }
-    return rest;
-  });
+  let stripped: unknown[] | undefined;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    const out = withoutCacheControl(message);
+    if (out !== message) stripped ??= messages.slice(0, i);
+    stripped?.push(out);
+  }
+  return stripped ?? messages;
 }
 
+function withoutCacheControl(message: ChatRequest['messages'][number]): unknown {
+  const parts = Array.isArray(message.content) ? (message.content as Array<Record<string, unknown>>) : undefined;
+  if (!('cache_control' in message) && !parts?.some((part) => 'cache_control' in part)) return message;
+  const { cache_control: _ignored, ...rest } = message;
+  if (parts) return { ...rest, content: parts.map(({ cache_control: _c, ...part }) => part) };
+  return rest;
+}
+
+const GATEWAY_ONLY: ReadonlySet<string> = new Set(GATEWAY_ONLY_FIELDS);
+
+/**
+ * The client's body as OpenAI gets it, members in the client's order: the upstream model, no
+ * gateway-only fields, and for streams `stream_options.include_usage` (usage is needed for
+ * metering whatever the client asked for; the gateway decides whether to forward the usage
+ * chunk). Built in one pass: copying the body and then deleting members would leave V8 a slow
+ * dictionary-mode object to serialise.
+ */
 export function buildOpenAIBody(request: ChatRequest, target: UpstreamTarget, stream: boolean): Record<string, unknown> {
-  const body = withoutGatewayFields(request);
-  body.model = target.upstreamModel;
-  body.messages = stripCacheControl(request.messages);
+  const source = request as unknown as Record<string, unknown>;
+  const body: Record<string, unknown> = {};
+  for (const key in source) {
+    if (GATEWAY_ONLY.has(key)) continue;
+    switch (key) {
+      case 'model':
+        body.model = target.upstreamModel;
+        break;
+      case 'messages':
+        body.messages = stripCacheControl(request.messages);
+        break;
+      case 'stream':
+        if (stream) body.stream = true;
+        break;
+      case 'stream_options':
+        if (stream) body.stream_options = { ...request.stream_options, include_usage: true };
+        break;
+      default:
+        body[key] = source[key];
+    }
+  }
+  body.model ??= target.upstreamModel;
+  body.messages ??= stripCacheControl(request.messages);
   if (stream) {
     body.stream = true;
-    // Usage is needed for metering whatever the client asked for; the gateway decides whether
-    // to forward the usage chunk.
-    const clientOptions = request.stream_options ?? {};
-    body.stream_options = { ...clientOptions, include_usage: true };
-  } else {
-    delete body.stream;
-    delete body.stream_options;
+    body.stream_options ??= { include_usage: true };
   }
   return body;
 }
