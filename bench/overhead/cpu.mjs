@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Gateway CPU per request: the number that latency and throughput mirror once the machine is
-// CPU-bound, measured without depending on how busy the rest of the machine is.
+// CPU-bound, and much less disturbed by other work on the machine than latency is.
 //   node bench/overhead/cpu.mjs [--requests=N] [--concurrency=C] [--repeats=R] [--modes=json,stream] [--no-build] [--cpu-prof=DIR]
 //                               [--target=gateway|bare-https|bare-http]
 // Starts the mock upstream and the gateway exactly as run.mjs does, warms the gateway up, then
 // for each mode sends N requests R times (autocannon, closed loop) and reads the gateway
 // process's user + system CPU ticks from /proc/<pid>/stat before and after each batch. Prints
-// µs of gateway CPU per request for every batch and the median per mode. `--cpu-prof=DIR`
+// µs of gateway CPU per request for every batch, and the median and minimum per mode (on a
+// shared machine, contention inflates CPU time too: the minimum is the steadier figure). `--cpu-prof=DIR`
 // starts the gateway with `node --cpu-prof` and writes its V8 profile into DIR when it stops.
 import { createRequire } from 'node:module';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
@@ -77,7 +78,10 @@ async function main() {
         perRequest.push(us);
         process.stderr.write(`· ${mode} c=${connections} batch ${i + 1}: ${us.toFixed(0)} µs CPU/request, ${(ok / seconds).toFixed(0)} req/s\n`);
       }
-      lines.push(`${mode.padEnd(6)} c=${connections}: ${targetId} CPU ${median(perRequest).toFixed(0)} µs/request (median of ${repeats} × ${requests}; all: ${perRequest.map((v) => v.toFixed(0)).join(', ')})`);
+      lines.push(
+        `${mode.padEnd(6)} c=${connections}: ${targetId} CPU ${median(perRequest).toFixed(0)} µs/request median, ${Math.min(...perRequest).toFixed(0)} min ` +
+          `(${repeats} × ${requests}; all: ${perRequest.map((v) => v.toFixed(0)).join(', ')})`,
+      );
     }
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
