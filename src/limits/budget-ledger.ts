@@ -20,8 +20,17 @@ export interface LedgerTimings {
   sweepIntervalMs: number;
 }
 
+/** The calendar month (UTC) last asked for, with its bounds: nearly every call falls in it. */
+let lastMonth = { start: 0, end: 0, label: '' };
+
 export function monthOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 7);
+  if (ms >= lastMonth.start && ms < lastMonth.end) return lastMonth.label;
+  const date = new Date(ms);
+  const label = date.toISOString().slice(0, 7);
+  const year = date.getUTCFullYear();
+  const month = date.getUTCMonth();
+  lastMonth = { start: Date.UTC(year, month, 1), end: Date.UTC(year, month + 1, 1), label };
+  return label;
 }
 
 /**

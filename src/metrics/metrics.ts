@@ -1,5 +1,6 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { TokenUsage } from '../providers/types.js';
+import { LabelledCounter, LabelledGauge, LabelledHistogram, type CounterChild, type HistogramChild } from './labelled-metrics.js';
 
 /**
  * The process's Prometheus metrics, in one registry scraped at `/metrics` (docs/configuration.md,
@@ -9,49 +10,41 @@ import type { TokenUsage } from '../providers/types.js';
 export const metricsRegistry = new Registry();
 collectDefaultMetrics({ register: metricsRegistry }); // process_* and nodejs_*, the names dashboards expect
 
-export const httpRequests = new Counter({
-  name: 'gateway_http_requests_total',
-  help: 'HTTP requests answered, by listener, route template, method and status code.',
-  labelNames: ['surface', 'route', 'method', 'status'] as const,
-  registers: [metricsRegistry],
-});
+// The families updated on every request are labelled-metrics.ts's (a child per label set, an
+// update is an addition); the rest are prom-client's.
+export const httpRequests = new LabelledCounter(
+  'gateway_http_requests_total',
+  'HTTP requests answered, by listener, route template, method and status code.',
+  ['surface', 'route', 'method', 'status'],
+  metricsRegistry,
+);
 
-export const httpDuration = new Histogram({
-  name: 'gateway_http_request_duration_seconds',
-  help: 'Time from the request line to the end of the response (a whole stream for SSE), by listener and route template.',
-  labelNames: ['surface', 'route', 'method'] as const,
-  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
-  registers: [metricsRegistry],
-});
+export const httpDuration = new LabelledHistogram(
+  'gateway_http_request_duration_seconds',
+  'Time from the request line to the end of the response (a whole stream for SSE), by listener and route template.',
+  ['surface', 'route', 'method'],
+  [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+  metricsRegistry,
+);
 
-export const httpInFlight = new Gauge({
-  name: 'gateway_http_requests_in_flight',
-  help: 'Requests received and not yet answered, by listener.',
-  labelNames: ['surface'] as const,
-  registers: [metricsRegistry],
-});
+export const httpInFlight = new LabelledGauge('gateway_http_requests_in_flight', 'Requests received and not yet answered, by listener.', ['surface'], metricsRegistry);
 
-const upstreamLatency = new Histogram({
-  name: 'gateway_upstream_latency_seconds',
-  help: 'Duration of metered model requests (admission to the last byte, fallbacks and retries included), by provider and outcome.',
-  labelNames: ['provider', 'outcome'] as const,
-  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300],
-  registers: [metricsRegistry],
-});
+const upstreamLatency = new LabelledHistogram(
+  'gateway_upstream_latency_seconds',
+  'Duration of metered model requests (admission to the last byte, fallbacks and retries included), by provider and outcome.',
+  ['provider', 'outcome'],
+  [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300],
+  metricsRegistry,
+);
 
-const tokens = new Counter({
-  name: 'gateway_tokens_total',
-  help: 'Tokens metered, by catalogue model and kind (input includes cached; output includes reasoning).',
-  labelNames: ['model', 'kind'] as const,
-  registers: [metricsRegistry],
-});
+const tokens = new LabelledCounter(
+  'gateway_tokens_total',
+  'Tokens metered, by catalogue model and kind (input includes cached; output includes reasoning).',
+  ['model', 'kind'],
+  metricsRegistry,
+);
 
-const cost = new Counter({
-  name: 'gateway_cost_usd_total',
-  help: 'Cost metered at catalogue prices, in USD, by catalogue model.',
-  labelNames: ['model'] as const,
-  registers: [metricsRegistry],
-});
+const cost = new LabelledCounter('gateway_cost_usd_total', 'Cost metered at catalogue prices, in USD, by catalogue model.', ['model'], metricsRegistry);
 
 /** Anything with a queue depth: the UsageWriter of each running gateway in this process. */
 export interface QueueDepthSource {
@@ -92,12 +85,32 @@ const TOKEN_KINDS = [
   ['reasoning', 'reasoningTokens'],
 ] as const;
 
+/**
+ * The children of one catalogue model and of one provider, looked up once per request. A series
+ * is created at its first update, as prom-client does (no zero series for kinds never seen).
+ */
+interface ModelMetrics {
+  tokens: Array<CounterChild | undefined>;
+  cost: CounterChild | undefined;
+}
+const modelMetrics = new Map<string, ModelMetrics>();
+const latencyByProvider = new Map<string, { ok: HistogramChild | undefined; error: HistogramChild | undefined }>();
+
 /** Called once per metered request (from `meter()`): upstream latency, tokens and cost. */
 export function recordUsageMetrics(request: MeteredRequest): void {
-  upstreamLatency.observe({ provider: request.provider || 'none', outcome: request.status < 400 ? 'ok' : 'error' }, request.latencyMs / 1000);
-  for (const [kind, field] of TOKEN_KINDS) {
+  const provider = request.provider || 'none';
+  let latency = latencyByProvider.get(provider);
+  if (!latency) latencyByProvider.set(provider, (latency = { ok: undefined, error: undefined }));
+  const seconds = request.latencyMs / 1000;
+  if (request.status < 400) (latency.ok ??= upstreamLatency.labels(provider, 'ok')).observe(seconds);
+  else (latency.error ??= upstreamLatency.labels(provider, 'error')).observe(seconds);
+
+  let model = modelMetrics.get(request.model);
+  if (!model) modelMetrics.set(request.model, (model = { tokens: [], cost: undefined }));
+  for (let i = 0; i < TOKEN_KINDS.length; i++) {
+    const [kind, field] = TOKEN_KINDS[i]!;
     const count = request.usage[field];
-    if (count > 0) tokens.inc({ model: request.model, kind }, count);
+    if (count > 0) (model.tokens[i] ??= tokens.labels(request.model, kind)).inc(count);
   }
-  if (request.costMicroUsd > 0) cost.inc({ model: request.model }, request.costMicroUsd / 1_000_000);
+  if (request.costMicroUsd > 0) (model.cost ??= cost.labels(request.model)).inc(request.costMicroUsd / 1_000_000);
 }

@@ -1,13 +1,13 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { httpDuration, httpInFlight, httpRequests, metricsRegistry } from '../metrics/metrics.js';
+import type { CounterChild, HistogramChild } from '../metrics/labelled-metrics.js';
 
 export interface MetricsEndpointOptions {
   /** When set, a scrape must send `Authorization: Bearer <token>`. */
   token?: string | undefined;
 }
 
-type Observer = { count: () => void; observe: (seconds: number) => void };
 
 /**
  * Request metrics for one listener: in-flight gauge, and per (route template, method, status)
@@ -17,14 +17,12 @@ type Observer = { count: () => void; observe: (seconds: number) => void };
  */
 export function registerHttpMetrics(app: FastifyInstance, surface: string): void {
   const inFlight = httpInFlight.labels(surface);
-  const observers = new Map<string, Observer>();
-  const observerFor = (route: string, method: string, status: number): Observer => {
+  const observers = new Map<string, { counter: CounterChild; histogram: HistogramChild }>();
+  const observerFor = (route: string, method: string, status: number) => {
     const id = `${route} ${method} ${status}`;
     let observer = observers.get(id);
     if (!observer) {
-      const counter = httpRequests.labels(surface, route, method, String(status));
-      const histogram = httpDuration.labels(surface, route, method);
-      observer = { count: () => counter.inc(), observe: (s) => histogram.observe(s) };
+      observer = { counter: httpRequests.labels(surface, route, method, String(status)), histogram: httpDuration.labels(surface, route, method) };
       observers.set(id, observer);
     }
     return observer;
@@ -38,8 +36,8 @@ export function registerHttpMetrics(app: FastifyInstance, surface: string): void
       inFlight.dec();
       const status = reply.raw.writableFinished ? reply.raw.statusCode : 499;
       const observer = observerFor(request.routeOptions.url ?? '(unmatched)', request.method, status);
-      observer.count();
-      observer.observe((performance.now() - started) / 1000);
+      observer.counter.inc();
+      observer.histogram.observe((performance.now() - started) / 1000);
     });
     done();
   });
