@@ -6,12 +6,18 @@ import type { ServerResponse } from 'node:http';
  * slow client cannot make memory grow. JSON.stringify never emits a raw CR or LF, so a value
  * cannot break out of its `data:` line.
  *
- * Every write to the TLS socket is a record and a system call, which costs more than building
- * an event: the headers leave with the first event instead of on their own, and the last events
- * leave together with the end of the response (`end`).
+ * Every write to the TLS socket is a record and a system call, and every `response.write` of a
+ * chunked response four socket chunks: the events of one tick (all that one upstream read
+ * produced) go out as one write, the headers leave with the first event instead of on their
+ * own, and the last events leave together with the end of the response (`end`). Backpressure
+ * is felt one tick later: the write after a full socket buffer waits for 'drain'.
  */
 export class SseWriter {
   private closed = false;
+  private buffered = '';
+  private flushScheduled = false;
+  /** Set while the response's buffer is full: writes wait for it. */
+  private drained: Promise<void> | undefined;
 
   constructor(private readonly response: ServerResponse) {
     response.once('close', () => (this.closed = true));
@@ -52,23 +58,44 @@ export class SseWriter {
   }
 
   /** Ends the response, with `last` (framed events) as its last bytes. */
-  end(last?: string): void {
-    if (!this.isClosed) this.response.end(last);
+  end(last = ''): void {
+    const text = this.buffered + last;
+    this.buffered = '';
+    if (!this.isClosed) this.response.end(text === '' ? undefined : text);
   }
 
   private write(text: string): Promise<void> {
     if (this.isClosed) return RESOLVED;
-    if (this.response.write(text)) return RESOLVED;
-    return new Promise((resolve) => {
+    this.buffered += text;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      process.nextTick(flushWriter, this);
+    }
+    return this.drained ?? RESOLVED;
+  }
+
+  /** Called on the next tick after a write: hands the tick's events to the response in one write. */
+  flush(): void {
+    this.flushScheduled = false;
+    const text = this.buffered;
+    this.buffered = '';
+    if (text === '' || this.isClosed) return;
+    if (this.response.write(text) || this.drained) return;
+    this.drained = new Promise((resolve) => {
       const finish = () => {
         this.response.off('drain', finish);
         this.response.off('close', finish);
+        this.drained = undefined;
         resolve();
       };
       this.response.once('drain', finish);
       this.response.once('close', finish);
     });
   }
+}
+
+function flushWriter(writer: SseWriter): void {
+  writer.flush();
 }
 
 const RESOLVED = Promise.resolve();
