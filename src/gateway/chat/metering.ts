@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TokenUsage } from '../../providers/index.js';
 import { costMicroUsd } from '../../metering/cost.js';
 import type { GatewayServices } from '../gateway-services.js';
 import type { Admission } from './admission.js';
 import { recordUsageMetrics } from '../../metrics/metrics.js';
+import { timeOrderedUuid } from '../../server/random-ids.js';
 
 export const ZERO_USAGE: TokenUsage = { inputTokens: 0, cachedInputTokens: 0, cacheCreationInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };
 
@@ -55,7 +55,7 @@ export function meter(services: GatewayServices, request: FastifyRequest, admiss
   const now = Date.now();
   recordUsageMetrics({ model: admission.model.id, provider: outcome.provider, status: outcome.status, usage: outcome.usage, costMicroUsd: cost, latencyMs: now - admission.startedAt });
   const committed = services.usage.write({
-    id: randomUUID(),
+    id: timeOrderedUuid(now),
     request_id: admission.requestId,
     created_at: now,
     organization_id: request.apiKey.organizationId,

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { GatewayServices } from '../gateway-services.js';
+import { timeOrderedUuid } from '../../server/random-ids.js';
 
 /**
  * A request refused at admission for its key's ceiling still leaves a usage row (zero tokens,
@@ -15,7 +15,7 @@ export function meterRefusal(
   const now = Date.now();
   void services.usage.write(
     {
-      id: randomUUID(),
+      id: timeOrderedUuid(now),
       request_id: request.id,
       created_at: now,
       organization_id: request.apiKey.organizationId,
