@@ -124,8 +124,11 @@ function parseJsonBody(_request: FastifyRequest, body: string | Buffer, done: (e
   if (text.length === 0) return done(null, undefined);
   try {
     // A reviver is called for every key and value, which costs more than the parse itself: it
-    // runs only for the rare body whose text could hold one of the keys it removes.
-    const suspect = SUSPECT_PROTO_KEY.test(text) || SUSPECT_CONSTRUCTOR_KEY.test(text);
+    // runs only for the rare body whose text could hold one of the keys it removes. Such a key
+    // is spelled out or has a \u escape; `includes` rules out most bodies faster than the patterns.
+    const suspect =
+      (text.includes('__proto__') || text.includes('constructor') || text.includes('\\u')) &&
+      (SUSPECT_PROTO_KEY.test(text) || SUSPECT_CONSTRUCTOR_KEY.test(text));
     done(null, suspect ? JSON.parse(text, rejectProtoKeys) : JSON.parse(text));
   } catch (error) {
     const parseError = new Error(`The request body is not valid JSON: ${(error as Error).message}`) as FastifyError;

@@ -53,6 +53,25 @@ describe('chat completions: validation and upstream errors in the gateway envelo
     h.gateway('POST', '/v1/chat/completions', { body, token: init.token ?? token, ...(init.headers ? { headers: init.headers } : {}) });
 
   describe('request validation (nothing reaches the upstream)', () => {
+    it('__proto__ and constructor keys are dropped from the body, spelled out or \\u-escaped; the same text in a value is kept', async () => {
+      const bodies = [
+        '{"model": "openai/gpt-4o-mini", "messages": [{"role": "user", "content": "Hi"}], "__proto__": {"admin": true}}',
+        '{"model": "openai/gpt-4o-mini", "messages": [{"role": "user", "content": "Hi"}], "\\u005f_proto__" : {"admin": true}}',
+        '{"model": "openai/gpt-4o-mini", "messages": [{"role": "user", "content": "Hi", "constructor": {"prototype": {"admin": true}}}]}',
+      ];
+      for (const rawBody of bodies) {
+        const result = await h.gateway('POST', '/v1/chat/completions', { rawBody, token, headers: { 'content-type': 'application/json' } });
+        assert.equal(result.status, 200, `${rawBody}: ${result.text}`);
+        const forwarded = mock.requests.at(-1)!.body as Record<string, unknown>;
+        assert.ok(!Object.prototype.hasOwnProperty.call(forwarded, '__proto__'), rawBody);
+        assert.ok(!Object.prototype.hasOwnProperty.call((forwarded.messages as object[])[0], 'constructor'), rawBody);
+      }
+      const text = 'the "__proto__": and "constructor": keys, and \\u0041';
+      const kept = await chat({ model: 'openai/gpt-4o-mini', messages: user(text) });
+      assert.equal(kept.status, 200, kept.text);
+      assert.equal((mock.requests.at(-1)!.body as { messages: Array<{ content: string }> }).messages[0]!.content, text);
+    });
+
     it('malformed JSON is 400 invalid_json', async () => {
       const result = await h.gateway('POST', '/v1/chat/completions', { rawBody: '{"model": "openai/gpt-4o-mini", "messages": [', token, headers: { 'content-type': 'application/json' } });
       assertGatewayError(result, { status: 400, code: 'invalid_json', type: 'invalid_request_error', param: null });

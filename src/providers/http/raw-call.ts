@@ -62,11 +62,8 @@ class UpstreamCall implements RawCall, Dispatcher.DispatchHandler {
     private readonly timeouts: CallOptions['timeouts'],
     apiKey: string | undefined,
   ) {
-    const call = this;
     this.ctx = {
-      get aborted() {
-        return call.abortReason !== undefined;
-      },
+      aborted: false,
       idleTimedOut: false,
       firstByteTimedOut: false,
       timeouts,
@@ -99,6 +96,7 @@ class UpstreamCall implements RawCall, Dispatcher.DispatchHandler {
   abort(): void {
     if (this.abortReason) return;
     this.abortReason = new Error('upstream request aborted');
+    this.ctx.aborted = true;
     this.abortUpstream?.(this.abortReason);
   }
 
