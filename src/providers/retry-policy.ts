@@ -1,4 +1,4 @@
-import { UpstreamError } from './types.js';
+import { UpstreamError, type AbortSignalLike } from './types.js';
 
 export interface RetryOptions {
   maxAttempts?: number;   // per target, first try included (default 2)
@@ -36,7 +36,7 @@ export function backoffMs(attempt: number, baseDelayMs: number, maxDelayMs: numb
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal: AbortSignalLike): Promise<void> {
   return new Promise((resolve, reject) => {
     const aborted = (): UpstreamError => new UpstreamError('upstream request aborted', { status: null, retryable: false, kind: 'aborted' });
     if (signal.aborted) return reject(aborted());

@@ -109,8 +109,20 @@ export interface StreamParser {
   end(): ProviderStreamEvent[];
 }
 
+/**
+ * What the request path needs of an abort signal. A real AbortSignal is one; the gateway passes
+ * a lighter one per request (gateway/chat/client-abort.ts): building an AbortSignal and adding
+ * a listener to it cost several microseconds, more than the rest of the abort handling.
+ */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 export interface CallOptions {
-  signal: AbortSignal;
+  signal: AbortSignalLike;
   timeouts: { connectMs: number; firstByteMs: number; betweenChunksMs: number };
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { callWithFallback, RoutingError, streamWithFallback, type Attempt, type ProviderCompletion, type ProviderStreamEvent, type TokenUsage } from '../../providers/index.js';
+import { callWithFallback, RoutingError, streamWithFallback, type AbortSignalLike, type Attempt, type ProviderCompletion, type ProviderStreamEvent, type TokenUsage } from '../../providers/index.js';
 import { countTextTokens } from '../../tokenize/index.js';
 import type { GatewayServices } from '../gateway-services.js';
 import type { GatewayError } from '../errors.js';
@@ -23,7 +23,7 @@ export interface Execution {
   request: FastifyRequest;
   admission: Admission;
   /** Aborted when the client goes away; stops the upstream at once. */
-  signal: AbortSignal;
+  signal: AbortSignalLike;
   endpoint: string;
 }
 

@@ -21,6 +21,7 @@ import { ZERO_USAGE } from './metering.js';
 import { toProviderGatewayError } from './provider-error.js';
 import { StreamAccumulator } from './stream-accumulator.js';
 import { ToolCallRelay } from './tool-call-relay.js';
+import { asAbortSignal } from './client-abort.js';
 
 /**
  * Gateway tool rounds the gateway runs for one client request. After the fifth, the model is
@@ -119,9 +120,8 @@ class ToolLoop {
   /** Runs the calls in parallel, each under its own time limit; failures become results too. */
   async run(calls: ToolCall[]): Promise<GatewayToolResult[]> {
     const round = this.rounds + 1;
-    const outcomes = await Promise.all(
-      calls.map((call) => runGatewayTool(this.plan.tools.get(call.function.name)!, call.function.arguments, { signal: this.execution.signal })),
-    );
+    const signal = asAbortSignal(this.execution.signal);
+    const outcomes = await Promise.all(calls.map((call) => runGatewayTool(this.plan.tools.get(call.function.name)!, call.function.arguments, { signal })));
     return calls.map((call, i) => {
       const outcome = outcomes[i]!;
       this.executed.push({

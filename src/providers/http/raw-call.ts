@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { CallOptions, SseEvent, UpstreamError, UpstreamRequest, UpstreamTarget, WireCodec } from '../types.js';
+import type { AbortSignalLike, CallOptions, SseEvent, UpstreamError, UpstreamRequest, UpstreamTarget, WireCodec } from '../types.js';
 import { dispatcherFor } from './agent-pool.js';
 import { SseDecoder } from './read-sse.js';
 import { toUpstreamError, type TransportContext } from './transport-errors.js';
@@ -58,7 +58,7 @@ class UpstreamCall implements RawCall, Dispatcher.DispatchHandler {
   private readonly onSignal = () => this.abort();
 
   constructor(
-    private readonly signal: AbortSignal,
+    private readonly signal: AbortSignalLike,
     private readonly timeouts: CallOptions['timeouts'],
     apiKey: string | undefined,
   ) {

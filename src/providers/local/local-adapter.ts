@@ -3,6 +3,7 @@ import type { ChatRequest } from '../../gateway/schemas/chat-request.js';
 import { countRequestTokens, countTextTokens, tokenizerForModel } from '../../tokenize/index.js';
 import {
   UpstreamError,
+  type AbortSignalLike,
   type CallOptions,
   type ProviderAdapter,
   type ProviderCompletion,
@@ -12,7 +13,7 @@ import {
 } from '../types.js';
 import { buildLocalReply, splitIntoChunks, type LocalReply } from './build-reply.js';
 
-function throwIfAborted(signal: AbortSignal): void {
+function throwIfAborted(signal: AbortSignalLike): void {
   if (signal.aborted) throw new UpstreamError('local request aborted', { status: null, retryable: false, kind: 'aborted' });
 }
 
@@ -44,7 +45,7 @@ function complete(request: ChatRequest, target: UpstreamTarget, options: CallOpt
   });
 }
 
-async function* replay(request: ChatRequest, target: UpstreamTarget, reply: LocalReply, signal: AbortSignal): AsyncGenerator<ProviderStreamEvent> {
+async function* replay(request: ChatRequest, target: UpstreamTarget, reply: LocalReply, signal: AbortSignalLike): AsyncGenerator<ProviderStreamEvent> {
   yield { type: 'meta', upstreamId: responseId(request), upstreamModel: target.upstreamModel };
   for (const piece of splitIntoChunks(reply.content ?? '')) {
     // A macrotask between chunks makes the stream interleave like a real one (and abortable).
