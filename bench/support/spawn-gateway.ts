@@ -25,8 +25,10 @@ export function compileGateway(): { entry: string; cleanup(): void } | undefined
     return undefined;
   }
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
+  // The same launcher as bin/gateway, pointed at this build.
+  writeFileSync(join(dir, 'gateway.mjs'), "import('./dist/cli/main.js').then((m) => m.main(process.argv.slice(2)));\n");
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
-  return { entry, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { entry: join(dir, 'gateway.mjs'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 export interface SpawnedGateway {
@@ -40,7 +42,7 @@ export interface SpawnedGateway {
 export async function spawnGateway(env: Record<string, string>, compiledEntry?: string): Promise<SpawnedGateway> {
   const args = compiledEntry
     ? // The V8 flag bin/gateway's shebang and `npm start` pass.
-      ['--max-semi-space-size=8', '--input-type=module', '-e', `import(${JSON.stringify(compiledEntry)}).then((m) => m.main(['serve']))`]
+      ['--max-semi-space-size=8', compiledEntry, 'serve']
     : ['--import', 'tsx', join(REPO, 'test', 'support', 'gateway-process.ts')];
   const child = spawn(process.execPath, args, {
     cwd: REPO,
