@@ -31,7 +31,7 @@ export function randomBase64Url(bytes: number): string {
   return pool.toString('base64url', start, start + bytes);
 }
 
-const uuidBytes = Buffer.alloc(16);
+const VARIANT_DIGITS = '89ab';
 
 /**
  * A version 7 UUID (RFC 9562): 48 bits of Unix time in milliseconds, then 74 random bits. Rows
@@ -39,11 +39,10 @@ const uuidBytes = Buffer.alloc(16);
  * dirties one index page instead of one page per row (a random UUID lands anywhere).
  */
 export function timeOrderedUuid(now = Date.now()): string {
-  uuidBytes.writeUIntBE(now, 0, 6);
+  const time = now.toString(16).padStart(12, '0');
   const start = take(10);
-  pool.copy(uuidBytes, 6, start, start + 10);
-  uuidBytes[6] = 0x70 | (uuidBytes[6]! & 0x0f);
-  uuidBytes[8] = 0x80 | (uuidBytes[8]! & 0x3f);
-  const hex = uuidBytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  // Bytes 0-8 give 18 random hex digits; byte 9 gives the two random bits of the variant digit.
+  const random = pool.toString('hex', start, start + 9);
+  const variant = VARIANT_DIGITS[pool[start + 9]! & 3];
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(0, 3)}-${variant}${random.slice(3, 6)}-${random.slice(6, 18)}`;
 }
