@@ -24,4 +24,12 @@ describe('ChunkFramer', () => {
       ),
     );
   });
+
+  it('frames a content-only delta to the same bytes as serialising the whole chunk', () => {
+    fc.assert(
+      fc.property(fc.record({ id: fc.string(), created: fc.nat(), model: fc.string() }), fc.string({ unit: 'grapheme' }), (identity, content) => {
+        assert.equal(new ChunkFramer(identity).content(content), sseData(formatChunk(identity, { content }, null)));
+      }),
+    );
+  });
 });

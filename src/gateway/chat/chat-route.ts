@@ -39,7 +39,9 @@ async function streamChat(reply: FastifyReply, execution: Execution, identity: C
   try {
     await writer.sendFramed(chunks.delta({ role: 'assistant', content: '' }));
     for await (const event of session.events) {
-      if (event.type === 'delta') {
+      if (event.type === 'delta' && event.content && !event.refusal && !event.toolCalls?.length) {
+        await writer.sendFramed(chunks.content(event.content));
+      } else if (event.type === 'delta') {
         const delta: ChunkDelta = {};
         if (event.content) delta.content = event.content;
         if (event.refusal) delta.refusal = event.refusal;

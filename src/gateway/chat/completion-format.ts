@@ -66,6 +66,11 @@ export class ChunkFramer {
   delta(delta: ChunkDelta): string {
     return `${this.head}${JSON.stringify(delta)},"finish_reason":null,"logprobs":null}]}\n\n`;
   }
+
+  /** `delta({ content })`, the common case, without building the delta object. */
+  content(content: string): string {
+    return `${this.head}{"content":${JSON.stringify(content)}},"finish_reason":null,"logprobs":null}]}\n\n`;
+  }
 }
 
 export function formatUsageChunk(identity: CompletionIdentity, usage: TokenUsage, extra: Record<string, unknown>) {
