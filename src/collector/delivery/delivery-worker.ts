@@ -32,7 +32,8 @@ export function backoffMs(attempt: number, baseMs: number, maxMs: number, random
 }
 
 /**
- * Delivers the outbox. Each round claims due rows under a fresh lease token (see
+ * Delivers the outbox. Each round first moves due rows of warehouse components into the
+ * warehouse, without a lease (CollectedEventStore.moveDueToWarehouse). Then it claims due rows under a fresh lease token (see
  * CollectedEventStore.claim), groups them by project component, delivers each group in the
  * component's batch size (groups run concurrently), then deletes delivered rows or reschedules
  * failed ones with backoff. A row claimed by a worker that dies comes due again when its lease
@@ -47,6 +48,8 @@ export class DeliveryWorker {
   private endPause: (() => void) | undefined;
   private woken = false;
   private abort = new AbortController();
+  /** Catalogue ids of the components delivered by the warehouse runtime. */
+  private readonly warehouseComponents: string[];
 
   constructor(
     private readonly events: CollectedEventStore,
@@ -55,7 +58,10 @@ export class DeliveryWorker {
     private readonly deliverers: Record<'webhook' | 'warehouse', Deliverer>,
     private readonly options: WorkerOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    const dataCollection = catalogue.list({ category: 'data_collection', limit: Number.MAX_SAFE_INTEGER })?.data ?? [];
+    this.warehouseComponents = dataCollection.filter((c) => c.runtime === 'warehouse').map((c) => c.id);
+  }
 
   start(): void {
     if (this.running) return;
@@ -87,14 +93,14 @@ export class DeliveryWorker {
     const interval = this.options.roundIntervalMs ?? DEFAULT_ROUND_INTERVAL_MS;
     while (this.running) {
       const started = Date.now();
-      let claimed = 0;
+      let handled = 0;
       try {
-        claimed = await this.runOnce();
+        handled = await this.runOnce();
       } catch (error) {
         this.logger.warn({ err: error }, 'outbox round failed; will retry');
       }
-      if (!this.running || claimed >= limit) continue;
-      if (claimed === 0) await this.idle();
+      if (!this.running || handled >= limit) continue;
+      if (handled === 0) await this.idle();
       else await this.pause(started + interval - Date.now());
     }
   }
@@ -133,10 +139,23 @@ export class DeliveryWorker {
     });
   }
 
-  /** One claim-deliver-settle round; returns how many rows it claimed. */
+  /** One round: warehouse rows moved in place, then a claim-deliver-settle; returns how many rows it settled or claimed. */
   async runOnce(): Promise<number> {
+    const limit = this.options.claimLimit ?? DEFAULT_CLAIM_LIMIT;
+    if (!(await this.events.anyDue(Date.now()))) return 0;
+    let moved = 0;
+    try {
+      moved = await this.events.moveDueToWarehouse(Date.now(), limit, this.warehouseComponents);
+    } catch (error) {
+      // The rows stay due: the claim below delivers them the ordinary way, with backoff if it fails too.
+      this.logger.warn({ err: error }, 'warehouse rows not moved; the claim delivers them');
+    }
+    return moved + (await this.claimAndDeliver(limit));
+  }
+
+  private async claimAndDeliver(limit: number): Promise<number> {
     const token = randomUUID();
-    const claimed = await this.events.claim(token, Date.now(), this.options.leaseMs, this.options.claimLimit ?? DEFAULT_CLAIM_LIMIT);
+    const claimed = await this.events.claim(token, Date.now(), this.options.leaseMs, limit);
     if (claimed.length === 0) return 0;
     const groups = new Map<string, ClaimedDelivery[]>();
     for (const row of claimed) {
