@@ -54,8 +54,9 @@ async function streamChat(reply: FastifyReply, execution: Execution, identity: C
     }
     if (writer.isClosed) return;
     const usage = execution.admission.body.stream_options?.include_usage ? sseData(formatUsageChunk(identity, session.usage(), session.extras())) : '';
+    // The last chunks, the usage chunk, [DONE] and the end of the response leave in one write.
+    writer.holdForEnd();
     await usageCommitted(execution.request);
-    // The usage chunk, [DONE] and the end of the response leave in one write.
     writer.done(usage);
   } catch (error) {
     // Headers are sent: a failure mid-stream is reported as a last event in the gateway envelope.

@@ -42,6 +42,7 @@ export async function streamNamedEvents(
       if (writer.isClosed) break;
     }
     if (writer.isClosed) return;
+    writer.holdForEnd();
     await usageCommitted(execution.request);
     // The last events and the end of the response leave in one write.
     writer.end(framed(translator.finish(session.usage(), decorate(session.extras()))));

@@ -16,6 +16,7 @@ export class SseWriter {
   private closed = false;
   private buffered = '';
   private flushScheduled = false;
+  private holding = false;
   /** Set while the response's buffer is full: writes wait for it. */
   private drained: Promise<void> | undefined;
 
@@ -52,6 +53,14 @@ export class SseWriter {
     return this.write(sseNamedEvent(event, value));
   }
 
+  /**
+   * Keeps what is still buffered for the `end` write: the caller waits (for the usage commit)
+   * and then ends the response, so the stream's tail and its end leave in one write.
+   */
+  holdForEnd(): void {
+    this.holding = true;
+  }
+
   /** `data: [DONE]`, after `last` (framed events, if any), and the end of the response, in one write. */
   done(last = ''): void {
     this.end(`${last}data: [DONE]\n\n`);
@@ -77,6 +86,7 @@ export class SseWriter {
   /** Called on the next tick after a write: hands the tick's events to the response in one write. */
   flush(): void {
     this.flushScheduled = false;
+    if (this.holding) return;
     const text = this.buffered;
     this.buffered = '';
     if (text === '' || this.isClosed) return;

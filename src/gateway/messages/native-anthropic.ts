@@ -234,6 +234,7 @@ async function relayStream(
       return;
     }
     finish(200, null);
+    writer.holdForEnd();
     await usageCommitted(execution.request);
     writer.end(sseNamedEvent('message_stop', stop ?? { type: 'message_stop' }));
   } catch (error) {
