@@ -61,8 +61,9 @@ export function buildEvents(body: CollectBody, now: number): IntakeEvent[] {
       const path = `data_collection.events[${i}].data${(first?.path ?? '').replace(/\//g, '.')}`;
       throw new EventDataError(path, `Invalid ${path}: ${first?.message ?? 'invalid value'}.`);
     }
+    const idFromClient = incoming.id !== undefined;
     const id = incoming.id ?? `evt_${timeOrderedId(now)}`;
     const payload = `{"id":${JSON.stringify(id)},"type":"${incoming.type}","timestamp":${timestamp},"data":${JSON.stringify(data)},"context":${context.json}}`;
-    return { id, type: incoming.type, payload };
+    return { id, idFromClient, type: incoming.type, payload };
   });
 }

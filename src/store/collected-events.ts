@@ -15,6 +15,8 @@ export interface StoredEvent {
 /** One accepted event, ready to store: `payload` is its StoredEvent as JSON. */
 export interface IntakeEvent {
   id: string;
+  /** The client chose the id (an idempotency key, possibly stored already); otherwise it is a fresh timeOrderedId. */
+  idFromClient: boolean;
   type: StoredEvent['type'];
   payload: string;
 }
@@ -98,10 +100,11 @@ class HotStatements {
 
   constructor(private readonly dialect: Dialect) {}
 
-  insertEvents(rows: number): string {
-    return this.text('events', rows, () =>
+  /** `returning`: which rows were inserted, when some id may be stored already. */
+  insertEvents(rows: number, returning: boolean): string {
+    return this.text(returning ? 'events returning' : 'events', rows, () =>
       `insert into collected_events (project_id, event_id, organization_id, type, received_at, payload) values ${valuesList('(?, ?, ?, ?, ?, ?)', rows)} ` +
-      'on conflict (project_id, event_id) do nothing returning project_id, event_id',
+      `on conflict (project_id, event_id) do nothing${returning ? ' returning project_id, event_id' : ''}`,
     );
   }
 
@@ -191,24 +194,34 @@ export class CollectedEventStore {
       }
     }
     await this.store.db.transaction().execute(async (trx) => {
-      const inserted = new Set<string>();
+      // Only the event rows this transaction inserted get outbox rows. A fresh server id cannot
+      // be stored already (80 random bits, and a client cannot guess it), so only statements
+      // holding a client's id ask which rows went in; within the batch the first occurrence of
+      // an id is the one stored, and deleting its key from the returned set consumes it.
+      const inserted = new Uint8Array(events.length);
       for (const [start, count] of ranges(events.length)) {
         const parameters: unknown[] = [];
+        let idFromClient = false;
         for (let i = start; i < start + count; i++) {
           const owner = owners[i]!;
           const event = events[i]!;
           parameters.push(owner.projectId, event.id, owner.organizationId, event.type, owner.receivedAt, event.payload);
+          if (event.idFromClient) idFromClient = true;
         }
-        const result = await run<{ project_id: string; event_id: string }>(trx, this.statements.insertEvents(count), parameters);
-        for (const row of result) inserted.add(`${row.project_id}\u0000${row.event_id}`);
+        if (!idFromClient) {
+          await run(trx, this.statements.insertEvents(count, false), parameters);
+          inserted.fill(1, start, start + count);
+          continue;
+        }
+        const result = await run<{ project_id: string; event_id: string }>(trx, this.statements.insertEvents(count, true), parameters);
+        const returned = new Set(result.map((row) => `${row.project_id}\u0000${row.event_id}`));
+        for (let i = start; i < start + count; i++) if (returned.delete(`${owners[i]!.projectId}\u0000${events[i]!.id}`)) inserted[i] = 1;
       }
-      // Only the event rows this transaction inserted get outbox rows, and within the batch only
-      // the first occurrence of an id (the one stored): deleting the key consumes it.
       const deliveries: unknown[] = [];
       for (let i = 0; i < events.length; i++) {
+        if (inserted[i] === 0) continue;
         const owner = owners[i]!;
         const event = events[i]!;
-        if (!inserted.delete(`${owner.projectId}\u0000${event.id}`)) continue;
         for (const componentId of owner.componentIds[event.type]) {
           deliveries.push(timeOrderedId(owner.receivedAt), owner.projectId, componentId, event.id, owner.receivedAt, owner.receivedAt);
         }

@@ -91,6 +91,23 @@ for (const store of storeKinds()) {
       assert.deepEqual(listed.json.data.map((e: any) => e.id), ['retry-me']);
     });
 
+    it('a client id repeated within one request, and across requests of one batch, is stored and delivered once', async () => {
+      const p = await project([{ component_slug: 'gateway/warehouse' }, { component_slug: 'gateway/webhook', settings: { url: hook.url } }]);
+      const twice = { data_collection: { events: [pageEvent({ id: 'dup-1' }), { type: 'track', id: 'dup-1', data: { name: 'second' } }, pageEvent()] } };
+      // Concurrent requests share a group commit: the same id arrives in one transaction several times.
+      const results = await Promise.all([post(p.domain, twice), post(p.domain, twice), post(p.domain, twice)]);
+      for (const result of results) assert.equal(result.status, 202, result.text);
+      const delivered = () => hook.batches.filter((b) => b.project_id === p.id).flatMap((b) => b.events);
+      const until = Date.now() + 10_000;
+      while (delivered().length < 4 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 300));
+      // Raw deliveries, not de-duplicated: one outbox row per stored event.
+      assert.deepEqual(delivered().filter((e) => e.id === 'dup-1').map((e) => e.type), ['page'], 'the first occurrence is the one stored, once');
+      assert.equal(delivered().length, 4, 'dup-1 and three events with server ids');
+      const listed = await h.console('GET', `/v1/projects/${p.id}/events`, { token: org.token });
+      assert.equal(listed.json.data.length, 4);
+    });
+
     it('an unknown host gets 404 whatever the body', async () => {
       for (const body of [{ data_collection: { events: [pageEvent()] } }, { nonsense: true }]) {
         const result = await post('nobody.example.test', body);
