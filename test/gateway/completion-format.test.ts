@@ -25,6 +25,13 @@ describe('ChunkFramer', () => {
     );
   });
 
+  it('frames the finish chunk to the same bytes as serialising the whole chunk', () => {
+    const identity = { id: 'chatcmpl-x', created: 1_700_000_000, model: 'openai/gpt-4o-mini' };
+    for (const reason of ['stop', 'length', 'tool_calls', 'content_filter', 'function_call'] as const) {
+      assert.equal(new ChunkFramer(identity).finish(reason), sseData(formatChunk(identity, {}, reason)));
+    }
+  });
+
   it('frames a content-only delta to the same bytes as serialising the whole chunk', () => {
     fc.assert(
       fc.property(fc.record({ id: fc.string(), created: fc.nat(), model: fc.string() }), fc.string({ unit: 'grapheme' }), (identity, content) => {

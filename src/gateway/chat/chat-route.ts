@@ -48,7 +48,8 @@ async function streamChat(reply: FastifyReply, execution: Execution, identity: C
         if (event.toolCalls?.length) delta.tool_calls = event.toolCalls;
         await writer.sendFramed(chunks.delta(delta));
       } else if (event.type === 'finish') {
-        await writer.send({ ...formatChunk(identity, {}, event.finishReason), ...session.gatewayExtras?.() });
+        if (session.gatewayExtras) await writer.send({ ...formatChunk(identity, {}, event.finishReason), ...session.gatewayExtras() });
+        else await writer.sendFramed(chunks.finish(event.finishReason));
       }
       if (writer.isClosed) break;
     }

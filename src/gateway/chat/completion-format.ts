@@ -67,6 +67,11 @@ export class ChunkFramer {
     return `${this.head}${JSON.stringify(delta)},"finish_reason":null,"logprobs":null}]}\n\n`;
   }
 
+  /** `sseData(formatChunk(identity, {}, finishReason))`: the chunk that ends the choice. */
+  finish(finishReason: FinishReason): string {
+    return `${this.head}{},"finish_reason":${JSON.stringify(finishReason)},"logprobs":null}]}\n\n`;
+  }
+
   /** `delta({ content })`, the common case, without building the delta object. */
   content(content: string): string {
     return `${this.head}{"content":${JSON.stringify(content)}},"finish_reason":null,"logprobs":null}]}\n\n`;
