@@ -15,7 +15,7 @@ import { assertNoLeakedReservation, assertSpendMatchesRows, timed } from '../sup
  * answer comes within the configured timeouts, on all three wire formats where they differ, and
  * that the gateway still answers afterwards.
  */
-const TIMEOUTS = { connect_ms: 500, first_byte_ms: 300, between_chunks_ms: 300 };
+const TIMEOUTS = { connect_ms: 500, first_byte_ms: 1000, between_chunks_ms: 300 };
 const ATTEMPTS = 2;
 const PRICING = { input_per_mtok: 1, output_per_mtok: 2 };
 const user = (content = 'fault') => [{ role: 'user', content }];
