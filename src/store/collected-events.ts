@@ -87,13 +87,15 @@ function* slices<T>(items: T[]): Generator<T[]> {
 
 /** `(?, ?, 0), (?, ?, 0)` for rows of `row`; PostgreSQL's `$n` placeholders are numbered later. */
 const valuesList = (row: string, rows: number) => Array.from({ length: rows }, () => row).join(', ');
-const DELIVERY_PARAMETERS = 6;
 const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
+
+const DELIVERY_PARAMETERS = 6;
 
 /**
  * The SQL of the per-event statements, written once per dialect and row count. The hot path
  * skips Kysely's builder and compiler: building and compiling a 500-row insert cost more CPU
- * than SQLite spent running it. The texts are plain SQL that both dialects accept.
+ * than SQLite spent running it. The texts are plain SQL that both dialects accept; only the
+ * placeholders and PostgreSQL's row locks differ.
  */
 class HotStatements {
   private readonly texts = new Map<string, string>();
@@ -108,6 +110,7 @@ class HotStatements {
     );
   }
 
+  /** DELIVERY_PARAMETERS per row. */
   insertDeliveries(rows: number): string {
     return this.text('deliveries', rows, () =>
       `insert into event_deliveries (id, project_id, project_component_id, event_id, created_at, next_attempt_at, attempts) values ${valuesList('(?, ?, ?, ?, ?, ?, 0)', rows)}`,

@@ -32,14 +32,15 @@ export function backoffMs(attempt: number, baseMs: number, maxMs: number, random
 }
 
 /**
- * Delivers the outbox. Each round first moves due rows of warehouse components into the
- * warehouse, without a lease (CollectedEventStore.moveDueToWarehouse). Then it claims due rows under a fresh lease token (see
- * CollectedEventStore.claim), groups them by project component, delivers each group in the
- * component's batch size (groups run concurrently), then deletes delivered rows or reschedules
- * failed ones with backoff. A row claimed by a worker that dies comes due again when its lease
- * expires, so nothing is lost across a crash; it may be delivered twice, never zero times.
- * Stop: no new rounds; the current round gets `graceMs` to finish, then its requests are aborted
- * and their rows released for immediate retry by the next instance.
+ * Delivers the outbox. A round that finds rows due first moves those of warehouse components
+ * into the warehouse, without a lease (CollectedEventStore.moveDueToWarehouse). Then it claims
+ * due rows under a fresh lease token (see CollectedEventStore.claim), groups them by project
+ * component, delivers each group in the component's batch size (groups run concurrently), then
+ * deletes delivered rows or reschedules failed ones with backoff. A row claimed by a worker that
+ * dies comes due again when its lease expires, so nothing is lost across a crash; it may be
+ * delivered twice, never zero times. Stop: no new rounds; the current round gets `graceMs` to
+ * finish, then its requests are aborted and their rows released for immediate retry by the next
+ * instance.
  */
 export class DeliveryWorker {
   private running = false;
@@ -109,13 +110,12 @@ export class DeliveryWorker {
   private pause(ms: number): Promise<void> {
     if (ms <= 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done() {
+      const done = () => {
         clearTimeout(timer);
-        self.endPause = undefined;
+        this.endPause = undefined;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       this.endPause = done;
     });
   }
