@@ -1,3 +1,4 @@
+import { MAX_PACKED_CHARS, PackedPieceTable } from './packed-piece-table.js';
 import { pieceEnd } from './pre-tokenize.js';
 import type { TokenizerName } from './tokenizer-names.js';
 
@@ -7,14 +8,16 @@ import type { TokenizerName } from './tokenizer-names.js';
  * counted by tiktoken itself: alone, it is one piece again, so tiktoken byte-pair encodes
  * exactly the bytes it would have encoded inside the whole text.
  *
- * The memo is an open-addressing table keyed by the piece's characters, looked up in place
+ * The memos are open-addressing tables keyed by the piece's characters, looked up in place
  * (hash and compare over the text) so that a hit allocates nothing: a text has about one
  * piece per four characters, and a substring plus a Map lookup per piece would cost more than
- * the scan itself. It grows up to `maxEntries` and is then emptied and refilled: its content
- * is vocabulary-like (words, indentation, punctuation), so it refills within a few requests.
+ * the scan itself. ASCII pieces of 2 to 12 characters go to a packed table (packed-piece-table.ts,
+ * one cache line per lookup); longer or non-ASCII pieces to a table of strings here. Each grows
+ * up to `maxEntries` and is then emptied and refilled: its content is vocabulary-like (words,
+ * indentation, punctuation), so it refills within a few requests.
  */
 export interface PieceCounterOptions {
-  /** Pieces held at most (rounded up to a power of two, at half load). */
+  /** Pieces held at most per table (rounded up to a power of two, at half load). */
   maxEntries: number;
   /** Longer pieces (runs of spaces, minified blobs) are counted without being held. */
   maxPieceChars: number;
@@ -29,11 +32,7 @@ export class PieceCounter {
   private counts = new Int32Array(INITIAL_CAPACITY);
   private size = 0;
   private readonly maxCapacity: number;
-  /**
-   * Counts of ASCII pieces of two or three characters by their character codes; 0 = unknown.
-   * Allocated on first use (2 MB): a gateway that never counts tokens does not pay for it.
-   */
-  private shortCounts: Uint8Array | undefined;
+  private readonly packed: PackedPieceTable;
 
   constructor(
     private readonly tokenizer: TokenizerName,
@@ -43,6 +42,7 @@ export class PieceCounter {
     let capacity = INITIAL_CAPACITY;
     while (capacity < options.maxEntries * 2) capacity *= 2;
     this.maxCapacity = capacity;
+    this.packed = new PackedPieceTable(INITIAL_CAPACITY, capacity);
   }
 
   count(text: string): number {
@@ -50,40 +50,30 @@ export class PieceCounter {
     const length = text.length;
     for (let i = 0; i < length; ) {
       const end = pieceEnd(text, i, this.tokenizer);
-      total += end - i <= 3 ? this.shortPieceCount(text, i, end) : this.pieceCount(text, i, end);
+      total += this.pieceCountAt(text, i, end);
       i = end;
     }
     return total;
   }
 
-  /**
-   * Pieces of one to three ASCII characters (half of all pieces in code and logs) index a
-   * flat table directly: no hashing, no comparing.
-   */
-  private shortPieceCount(text: string, start: number, end: number): number {
-    const c0 = text.charCodeAt(start);
-    // Every byte is a token of its own in byte-level BPE, so one ASCII character is one token.
-    if (end === start + 1) return c0 < 128 ? 1 : this.pieceCount(text, start, end);
-    const c1 = text.charCodeAt(start + 1);
-    const c2 = end === start + 3 ? text.charCodeAt(start + 2) : 0;
-    if ((c0 | c1 | c2) >= 128) return this.pieceCount(text, start, end);
-    // Two characters use the slots whose third character is NUL; a three-character piece
-    // ending in NUL goes through the hash table instead.
-    if (end === start + 3 && c2 === 0) return this.pieceCount(text, start, end);
-    const index = c0 | (c1 << 7) | (c2 << 14);
-    const table = (this.shortCounts ??= new Uint8Array(1 << 21));
-    const known = table[index]!;
-    if (known !== 0) return known;
-    return (table[index] = this.encodePiece(text.slice(start, end)));
-  }
-
   clear(): void {
     this.reset(INITIAL_CAPACITY);
-    this.shortCounts = undefined;
+    this.packed.clear();
   }
 
   get entries(): number {
-    return this.size;
+    return this.size + this.packed.entries;
+  }
+
+  private pieceCountAt(text: string, start: number, end: number): number {
+    const length = end - start;
+    // Every byte is a token of its own in byte-level BPE, so one ASCII character is one token.
+    if (length === 1 && text.charCodeAt(start) < 128) return 1;
+    if (length > 1 && length <= MAX_PACKED_CHARS && length <= this.options.maxPieceChars) {
+      const known = this.packed.count(text, start, end, this.encodePiece);
+      if (known >= 0) return known;
+    }
+    return this.pieceCount(text, start, end);
   }
 
   private pieceCount(text: string, start: number, end: number): number {
