@@ -5,7 +5,7 @@ import { bundleFor, COMPRESSION_MODELS, isCompressionModel } from './bundles.js'
 import { CompressionInputError } from './errors.js';
 import { readRequest } from './formats/index.js';
 import { runPipeline, type PipelineOptions } from './pipeline.js';
-import { countBodyTokens, countRewrittenBodyTokens, keepTokenSavingChanges, tokenizerFor } from './token-count.js';
+import { countRewrittenBodyTokens, countSourceTokens, keepTokenSavingChanges, tokenizerFor } from './token-count.js';
 import type { CompressionReport, CompressOptions, CompressResult } from './types.js';
 
 export { BUNDLES, COMPRESSION_MODELS, isCompressionModel, type BundleName } from './bundles.js';
@@ -49,10 +49,11 @@ export function compressPayload(body: unknown, options: CompressOptions & Pipeli
   const tokenizer = tokenizerFor(source);
   // The source first: every text of the request is then counted (or found counted) once, and
   // the gate and the rewritten body only look up what they share with it.
-  const before = countBodyTokens(source, conversation.format, tokenizer);
+  const counted = countSourceTokens(source, conversation.format, tokenizer);
+  const before = counted.total;
   const applied = keepTokenSavingChanges(conversation, tokenizer);
   const candidate = applied.length > 0 ? adapter.write() : source;
-  const after = countRewrittenBodyTokens(source, candidate, before, conversation.format, tokenizer);
+  const after = countRewrittenBodyTokens(source, candidate, counted, conversation.format, tokenizer);
   // A body that would not shrink is returned exactly as received.
   const useful = after < before;
   const report: CompressionReport = {

@@ -1,6 +1,6 @@
 // Token accounting for the report, through the tokenizer module (which memoises text counts:
 // agents resend the same messages every turn). The strategies themselves never tokenize.
-import { countRequestTokens, countTextTokens, tokenizerForModel, type CountableRequest, type TokenizerName } from '../tokenize/index.js';
+import { countMessageTokens, countRequestTokens, countTextTokens, tokenizerForModel, type CountableRequest, type TokenizerName } from '../tokenize/index.js';
 import { STRATEGY_NAMES } from './pipeline.js';
 import type { Conversation, RequestFormat } from './types.js';
 
@@ -28,20 +28,39 @@ function asChatContent(content: unknown): unknown {
   return content.map((p: Record<string, unknown>) => (p && TEXT_PARTS.has(String(p.type)) ? { type: 'text', text: p.text } : p));
 }
 
-/** Input tokens of a body in any of the three shapes, as the tokenizer module counts them. */
-export function countBodyTokens(body: Record<string, unknown>, format: RequestFormat, tokenizer: TokenizerName): number {
-  if (format !== 'responses') return countRequestTokens(body as CountableRequest, tokenizer);
-  const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : (body.input as unknown[]);
-  return countRequestTokens({ system: body.instructions, messages: input.map(asChatMessage), tools: body.tools as unknown[] | undefined }, tokenizer);
+/** A body's input tokens, and those of each item of its `messages` / `input` array. */
+export interface BodyCount {
+  total: number;
+  /** Per item, framing included; undefined when the items are not an array. */
+  items: number[] | undefined;
 }
 
 const itemsKey = (format: RequestFormat) => (format === 'responses' ? 'input' : 'messages');
 
-/** Tokens of some messages (or responses items) alone, framing included, reply priming not. */
-function countItems(items: unknown[], format: RequestFormat, tokenizer: TokenizerName): number {
-  if (items.length === 0) return 0;
-  const messages = format === 'responses' ? items.map(asChatMessage) : items;
-  return countRequestTokens({ messages }, tokenizer) - countRequestTokens({}, tokenizer);
+/** Tokens of one message (or responses item), framing included. */
+function countItem(item: unknown, format: RequestFormat, tokenizer: TokenizerName): number {
+  return countMessageTokens(format === 'responses' ? asChatMessage(item) : item, tokenizer);
+}
+
+/**
+ * Input tokens of a body in any of the three shapes, as the tokenizer module counts them. The
+ * module's count of a body is its system, tools and reply priming plus a sum over its
+ * messages, so the items are counted one by one and their counts kept: the rewritten body is
+ * then counted from them (`countRewrittenBodyTokens`) without looking the originals up again.
+ */
+export function countSourceTokens(body: Record<string, unknown>, format: RequestFormat, tokenizer: TokenizerName): BodyCount {
+  const responses = format === 'responses';
+  const raw = responses && typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body[itemsKey(format)];
+  const rest: CountableRequest = { system: responses ? body.instructions : body.system, tools: body.tools as unknown[] | undefined };
+  let total = countRequestTokens(rest, tokenizer);
+  if (!Array.isArray(raw)) return { total, items: undefined };
+  const items = new Array<number>(raw.length);
+  for (let i = 0; i < raw.length; i++) total += items[i] = countItem(raw[i], format, tokenizer);
+  return { total, items };
+}
+
+export function countBodyTokens(body: Record<string, unknown>, format: RequestFormat, tokenizer: TokenizerName): number {
+  return countSourceTokens(body, format, tokenizer).total;
 }
 
 function countTools(tools: unknown, tokenizer: TokenizerName): number {
@@ -49,34 +68,28 @@ function countTools(tools: unknown, tokenizer: TokenizerName): number {
 }
 
 /**
- * Tokens of `candidate`, a rewrite of `source` (counted `sourceTokens`) that shares every item
- * it did not change. The tokenizer module's count of a body is a sum over its messages (plus
- * system, tools and the reply priming), so only the replaced items and, when they changed, the
- * tools are counted again; the result equals a full count of `candidate`.
+ * Tokens of `candidate`, a rewrite of `source` (counted as `source`) that shares every item it
+ * did not change: the source's total minus the replaced items' counts plus their replacements',
+ * and the tools again when they changed. Equals a full count of `candidate`.
  */
 export function countRewrittenBodyTokens(
   source: Record<string, unknown>,
   candidate: Record<string, unknown>,
-  sourceTokens: number,
+  counted: BodyCount,
   format: RequestFormat,
   tokenizer: TokenizerName,
 ): number {
-  if (candidate === source) return sourceTokens;
+  if (candidate === source) return counted.total;
   const key = itemsKey(format);
   const before = source[key];
   const after = candidate[key];
-  let total = sourceTokens;
-  if (before !== after && Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
-    const removed: unknown[] = [];
-    const added: unknown[] = [];
+  let total = counted.total;
+  if (before !== after) {
+    const items = counted.items;
+    if (!items || !Array.isArray(before) || !Array.isArray(after) || before.length !== after.length) return countBodyTokens(candidate, format, tokenizer);
     for (let i = 0; i < before.length; i++) {
-      if (before[i] === after[i]) continue;
-      removed.push(before[i]);
-      added.push(after[i]);
+      if (before[i] !== after[i]) total += countItem(after[i], format, tokenizer) - items[i]!;
     }
-    total += countItems(added, format, tokenizer) - countItems(removed, format, tokenizer);
-  } else if (before !== after) {
-    return countBodyTokens(candidate, format, tokenizer);
   }
   if (source.tools !== candidate.tools) total += countTools(candidate.tools, tokenizer) - countTools(source.tools, tokenizer);
   return total;

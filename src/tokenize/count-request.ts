@@ -24,13 +24,17 @@ export function countRequestTokens(body: CountableRequest, tokenizer: TokenizerN
     total += TOKENS_PER_MESSAGE + countTextTokens('system', tokenizer) + countBlocks(body.system, tokenizer);
   }
   if (Array.isArray(body.messages)) {
-    for (const message of body.messages) total += countMessage(message, tokenizer);
+    for (const message of body.messages) total += countMessageTokens(message, tokenizer);
   }
   if (Array.isArray(body.tools)) total += countToolDefinitions(body.tools, tokenizer);
   return total;
 }
 
-function countMessage(message: unknown, tokenizer: TokenizerName): number {
+/**
+ * One message of `messages`, framing included: a request's count is the sum of these plus its
+ * system, tools and reply priming, so callers may count messages one at a time.
+ */
+export function countMessageTokens(message: unknown, tokenizer: TokenizerName): number {
   if (!isRecord(message)) return TOKENS_PER_MESSAGE + countJsonTokens(message, tokenizer);
   return detectMessageFormat(message) === 'messages'
     ? countMessagesStyleMessage(message, tokenizer)
