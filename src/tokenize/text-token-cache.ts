@@ -27,6 +27,11 @@ export interface TextTokenCacheStats {
 }
 
 const ENTRY_OVERHEAD_CHARS = 64;
+
+interface Entry {
+  readonly key: string;
+  readonly counts: (number | undefined)[];
+}
 const SLOT: Record<TokenizerName, number> = { cl100k_base: 0, o200k_base: 1 };
 
 export class TextTokenCache {
@@ -34,7 +39,7 @@ export class TextTokenCache {
   readonly maxEntryChars: number;
   // Map iteration order is insertion order: re-inserting on a hit makes the first key the
   // least recently used one.
-  private readonly entries = new Map<string, (number | undefined)[]>();
+  private readonly entries = new Map<string, Entry>();
   private chars = 0;
   private hits = 0;
   private misses = 0;
@@ -48,10 +53,13 @@ export class TextTokenCache {
   count(text: string, tokenizer: TokenizerName, compute: (text: string) => number): number {
     if (text.length > this.maxEntryChars) return compute(text);
     const slot = SLOT[tokenizer];
-    const counts = this.entries.get(text);
-    if (counts) {
+    const entry = this.entries.get(text);
+    if (entry) {
+      // Re-inserted under the string it was stored with: the caller's copy (a fresh string of
+      // each request) is then not kept alive, and the young generation does not copy it.
       this.entries.delete(text);
-      this.entries.set(text, counts);
+      this.entries.set(entry.key, entry);
+      const counts = entry.counts;
       const known = counts[slot];
       if (known !== undefined) {
         this.hits++;
@@ -63,7 +71,7 @@ export class TextTokenCache {
     this.misses++;
     const fresh = new Array<number | undefined>(TOKENIZERS.length);
     const result = (fresh[slot] = compute(text));
-    this.entries.set(text, fresh);
+    this.entries.set(text, { key: text, counts: fresh });
     this.chars += text.length + ENTRY_OVERHEAD_CHARS;
     this.evict();
     return result;
