@@ -1,5 +1,5 @@
 import { MAX_PACKED_CHARS, PackedPieceTable } from './packed-piece-table.js';
-import { pieceEnd } from './pre-tokenize.js';
+import { pieceEndFor } from './pre-tokenize.js';
 import type { TokenizerName } from './tokenizer-names.js';
 
 /**
@@ -33,9 +33,10 @@ export class PieceCounter {
   private size = 0;
   private readonly maxCapacity: number;
   private readonly packed: PackedPieceTable;
+  private readonly pieceEnd: (text: string, i: number) => number;
 
   constructor(
-    private readonly tokenizer: TokenizerName,
+    tokenizer: TokenizerName,
     private readonly encodePiece: (piece: string) => number,
     private readonly options: PieceCounterOptions,
   ) {
@@ -43,13 +44,15 @@ export class PieceCounter {
     while (capacity < options.maxEntries * 2) capacity *= 2;
     this.maxCapacity = capacity;
     this.packed = new PackedPieceTable(INITIAL_CAPACITY, capacity);
+    this.pieceEnd = pieceEndFor(tokenizer);
   }
 
   count(text: string): number {
     let total = 0;
     const length = text.length;
+    const pieceEnd = this.pieceEnd;
     for (let i = 0; i < length; ) {
-      const end = pieceEnd(text, i, this.tokenizer);
+      const end = pieceEnd(text, i);
       total += this.pieceCountAt(text, i, end);
       i = end;
     }

@@ -211,25 +211,40 @@ function o200kPieceEnd(text: string, i: number): number {
   return whitespacePiece(text, i);
 }
 
-const SCANNERS: Record<TokenizerName, (text: string, i: number) => number> = {
-  cl100k_base: cl100kPieceEnd,
-  o200k_base: o200kPieceEnd,
-};
-
 const REGEXES: Record<TokenizerName, RegExp> = {
   cl100k_base: pieceRegex('cl100k_base'),
   o200k_base: pieceRegex('o200k_base'),
 };
 
-/** End of the pre-tokenization piece of `text` that starts at `i` (< text.length). */
-export function pieceEnd(text: string, i: number, name: TokenizerName): number {
-  const end = SCANNERS[name](text, i);
-  if (end !== UNDECIDED) return end;
-  const regex = REGEXES[name];
+/** The regex's piece at `i`, for a position the scanner could not decide. */
+function regexPieceEnd(regex: RegExp, text: string, i: number): number {
   regex.lastIndex = i;
   // Every character is matched by some branch (white space by the last one, anything else by
   // the punctuation or word branches); the fallback only guards the caller's loop.
   return regex.test(text) ? regex.lastIndex : i + 1;
+}
+
+// One function per encoding, so that a counter calls the same one for every piece (a lookup
+// by name per piece and a call site shared by both scanners cost more than the scan).
+const PIECE_ENDS: Record<TokenizerName, (text: string, i: number) => number> = {
+  cl100k_base: (text, i) => {
+    const end = cl100kPieceEnd(text, i);
+    return end !== UNDECIDED ? end : regexPieceEnd(REGEXES.cl100k_base, text, i);
+  },
+  o200k_base: (text, i) => {
+    const end = o200kPieceEnd(text, i);
+    return end !== UNDECIDED ? end : regexPieceEnd(REGEXES.o200k_base, text, i);
+  },
+};
+
+/** `(text, i) =>` the end of the piece of `text` that starts at `i` (< text.length), for `name`. */
+export function pieceEndFor(name: TokenizerName): (text: string, i: number) => number {
+  return PIECE_ENDS[name];
+}
+
+/** End of the pre-tokenization piece of `text` that starts at `i` (< text.length). */
+export function pieceEnd(text: string, i: number, name: TokenizerName): number {
+  return PIECE_ENDS[name](text, i);
 }
 
 /** The pieces of `text`, in order (tests compare them with the regex's). */
