@@ -8,14 +8,24 @@ export interface CutLimits {
   tail: number;
 }
 
+/** Whether `text` has more than `max` lines, found without splitting it. */
+function hasMoreLines(text: string, max: number): boolean {
+  let at = -1;
+  for (let lines = 1; lines <= max; lines++) {
+    at = text.indexOf('\n', at + 1);
+    if (at < 0) return false;
+  }
+  return true;
+}
+
 /**
  * Long output keeps its head and tail; in between only error and trace lines survive, with a
  * marker per gap that says how many lines went and which ones.
  */
 export function cutMiddle(text: string, limits: CutLimits): string {
+  if (!hasMoreLines(text, limits.maxLines)) return text;
   if (OMITTED_RE.test(text)) return text; // already cut once
   const lines = text.split('\n');
-  if (lines.length <= limits.maxLines) return text;
   const mask = errorMask(lines);
   const keep = new Array<boolean>(lines.length).fill(false);
   for (let i = 0; i < lines.length; i++) {

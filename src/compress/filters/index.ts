@@ -31,8 +31,12 @@ const SPECIFIC: Partial<Record<OutputKind, (text: string) => string>> = {
   list: groupPathListing,
 };
 
+// What every pattern of `sniff` starts with, in one pass: most outputs have none of it.
+const SNIFF_GATE = /^(?:=+ test session starts|FAILED |PASSED |Requirement already satisfied: |diff --git a\/)/m;
+
 /** Sniffs outputs whose command we could not see (unknown tools, generic bundle). */
 function sniff(text: string): OutputKind | undefined {
+  if (!SNIFF_GATE.test(text)) return undefined;
   if (/^=+ test session starts =+$/m.test(text) || /^(?:FAILED|PASSED) \S+::/m.test(text)) return 'test';
   if (/^Requirement already satisfied: /m.test(text)) return 'install';
   if (/^diff --git a\//m.test(text)) return 'git-diff';
