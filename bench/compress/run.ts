@@ -10,7 +10,7 @@
 //   request only profits from the earlier turns of its own conversation (which the agent
 //   really did send before), never from another conversation or another shape of the same one;
 // - the tokenizer vocabularies are loaded first, as `gateway serve` does before it listens;
-// - the process first compresses a synthetic conversation unrelated to the dataset (warmup.ts)
+// - the process first compresses synthetic conversations unrelated to the dataset (warmup.ts)
 //   so that V8 has compiled the engine, as in a gateway that has been serving for a while;
 //   every cache, the piece memo included, is emptied afterwards (`--no-warmup` skips it);
 // - the tokenizer's piece memo (word → token count, vocabulary-like, see src/tokenize) is kept
@@ -25,7 +25,7 @@ import { clearPieceMemos, clearTokenCache, preloadEncoders, TOKENIZERS } from '.
 import { GENERIC_BUNDLE } from '../../src/compress/bundles.js';
 import { frozenBefore } from '../../src/compress/window.js';
 import { loadConversations, prefixes, toShape, type Shape } from './dataset.js';
-import { warmupConversation } from './warmup.js';
+import { warmupConversations } from './warmup.js';
 import { CATEGORIES, tokenBreakdown } from './breakdown.js';
 import { TRAJECTORY_DIR } from '../../test/fixtures/trajectories.js';
 
@@ -67,9 +67,11 @@ function clearCaches(): void {
 preloadEncoders(TOKENIZERS);
 const warmup = !process.argv.includes('--no-warmup');
 if (warmup) {
-  const synthetic = { name: 'warmup', native: true, messages: warmupConversation() };
+  const synthetic = warmupConversations().map((messages) => ({ name: 'warmup', native: true, messages }));
   for (let round = 0; round < 3; round++) {
-    for (const shape of SHAPES) for (const messages of prefixes(synthetic)) compressPayload(JSON.parse(JSON.stringify(toShape(messages, shape))));
+    for (const conv of synthetic) {
+      for (const shape of SHAPES) for (const messages of prefixes(conv)) compressPayload(JSON.parse(JSON.stringify(toShape(messages, shape))));
+    }
   }
   clearCaches();
   clearPieceMemos();
@@ -144,7 +146,7 @@ const breakdownLines = breakdown
   : [];
 
 const lines = [
-  `compression benchmark — window keep ${GENERIC_BUNDLE.window.keep} step ${GENERIC_BUNDLE.window.step}; ${conversations.length} SWE-agent trajectories, ${stats.requests} requests (${SHAPES.join(', ')}); caches emptied ${cold ? 'before every request' : 'when a conversation starts'}; ${warmup ? 'compiled on a synthetic conversation first' : 'no warm-up'}`,
+  `compression benchmark — window keep ${GENERIC_BUNDLE.window.keep} step ${GENERIC_BUNDLE.window.step}; ${conversations.length} SWE-agent trajectories, ${stats.requests} requests (${SHAPES.join(', ')}); caches emptied ${cold ? 'before every request' : 'when a conversation starts'}; ${warmup ? 'compiled on synthetic conversations first' : 'no warm-up'}`,
   `input tokens: ${stats.before} → ${stats.after}  (−${pct(stats.before - stats.after, stats.before)} %)`,
   ...SHAPES.map((sh) => `  ${sh.padEnd(10)} ${stats.byShape[sh]!.before} → ${stats.byShape[sh]!.after}  (−${pct(stats.byShape[sh]!.before - stats.byShape[sh]!.after, stats.byShape[sh]!.before)} %)`),
   `  native function-calling runs (${stats.bySubset.native.requests} req): −${pct(stats.bySubset.native.before - stats.bySubset.native.after, stats.bySubset.native.before)} %`,

@@ -4,6 +4,13 @@
 // and its regular expressions would otherwise be charged to the first conversations measured.
 // Every cache (the tokenizer's piece memo included) is emptied afterwards, so nothing of this
 // conversation's text helps the measured requests.
+//
+// Two conversations: an SWE-agent-like one (text commands, line-addressed edits) and a
+// function-calling one whose tools and outputs reach every filter and code path of the engine
+// (warmup-outputs.ts). Timing only the first showed up to a third more CPU time than a second
+// pass over the data with every cache emptied but the code compiled: V8 was still compiling
+// paths the first had never taken.
+import { TURNS, type Gen } from './warmup-outputs.js';
 
 type Msg = Record<string, unknown>;
 
@@ -19,11 +26,42 @@ function random(seed: number): () => number {
   };
 }
 
+function generator(seed: number): Gen {
+  const rand = random(seed);
+  const int = (max: number) => Math.floor(rand() * max);
+  const pick = <T>(items: readonly T[]) => items[int(items.length)]!;
+  const word = () => Array.from({ length: 3 + int(7) }, () => String.fromCharCode(97 + int(26))).join('');
+  const codeLine = () => `${' '.repeat(4 * int(3))}${pick(['def', 'return', 'if', 'for', 'self.', 'x =', '#'])} ${word()}_${word()}(${word()}, ${int(1000)}):`;
+  return { rand, pick, word, codeLine, int };
+}
+
+/** The conversations to compress before timing, each ending with an assistant turn. */
+export function warmupConversations(): Msg[][] {
+  return [warmupConversation(), toolConversation()];
+}
+
+/** A function-calling agent with many tools: every output kind, some outputs seen twice. */
+function toolConversation(turns = 60): Msg[] {
+  const g = generator(11);
+  const messages: Msg[] = [
+    { role: 'system', content: `You are a coding agent. Use the tools; read files before editing them.\n${Array.from({ length: 30 }, g.codeLine).join('\n')}` },
+    { role: 'user', content: `Please fix the failing job. ${Array.from({ length: 80 }, g.word).join(' ')} — merci, danke, 谢谢.` },
+  ];
+  const earlier: { tool: string; args: Record<string, unknown>; output: string }[] = [];
+  for (let i = 0; i < turns; i++) {
+    // Every kind in turn, and now and then an exact repeat of an earlier call.
+    const turn = i > 8 && i % 7 === 0 ? earlier[g.int(earlier.length)]! : TURNS[i % TURNS.length]!(g);
+    earlier.push(turn);
+    const id = `call_w${i}`;
+    messages.push({ role: 'assistant', content: i % 3 === 0 ? '' : `Step ${i}: ${turn.tool}.`, tool_calls: [{ id, type: 'function', function: { name: turn.tool, arguments: JSON.stringify(turn.args) } }] });
+    messages.push({ role: 'tool', tool_call_id: id, content: turn.output });
+  }
+  messages.push({ role: 'assistant', content: 'Fixed.' });
+  return messages;
+}
+
 export function warmupConversation(turns = 40): Msg[] {
-  const rand = random(7);
-  const pick = <T>(items: readonly T[]) => items[Math.floor(rand() * items.length)]!;
-  const word = () => Array.from({ length: 3 + Math.floor(rand() * 7) }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join('');
-  const codeLine = () => `${' '.repeat(4 * Math.floor(rand() * 3))}${pick(['def', 'return', 'if', 'for', 'self.', 'x =', '#'])} ${word()}_${word()}(${word()}, ${Math.floor(rand() * 1000)}):`;
+  const { rand, pick, word, codeLine } = generator(7);
   const footer = (file: string) => `(Open file: /repo/${file})\n(Current directory: /repo)\nbash-$`;
   const outputs: (() => { command: string; output: string })[] = [
     () => {
