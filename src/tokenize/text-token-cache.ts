@@ -1,8 +1,8 @@
 import { TOKENIZERS, type TokenizerName } from './tokenizer-names.js';
 
 /**
- * Exact LRU memo of text → token count, one slot per tokenizer, bounded by the characters it
- * holds.
+ * Exact memo of text → token count, one slot per tokenizer, bounded by the characters it
+ * holds; what was used least recently goes first (by generations, see the class).
  *
  * Agents re-send the whole conversation on every turn, so nearly every message of a request was
  * counted before; a lookup costs one hash and one compare of the string, far less than a BPE
@@ -11,8 +11,8 @@ import { TOKENIZERS, type TokenizerName } from './tokenizer-names.js';
  * The bound counts UTF-16 code units of the keys plus a fixed charge per entry (for the Map
  * entry and its slot array), so many tiny strings cannot grow it past the budget either.
  * V8 stores a string in one or two bytes per code unit, so `maxChars` of 32 Mi keeps the held
- * text under 64 MiB. Texts longer than `maxEntryChars` are not stored: one outsize paste must
- * not flush every other conversation's messages.
+ * text under 64 MiB. Texts longer than `maxEntryChars` (at most half the budget) are not
+ * stored: one outsize paste must not flush every other conversation's messages.
  */
 export interface TextTokenCacheOptions {
   maxChars: number;
@@ -37,28 +37,38 @@ const SLOT: Record<TokenizerName, number> = { cl100k_base: 0, o200k_base: 1 };
 export class TextTokenCache {
   readonly maxChars: number;
   readonly maxEntryChars: number;
-  // Map iteration order is insertion order: re-inserting on a hit makes the first key the
-  // least recently used one.
-  private readonly entries = new Map<string, Entry>();
-  private chars = 0;
+  // Two generations instead of a strict LRU order: a hit in the young map costs one lookup (a
+  // strict order re-inserted the text on every hit: two more lookups, each comparing the whole
+  // text again). A hit in the old map moves the entry to the young one; when the young map
+  // holds half the budget it becomes the old one and the old one is dropped, so what was used
+  // since the last flip always survives the next one. Entries keep the string they were stored
+  // with: each request's fresh copy of a text is not kept alive.
+  private young = new Map<string, Entry>();
+  private old = new Map<string, Entry>();
+  private youngChars = 0;
+  private oldChars = 0;
   private hits = 0;
   private misses = 0;
 
   constructor(options: TextTokenCacheOptions) {
     this.maxChars = options.maxChars;
-    this.maxEntryChars = Math.min(options.maxEntryChars, options.maxChars - ENTRY_OVERHEAD_CHARS);
+    this.maxEntryChars = Math.min(options.maxEntryChars, Math.floor(options.maxChars / 2) - ENTRY_OVERHEAD_CHARS);
   }
 
   /** The cached count, or `compute(text)` stored for next time. */
   count(text: string, tokenizer: TokenizerName, compute: (text: string) => number): number {
     if (text.length > this.maxEntryChars) return compute(text);
     const slot = SLOT[tokenizer];
-    const entry = this.entries.get(text);
+    let entry = this.young.get(text);
+    if (entry === undefined) {
+      entry = this.old.get(text);
+      if (entry !== undefined) {
+        this.old.delete(entry.key);
+        this.oldChars -= weight(entry.key);
+        this.add(entry);
+      }
+    }
     if (entry) {
-      // Re-inserted under the string it was stored with: the caller's copy (a fresh string of
-      // each request) is then not kept alive, and the young generation does not copy it.
-      this.entries.delete(text);
-      this.entries.set(entry.key, entry);
       const counts = entry.counts;
       const known = counts[slot];
       if (known !== undefined) {
@@ -71,28 +81,34 @@ export class TextTokenCache {
     this.misses++;
     const fresh = new Array<number | undefined>(TOKENIZERS.length);
     const result = (fresh[slot] = compute(text));
-    this.entries.set(text, { key: text, counts: fresh });
-    this.chars += text.length + ENTRY_OVERHEAD_CHARS;
-    this.evict();
+    this.add({ key: text, counts: fresh });
     return result;
   }
 
   clear(): void {
-    this.entries.clear();
-    this.chars = 0;
+    this.young.clear();
+    this.old.clear();
+    this.youngChars = this.oldChars = 0;
     this.hits = 0;
     this.misses = 0;
   }
 
   stats(): TextTokenCacheStats {
-    return { entries: this.entries.size, chars: this.chars, hits: this.hits, misses: this.misses };
+    return { entries: this.young.size + this.old.size, chars: this.youngChars + this.oldChars, hits: this.hits, misses: this.misses };
   }
 
-  private evict(): void {
-    for (const key of this.entries.keys()) {
-      if (this.chars <= this.maxChars) return;
-      this.entries.delete(key);
-      this.chars -= key.length + ENTRY_OVERHEAD_CHARS;
+  /** Into the young map; a full one becomes the old map first (each holds ≤ half the budget). */
+  private add(entry: Entry): void {
+    const cost = weight(entry.key);
+    if (this.youngChars + cost > this.maxChars / 2) {
+      this.old = this.young;
+      this.oldChars = this.youngChars;
+      this.young = new Map();
+      this.youngChars = 0;
     }
+    this.young.set(entry.key, entry);
+    this.youngChars += cost;
   }
 }
+
+const weight = (text: string) => text.length + ENTRY_OVERHEAD_CHARS;
