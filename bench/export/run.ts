@@ -75,9 +75,15 @@ let bytes = 0;
 let newlines = 0;
 let rssSamples = 0;
 let rssMax = 0;
+let anonMax = 0;
+let fileMax = 0;
+const anonBefore = kb('RssAnon');
+const fileBefore = kb('RssFile');
 const sampler = setInterval(() => {
   rssSamples++;
   rssMax = Math.max(rssMax, kb('VmRSS'));
+  anonMax = Math.max(anonMax, kb('RssAnon'));
+  fileMax = Math.max(fileMax, kb('RssFile'));
 }, 100);
 for await (const chunk of response.body) {
   bytes += (chunk as Buffer).length;
@@ -91,8 +97,9 @@ await dispatcher.close();
 build?.cleanup();
 rmSync(dataDir, { recursive: true, force: true });
 
-// CSV: a header line, then one line per row (the seeded names and tags hold no newlines). JSON: `[`, rows, `]`.
-const rows = values.format === 'csv' ? newlines - 1 : newlines - 1;
+// CSV: a header line, then one line per row (the seeded names and tags hold no newlines). JSON:
+// `[`, then `\n` before each row and before the closing `]`, then a final `\n`.
+const rows = values.format === 'csv' ? newlines - 1 : newlines - 2;
 console.log(
   JSON.stringify(
     {
@@ -110,6 +117,10 @@ console.log(
       gateway_rss_mb_before: Math.round(rssBefore / 1024),
       gateway_rss_mb_max_sampled: Math.round(rssMax / 1024),
       gateway_peak_rss_mb: Math.round(peak / 1024),
+      // Where the growth is: anonymous memory (V8 heaps, malloc, SQLite's page cache) or pages of
+      // the node binary and libraries touched for the first time.
+      gateway_anon_mb_before_and_max: [Math.round(anonBefore / 1024), Math.round(anonMax / 1024)],
+      gateway_file_mb_before_and_max: [Math.round(fileBefore / 1024), Math.round(fileMax / 1024)],
       rss_samples: rssSamples,
       target_peak_rss_mb: 150,
     },

@@ -8,8 +8,8 @@ import type { UsageRecordsTable } from '../../src/store/schema.js';
 
 /** GET /v1/organizations/{orgId}/logs/export (spec 2.9, 4.2): CSV and JSON round trips, filters, errors. */
 const HOUR = 3_600_000;
-const AWKWARD_NAMES = ['plain', 'comma, "quoted" name', 'line one\nline two\r\nthree', 'ünïcødé 🚀 名前', '=SUM(A1) ; tab\there'];
-const AWKWARD_TAGS = [['prod'], ['say "hi"', 'émoji 🎉'], ['multi\nline', 'semi;colon'], [], ['back\\slash', 'with, comma']];
+const AWKWARD_NAMES = ['plain', 'comma, "quoted" name', 'line one\nline two\r\nthree', 'ünïcødé 🚀 名前', '=SUM(A1) ; tab\there', '  spaces around  '];
+const AWKWARD_TAGS = [['prod'], ['say "hi"', 'émoji 🎉'], ['multi\nline', 'semi;colon'], [], ['back\\slash', 'with, comma'], [' padded tag ']];
 
 interface Expected {
   id: string;
