@@ -55,9 +55,9 @@ export class TextTokenCache {
     this.maxEntryChars = Math.min(options.maxEntryChars, Math.floor(options.maxChars / 2) - ENTRY_OVERHEAD_CHARS);
   }
 
-  /** The cached count, or `compute(text)` stored for next time. */
-  count(text: string, tokenizer: TokenizerName, compute: (text: string) => number): number {
-    if (text.length > this.maxEntryChars) return compute(text);
+  /** The cached count, or `compute(text, tokenizer)` stored for next time. */
+  count(text: string, tokenizer: TokenizerName, compute: (text: string, tokenizer: TokenizerName) => number): number {
+    if (text.length > this.maxEntryChars) return compute(text, tokenizer);
     const slot = SLOT[tokenizer];
     let entry = this.young.get(text);
     if (entry === undefined) {
@@ -76,11 +76,11 @@ export class TextTokenCache {
         return known;
       }
       this.misses++;
-      return (counts[slot] = compute(text));
+      return (counts[slot] = compute(text, tokenizer));
     }
     this.misses++;
     const fresh = new Array<number | undefined>(TOKENIZERS.length);
-    const result = (fresh[slot] = compute(text));
+    const result = (fresh[slot] = compute(text, tokenizer));
     this.add({ key: text, counts: fresh });
     return result;
   }
