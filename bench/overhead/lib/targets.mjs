@@ -5,7 +5,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { spawnNode, waitForListening, waitUntil, stopChild, freePort, tail } from './processes.mjs';
@@ -158,6 +158,14 @@ export async function buildGateway(repoRoot) {
   return Date.now() - started;
 }
 
+/** `#!/usr/bin/env -S node --flag …` → ['--flag', …]. */
+function shebangNodeFlags(script) {
+  const first = readFileSync(script, 'utf8').split('\n', 1)[0];
+  const match = /^#!\S*env -S node((?:\s+--\S+)*)\s*$/.exec(first);
+  if (!match) throw new Error(`unexpected shebang in ${script}: ${first}`);
+  return match[1].trim().split(/\s+/).filter(Boolean);
+}
+
 function gatewayEnv(ctx, dataDir, configFile) {
   const env = { ...ctx.childEnv };
   // The benchmark's own store (SQLite in a temp dir) and certificate, whatever the shell has set.
@@ -200,8 +208,10 @@ function gateway(ctx) {
       const bin = join(ctx.repoRoot, 'bin/gateway');
       if (!existsSync(join(ctx.repoRoot, 'dist/cli/main.js'))) throw new Error('dist/cli/main.js is missing: the build did not run (--no-build?)');
 
-      // `gatewayNodeArgs`: node flags for the gateway process only (cpu.mjs passes --cpu-prof).
-      const entry = spawnNode('gateway', [...(ctx.gatewayNodeArgs ?? []), bin, 'serve'], { cwd: ctx.repoRoot, env, logDir: ctx.logDir });
+      // `gatewayNodeArgs`: node flags for the gateway process only (cpu.mjs passes --cpu-prof). The
+      // process runs with the V8 flags of bin/gateway's shebang (what `bin/gateway serve` and
+      // `npm start` run with): node ignores a shebang when it is given the script.
+      const entry = spawnNode('gateway', [...shebangNodeFlags(bin), ...(ctx.gatewayNodeArgs ?? []), bin, 'serve'], { cwd: ctx.repoRoot, env, logDir: ctx.logDir });
       let urls;
       try {
         urls = await waitForListening(entry, 30_000);
