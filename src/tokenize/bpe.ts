@@ -1,4 +1,4 @@
-import { mergeRanks, NONE } from './bpe-ranks.js';
+import { mergeRanks, NONE, type MergeRanks } from './bpe-ranks.js';
 import type { TokenizerName } from './tokenizer-names.js';
 
 /**
@@ -16,7 +16,10 @@ export function preloadRanks(names: readonly TokenizerName[]): void {
 }
 
 const utf8 = new TextEncoder();
-// Scratch space of the merge loop, grown on demand: a piece allocates nothing.
+// Scratch space of the merge loop: a piece allocates nothing. Kept between calls up to
+// RETAINED_BYTES; a longer piece (a huge run of letters or blanks) gets arrays of its own, so
+// one such piece does not leave megabytes allocated for the life of the process.
+const RETAINED_BYTES = 4096;
 let bytes = new Uint8Array(256);
 let next = new Int32Array(257);
 let prev = new Int32Array(257);
@@ -44,6 +47,16 @@ function ensureScratch(length: number): void {
   rank = new Int32Array(length + 1);
 }
 
+/** After a piece: scratch arrays grown past RETAINED_BYTES are dropped for small ones. */
+function releaseScratch(): void {
+  if (bytes.length > RETAINED_BYTES * 3) bytes = new Uint8Array(256);
+  if (next.length > RETAINED_BYTES + 1) {
+    next = new Int32Array(257);
+    prev = new Int32Array(257);
+    rank = new Int32Array(257);
+  }
+}
+
 /**
  * Number of tokens tiktoken encodes `piece` (one pre-tokenization piece) into: 1 if the piece is
  * a token; otherwise its bytes are merged pairwise, always the adjacent pair with the lowest
@@ -51,7 +64,12 @@ function ensureScratch(length: number): void {
  * `byte_pair_merge`).
  */
 export function bpeTokenCount(piece: string, name: TokenizerName): number {
-  const ranks = mergeRanks(name);
+  const count = mergeCount(piece, mergeRanks(name));
+  releaseScratch();
+  return count;
+}
+
+function mergeCount(piece: string, ranks: MergeRanks): number {
   const length = encodeBytes(piece);
   if (length <= 1) return length;
   if (ranks.rank(bytes, 0, length) !== NONE) return 1;
@@ -85,7 +103,7 @@ export function bpeTokenCount(piece: string, name: TokenizerName): number {
 }
 
 /** Rank of the part at `k` merged with the one after it, under the current boundaries. */
-function pairRank(ranks: ReturnType<typeof mergeRanks>, k: number, length: number): number {
+function pairRank(ranks: MergeRanks, k: number, length: number): number {
   const after = next[k]!;
   return after < length ? ranks.rank(bytes, k, next[after]!) : NONE;
 }
