@@ -59,6 +59,7 @@ export function countSourceTokens(body: Record<string, unknown>, format: Request
   return { total, items };
 }
 
+/** Input tokens of a body in any of the three shapes (the total of `countSourceTokens`). */
 export function countBodyTokens(body: Record<string, unknown>, format: RequestFormat, tokenizer: TokenizerName): number {
   return countSourceTokens(body, format, tokenizer).total;
 }
