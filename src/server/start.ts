@@ -47,6 +47,7 @@ export async function startGateway(
     dataDir: settings.dataDir,
     databaseUrl: settings.databaseUrl,
     schema: settings.databaseSchema,
+    backgroundCheckpoints: true,
     // Message and code only: pg attaches the client (connection parameters included) to the error.
     onConnectionError: (error) => logger.warn({ error: error.message, code: (error as NodeJS.ErrnoException).code }, 'an idle database connection failed; it will be replaced'),
   });

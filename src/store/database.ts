@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
+import { startSqliteCheckpointer } from './sqlite-checkpointer.js';
 
 // The PostgreSQL driver (~14 MB resident) is loaded only by a gateway that uses PostgreSQL.
 let postgresDriver: typeof import('pg') | undefined;
@@ -37,10 +38,12 @@ export interface StoreOptions {
   poolSize?: number;
   /** A pooled PostgreSQL connection that failed while idle (server restart, network reset); it is dropped and replaced on next use. */
   onConnectionError?: (error: Error) => void;
+  /** SQLite: WAL checkpoints in a worker thread instead of on the committing event loop (`gateway serve`). */
+  backgroundCheckpoints?: boolean;
 }
 
 export async function openStore(options: StoreOptions): Promise<Store> {
-  const store = options.databaseUrl ? openPostgres(options.databaseUrl, options) : openSqlite(options.dataDir);
+  const store = options.databaseUrl ? openPostgres(options.databaseUrl, options) : openSqlite(options.dataDir, options.backgroundCheckpoints ?? false);
   try {
     await migrate(store);
   } catch (error) {
@@ -50,7 +53,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return store;
 }
 
-function openSqlite(dataDir: string): Store {
+function openSqlite(dataDir: string, backgroundCheckpoints: boolean): Store {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'gateway.sqlite');
   const database = new SQLite(file);
@@ -59,11 +62,16 @@ function openSqlite(dataDir: string): Store {
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
   // better-sqlite3 builds SQLite with a 16 MB page cache; a bulk read (a 1M-row usage export)
-  // fills all of it and it stays resident. The writes of the request path touch a few pages at
-  // the right edge of each index, far under 4 MB (docs/decisions.md, "Memory").
-  database.pragma('cache_size = -4000');
+  // fills all of it and it stays resident. SQLite's own default, 2 MB, is plenty for the request
+  // path's writes, which touch a few pages at the right edge of each index (docs/decisions.md).
+  database.pragma('cache_size = -2000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
-  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+  const checkpointer = backgroundCheckpoints ? startSqliteCheckpointer(database, file) : undefined;
+  const close = async () => {
+    await checkpointer?.stop();
+    await db.destroy();
+  };
+  return { db, dialect: 'sqlite', location: file, close };
 }
 
 function openPostgres(url: string, options: StoreOptions): Store {

@@ -1,0 +1,91 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type SQLite from 'better-sqlite3';
+
+/** WAL pages after which the request connection checkpoints itself again (SQLite's default). */
+const INLINE_AUTOCHECKPOINT_PAGES = 1_000;
+
+export interface CheckpointerOptions {
+  /** How often the worker copies committed WAL pages into the database file. */
+  intervalMs?: number;
+  /** WAL size (pages) past which the worker also restarts the WAL, pausing writers once. */
+  restartPages?: number;
+}
+
+export interface SqliteCheckpointer {
+  readonly thread: Worker;
+  stop(): Promise<void>;
+}
+
+// CommonJS run by the worker thread (eval'd: no file of its own to find next to the compiled
+// or the TypeScript sources). It has its own connection to the same file.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const SQLite = require(workerData.driver);
+const db = new SQLite(workerData.file, { fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+db.pragma('cache_size = -256');
+const tick = () => {
+  try {
+    const [passive] = db.pragma('wal_checkpoint(PASSIVE)');
+    if (passive.log >= workerData.restartPages) db.pragma('wal_checkpoint(RESTART)');
+  } catch (error) {
+    parentPort.postMessage({ error: String(error && error.message || error) });
+  }
+};
+const timer = setInterval(tick, workerData.intervalMs);
+parentPort.on('message', (message) => {
+  if (message !== 'stop') return;
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
+`;
+
+/**
+ * Moves SQLite's WAL checkpoints off the event loop. A checkpoint copies committed pages into the
+ * database file and fsyncs it; done automatically by the committing connection, that stalled
+ * the event loop ~5 ms (up to ~15) on every 1,000th WAL page, i.e. every few hundred requests
+ * (bench/README.md, overhead). Here a worker thread with its own connection checkpoints
+ * passively (writers never wait) every `intervalMs`, and restarts the WAL once it holds
+ * `restartPages` pages: that step waits for the current write and makes the next one wait for
+ * one fsync, the only pause left, so the WAL file stays bounded. The request connection stops
+ * checkpointing itself while the worker runs and takes it up again if the worker dies.
+ */
+export function startSqliteCheckpointer(database: SQLite.Database, file: string, options: CheckpointerOptions = {}): SqliteCheckpointer {
+  database.pragma('wal_autocheckpoint = 0');
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: {
+      driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+      file,
+      intervalMs: options.intervalMs ?? 100,
+      restartPages: options.restartPages ?? 8_000,
+    },
+    // A small heap: the worker only calls into SQLite.
+    resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
+  });
+  let stopping = false;
+  const fallBackInline = () => {
+    if (database.open) database.pragma(`wal_autocheckpoint = ${INLINE_AUTOCHECKPOINT_PAGES}`);
+  };
+  const exited = new Promise<void>((resolve) =>
+    worker.once('exit', () => {
+      if (!stopping) fallBackInline();
+      resolve();
+    }),
+  );
+  worker.on('error', fallBackInline);
+  worker.unref();
+  return {
+    thread: worker,
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      worker.ref(); // unreferenced, its exit would not keep the process alive long enough to be seen
+      worker.postMessage('stop');
+      await exited;
+      fallBackInline();
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { describe, it, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import SQLite from 'better-sqlite3';
+import { startSqliteCheckpointer } from '../../src/store/sqlite-checkpointer.js';
+import { openStore } from '../../src/store/database.js';
+
+const dirs: string[] = [];
+after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+function walDatabase(): { database: SQLite.Database; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'checkpointer-'));
+  dirs.push(dir);
+  const file = join(dir, 'db.sqlite');
+  const database = new SQLite(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  database.exec('create table rows (id integer primary key, body text not null)');
+  return { database, file };
+}
+
+const autocheckpoint = (database: SQLite.Database) => database.pragma('wal_autocheckpoint', { simple: true }) as number;
+const walPages = (database: SQLite.Database) => (database.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('SQLite checkpoints in a worker thread', () => {
+  it('the committing connection stops checkpointing while the worker runs, and resumes when it is stopped', async () => {
+    const { database, file } = walDatabase();
+    assert.equal(autocheckpoint(database), 1000);
+    const checkpointer = startSqliteCheckpointer(database, file, { intervalMs: 10 });
+    assert.equal(autocheckpoint(database), 0);
+    await checkpointer.stop();
+    assert.equal(autocheckpoint(database), 1000);
+    database.close();
+  });
+
+  it('under continuous writes the WAL is copied back and restarted, so the file stays bounded', async () => {
+    const { database, file } = walDatabase();
+    const checkpointer = startSqliteCheckpointer(database, file, { intervalMs: 5, restartPages: 200 });
+    const insert = database.prepare('insert into rows (body) values (?)');
+    const body = 'x'.repeat(3000); // about a page per row
+    let largestWal = 0;
+    // ~6,000 pages in small transactions with the event loop free between them, as the usage
+    // writer commits: without restarts the WAL would pass 24 MB.
+    for (let batch = 0; batch < 300; batch++) {
+      database.transaction(() => {
+        for (let i = 0; i < 20; i++) insert.run(body);
+      })();
+      largestWal = Math.max(largestWal, statSync(`${file}-wal`).size);
+      await pause(1);
+    }
+    await checkpointer.stop();
+    assert.equal((database.prepare('select count(*) as n from rows').get() as { n: number }).n, 6000);
+    assert.ok(largestWal < 8 * 1024 * 1024, `the WAL reached ${(largestWal / 1e6).toFixed(1)} MB`);
+    database.close();
+  });
+
+  it('when the worker dies, the committing connection takes checkpoints up again', async () => {
+    const { database, file } = walDatabase();
+    const checkpointer = startSqliteCheckpointer(database, file, { intervalMs: 10 });
+    assert.equal(autocheckpoint(database), 0);
+    const exited = once(checkpointer.thread, 'exit');
+    await checkpointer.thread.terminate();
+    await exited;
+    assert.equal(autocheckpoint(database), 1000);
+    // Writes go on, and the WAL is checkpointed inline again.
+    const insert = database.prepare('insert into rows (body) values (?)');
+    for (let i = 0; i < 1500; i++) insert.run('y'.repeat(3000));
+    assert.ok(walPages(database) < 1500);
+    await checkpointer.stop();
+    database.close();
+  });
+
+  it('a store opened with background checkpoints keeps its data across close and reopen', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'checkpointer-store-'));
+    dirs.push(dir);
+    const store = await openStore({ dataDir: dir, backgroundCheckpoints: true });
+    await store.db.insertInto('organizations').values({ id: 'org-1', slug: 'acme', name: 'Acme', created_at: Date.now() } as never).execute();
+    await store.close();
+    const reopened = await openStore({ dataDir: dir });
+    const found = await reopened.db.selectFrom('organizations').select('slug').where('id', '=', 'org-1').executeTakeFirst();
+    assert.equal(found?.slug, 'acme');
+    await reopened.close();
+  });
+});
