@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { TokenizerName } from './tokenizer-names.js';
+import { hashOf } from './packed-piece-table.js';
 
 /**
  * tiktoken's merge ranks (token bytes → rank), looked up by a range of a byte array.
@@ -20,13 +21,6 @@ import type { TokenizerName } from './tokenizer-names.js';
 export const NONE = 0x7fffffff;
 const MAX_PACKED_BYTES = 12;
 const SLOT_INTS = 4; // bytes 0–3, 4–7, 8–11, length | rank << 8 (0 = empty)
-
-function hashOf(a: number, b: number, c: number, length: number): number {
-  let h = Math.imul(a ^ length, 0x9e3779b1) ^ Math.imul(b, 0x85ebca77) ^ Math.imul(c, 0xc2b2ae3d);
-  h ^= h >>> 15;
-  h = Math.imul(h, 0x2c1b3c6d);
-  return h ^ (h >>> 13);
-}
 
 export class MergeRanks {
   private readonly mask: number;

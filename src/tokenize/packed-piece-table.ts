@@ -16,7 +16,8 @@ export const MAX_PACKED_CHARS = 12;
 
 const SLOT_INTS = 4; // chars 0–3, chars 4–7, chars 8–11, length | count << 8 (0 = empty)
 
-function hashOf(a: number, b: number, c: number, length: number): number {
+/** Hash of a key packed as three integers and a length (also used by the merge-rank table). */
+export function hashOf(a: number, b: number, c: number, length: number): number {
   let h = Math.imul(a ^ length, 0x9e3779b1) ^ Math.imul(b, 0x85ebca77) ^ Math.imul(c, 0xc2b2ae3d);
   h ^= h >>> 15;
   h = Math.imul(h, 0x2c1b3c6d);
