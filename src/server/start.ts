@@ -48,6 +48,7 @@ export async function startGateway(
     databaseUrl: settings.databaseUrl,
     schema: settings.databaseSchema,
     backgroundCheckpoints: true,
+    onCheckpointError: (message) => logger.warn({ error: message }, 'a background SQLite checkpoint failed; the next one tries again'),
     // Message and code only: pg attaches the client (connection parameters included) to the error.
     onConnectionError: (error) => logger.warn({ error: error.message, code: (error as NodeJS.ErrnoException).code }, 'an idle database connection failed; it will be replaced'),
   });

@@ -40,10 +40,12 @@ export interface StoreOptions {
   onConnectionError?: (error: Error) => void;
   /** SQLite: WAL checkpoints in a worker thread instead of on the committing event loop (`gateway serve`). */
   backgroundCheckpoints?: boolean;
+  /** A background checkpoint that failed (the next one tries again). */
+  onCheckpointError?: (message: string) => void;
 }
 
 export async function openStore(options: StoreOptions): Promise<Store> {
-  const store = options.databaseUrl ? openPostgres(options.databaseUrl, options) : openSqlite(options.dataDir, options.backgroundCheckpoints ?? false);
+  const store = options.databaseUrl ? openPostgres(options.databaseUrl, options) : openSqlite(options.dataDir, options);
   try {
     await migrate(store);
   } catch (error) {
@@ -53,7 +55,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return store;
 }
 
-function openSqlite(dataDir: string, backgroundCheckpoints: boolean): Store {
+function openSqlite(dataDir: string, options: Pick<StoreOptions, 'backgroundCheckpoints' | 'onCheckpointError'>): Store {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'gateway.sqlite');
   const database = new SQLite(file);
@@ -66,7 +68,7 @@ function openSqlite(dataDir: string, backgroundCheckpoints: boolean): Store {
   // path's writes, which touch a few pages at the right edge of each index (docs/decisions.md).
   database.pragma('cache_size = -2000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
-  const checkpointer = backgroundCheckpoints ? startSqliteCheckpointer(database, file) : undefined;
+  const checkpointer = options.backgroundCheckpoints ? startSqliteCheckpointer(database, file, { onError: options.onCheckpointError }) : undefined;
   const close = async () => {
     await checkpointer?.stop();
     await db.destroy();

@@ -6,6 +6,8 @@ import type SQLite from 'better-sqlite3';
 const INLINE_AUTOCHECKPOINT_PAGES = 1_000;
 
 export interface CheckpointerOptions {
+  /** A checkpoint that failed (anything but the RESTART giving up on a busy database). */
+  onError?: (message: string) => void;
   /** How often the worker copies committed WAL pages into the database file. */
   intervalMs?: number;
   /** WAL size (pages) past which the worker also restarts the WAL, pausing writers once. */
@@ -23,13 +25,29 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.driver);
 const db = new SQLite(workerData.file, { fileMustExist: true });
-db.pragma('busy_timeout = 5000');
+// RESTART holds off new writers while it waits for the current writer and for readers of old
+// WAL frames; it gives up (and tries again next tick) after this, so a reader that lingers
+// (another process) can never hold the gateway's writes for longer.
+db.pragma('busy_timeout = 100');
 db.pragma('cache_size = -256');
+// A RESTART that could not finish (busy) is tried again only after a back-off, doubling up to
+// 30 s: retried every tick, it would keep the writer lock taken most of the time and starve
+// the gateway's own writes for as long as the reader stays.
+let restartNotBefore = 0;
+let restartBackoffMs = 1000;
 const tick = () => {
   try {
     const [passive] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (passive.log >= workerData.restartPages) db.pragma('wal_checkpoint(RESTART)');
+    if (passive.log < workerData.restartPages || Date.now() < restartNotBefore) return;
+    const [restart] = db.pragma('wal_checkpoint(RESTART)');
+    if (restart.busy) {
+      restartNotBefore = Date.now() + restartBackoffMs;
+      restartBackoffMs = Math.min(restartBackoffMs * 2, 30000);
+    } else {
+      restartBackoffMs = 1000;
+    }
   } catch (error) {
+    if (error && error.code === 'SQLITE_BUSY') return;
     parentPort.postMessage({ error: String(error && error.message || error) });
   }
 };
@@ -75,7 +93,13 @@ export function startSqliteCheckpointer(database: SQLite.Database, file: string,
       resolve();
     }),
   );
-  worker.on('error', fallBackInline);
+  worker.on('error', (error) => {
+    options.onError?.(error.message);
+    fallBackInline();
+  });
+  worker.on('message', (message: { error?: string }) => {
+    if (message.error) options.onError?.(message.error);
+  });
   worker.unref();
   return {
     thread: worker,
