@@ -55,9 +55,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return store;
 }
 
-function openSqlite(dataDir: string, options: Pick<StoreOptions, 'backgroundCheckpoints' | 'onCheckpointError'>): Store {
-  mkdirSync(dataDir, { recursive: true });
-  const file = join(dataDir, 'gateway.sqlite');
+/** A connection to an SQLite file with the settings the store runs with. */
+export function openSqliteConnection(file: string): SQLite.Database {
   const database = new SQLite(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
@@ -67,6 +66,13 @@ function openSqlite(dataDir: string, options: Pick<StoreOptions, 'backgroundChec
   // fills all of it and it stays resident. SQLite's own default, 2 MB, is plenty for the request
   // path's writes, which touch a few pages at the right edge of each index (docs/decisions.md).
   database.pragma('cache_size = -2000');
+  return database;
+}
+
+function openSqlite(dataDir: string, options: Pick<StoreOptions, 'backgroundCheckpoints' | 'onCheckpointError'>): Store {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'gateway.sqlite');
+  const database = openSqliteConnection(file);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   const checkpointer = options.backgroundCheckpoints ? startSqliteCheckpointer(database, file, { onError: options.onCheckpointError }) : undefined;
   const close = async () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import SQLite from 'better-sqlite3';
 import { startSqliteCheckpointer } from '../../src/store/sqlite-checkpointer.js';
-import { openStore } from '../../src/store/database.js';
+import { openSqliteConnection, openStore } from '../../src/store/database.js';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -15,10 +15,7 @@ function walDatabase(): { database: SQLite.Database; file: string } {
   const dir = mkdtempSync(join(tmpdir(), 'checkpointer-'));
   dirs.push(dir);
   const file = join(dir, 'db.sqlite');
-  const database = new SQLite(file);
-  database.pragma('journal_mode = WAL');
-  database.pragma('synchronous = NORMAL');
-  database.pragma('busy_timeout = 5000');
+  const database = openSqliteConnection(file);
   database.exec('create table rows (id integer primary key, body text not null)');
   return { database, file };
 }
