@@ -8,7 +8,7 @@ export async function serve(): Promise<void> {
   const settings = readSettings();
   const logger = createLogger(settings.logLevel);
   // Opt-in: before listening, so no request ever waits for a vocabulary to load, at the price of
-  // ~65 MB that a gateway which never counts tokens does not need (docs/decisions.md).
+  // ~35 MB that a gateway which never counts tokens does not need (docs/decisions.md).
   if (settings.preloadTokenizers) preloadEncoders(TOKENIZERS);
   const running = await startGateway(settings, logger);
   process.stdout.write(JSON.stringify({ event: 'listening', ...running.urls }) + '\n');
