@@ -31,18 +31,19 @@ const db = new SQLite(workerData.file, { fileMustExist: true });
 db.pragma('busy_timeout = 100');
 db.pragma('cache_size = -256');
 // A RESTART that could not finish (busy) is tried again only after a back-off, doubling up to
-// 30 s: retried every tick, it would keep the writer lock taken most of the time and starve
-// the gateway's own writes for as long as the reader stays.
+// 5 s: retried every tick, it would keep the writer lock taken most of the time and starve the
+// gateway's own writes for as long as the reader stays.
 let restartNotBefore = 0;
 let restartBackoffMs = 1000;
 const tick = () => {
   try {
     const [passive] = db.pragma('wal_checkpoint(PASSIVE)');
+    parentPort.postMessage({ walPages: passive.log });
     if (passive.log < workerData.restartPages || Date.now() < restartNotBefore) return;
     const [restart] = db.pragma('wal_checkpoint(RESTART)');
     if (restart.busy) {
       restartNotBefore = Date.now() + restartBackoffMs;
-      restartBackoffMs = Math.min(restartBackoffMs * 2, 30000);
+      restartBackoffMs = Math.min(restartBackoffMs * 2, 5000);
     } else {
       restartBackoffMs = 1000;
     }
@@ -68,25 +69,33 @@ parentPort.on('message', (message) => {
  * passively (writers never wait) every `intervalMs`, and restarts the WAL once it holds
  * `restartPages` pages: that step waits for the current write and makes the next one wait for
  * one fsync, the only pause left, so the WAL file stays bounded. The request connection stops
- * checkpointing itself while the worker runs and takes it up again if the worker dies.
+ * checkpointing itself while the worker runs, and takes it up again if the worker dies or while
+ * the WAL holds more than four times `restartPages` (RESTARTs that keep finding the database
+ * busy, under heavy writes or behind a lingering reader): SQLite's own bound, never an
+ * unbounded WAL.
  */
 export function startSqliteCheckpointer(database: SQLite.Database, file: string, options: CheckpointerOptions = {}): SqliteCheckpointer {
   database.pragma('wal_autocheckpoint = 0');
+  const restartPages = options.restartPages ?? 8_000;
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: {
       driver: createRequire(import.meta.url).resolve('better-sqlite3'),
       file,
       intervalMs: options.intervalMs ?? 100,
-      restartPages: options.restartPages ?? 8_000,
+      restartPages,
     },
     // A small heap: the worker only calls into SQLite.
     resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
   });
   let stopping = false;
-  const fallBackInline = () => {
-    if (database.open) database.pragma(`wal_autocheckpoint = ${INLINE_AUTOCHECKPOINT_PAGES}`);
+  let inline = false;
+  const setInline = (on: boolean) => {
+    if (!database.open || on === inline) return;
+    database.pragma(`wal_autocheckpoint = ${on ? INLINE_AUTOCHECKPOINT_PAGES : 0}`);
+    inline = on;
   };
+  const fallBackInline = () => setInline(true);
   const exited = new Promise<void>((resolve) =>
     worker.once('exit', () => {
       if (!stopping) fallBackInline();
@@ -97,8 +106,11 @@ export function startSqliteCheckpointer(database: SQLite.Database, file: string,
     options.onError?.(error.message);
     fallBackInline();
   });
-  worker.on('message', (message: { error?: string }) => {
+  worker.on('message', (message: { error?: string; walPages?: number }) => {
     if (message.error) options.onError?.(message.error);
+    if (message.walPages === undefined || stopping) return;
+    if (message.walPages >= 4 * restartPages) setInline(true);
+    else if (message.walPages < restartPages) setInline(false);
   });
   worker.unref();
   return {
