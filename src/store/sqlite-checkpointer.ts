@@ -26,8 +26,8 @@ const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.driver);
 const db = new SQLite(workerData.file, { fileMustExist: true });
 // RESTART holds off new writers while it waits for the current writer and for readers of old
-// WAL frames; it gives up (and tries again next tick) after this, so a reader that lingers
-// (another process) can never hold the gateway's writes for longer.
+// WAL frames; it gives up after this (and is retried after the back-off below), so a reader that
+// lingers (another process) can never hold the gateway's writes for longer.
 db.pragma('busy_timeout = 100');
 db.pragma('cache_size = -256');
 // A RESTART that could not finish (busy) is tried again only after a back-off, doubling up to
