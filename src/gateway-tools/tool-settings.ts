@@ -56,6 +56,7 @@ const MAX_CACHED_ORGANIZATIONS = 100_000;
  * KeyAuthenticator): at most one read per organization per `ttlMs` (default 1 s), so an
  * organization that configured nothing costs a map lookup. A change made through this
  * instance's console evicts the organization at once; other instances see it within `ttlMs`.
+ * When the read fails, an expired entry is used rather than failing the request.
  */
 export class ToolSettingsRepository {
   private readonly cache = new Map<string, CacheEntry>();
@@ -71,7 +72,15 @@ export class ToolSettingsRepository {
     const now = this.now();
     const cached = this.cache.get(organizationId);
     if (cached && now - cached.fetchedAt < this.ttlMs) return cached.settings;
-    const settings = await this.read(organizationId);
+    let settings: Map<string, ToolSetting>;
+    try {
+      settings = await this.read(organizationId);
+    } catch (error) {
+      // The database is away: requests of keys that need no database (cached, no ceiling) keep
+      // being served with the organization's last known settings; the next request reads again.
+      if (cached) return cached.settings;
+      throw error;
+    }
     if (this.cache.size >= MAX_CACHED_ORGANIZATIONS) this.cache.clear();
     this.cache.set(organizationId, { settings, fetchedAt: now });
     return settings;
