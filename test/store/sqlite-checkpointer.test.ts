@@ -52,9 +52,10 @@ describe('SQLite checkpoints in a worker thread', () => {
     }
     await checkpointer.stop();
     assert.equal((database.prepare('select count(*) as n from rows').get() as { n: number }).n, 12000);
-    // Bounded, not growing with what was written (even on a loaded machine, where the worker
-    // lags and the inline fallback past 4 × restartPages takes over).
-    assert.ok(largestWal < 12 * 1024 * 1024, `the WAL reached ${(largestWal / 1e6).toFixed(1)} MB`);
+    // Reused, not growing with what was written: 2–3 MB on a quiet machine; on a loaded one
+    // (CI) the worker lags and the inline fallback past 4 × restartPages races it, and up to
+    // ~14 MB was seen. Without restarts it would hold all 48 MB.
+    assert.ok(largestWal < 24 * 1024 * 1024, `the WAL reached ${(largestWal / 1e6).toFixed(1)} MB`);
     database.close();
   });
 
