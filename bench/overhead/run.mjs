@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { makeTargets, startUpstream, checkTarget, buildGateway, portkeyEntry, TARGET_IDS } from './lib/targets.mjs';
 import { measure, summarize } from './lib/load.mjs';
 import { stopAll, killAllSync, memoryOf, sleep } from './lib/processes.mjs';
-import { withAddedLatency, runsTable, computeRatios, ratiosTable, writeJson } from './lib/report.mjs';
+import { withAddedLatency, runsTable, computeRatios, ratiosTable, floorMisses, writeJson } from './lib/report.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(benchDir, '../..');
@@ -275,6 +275,12 @@ async function main() {
     out.push(`gateway VmHWM ÷ portkey VmHWM (whole run)  ≤ 0.5  ${v.toFixed(2)} ${v <= 0.5 ? 'ok' : 'MISS'}`);
   }
   out.push('("ok"/"MISS": against the issue\'s acceptance target; "!": that cell\'s runs had non-2xx responses or errors; n/a: a side failed or was not run)');
+  const unreachable = floorMisses(ratios);
+  if (unreachable.length) {
+    out.push('');
+    out.push('targets the bare HTTPS pass-through (the floor) misses too in this run — out of reach for any Node gateway here:');
+    for (const m of unreachable) out.push(`  [${m.mode}] c=${m.connections} ${m.ratio} ${m.target}: floor ${m.floor.toFixed(2)}, gateway ${m.gateway === null ? 'n/a' : m.gateway.toFixed(2)}`);
+  }
 
   const problems = [];
   for (const [where, what] of Object.entries(failures)) problems.push(`${where}: ${what.split('\n')[0]}`);
@@ -296,6 +302,7 @@ async function main() {
     targets: targetInfo,
     runs,
     ratios,
+    floor_misses: unreachable,
     problems,
   });
   out.push('');

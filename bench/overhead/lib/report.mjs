@@ -60,6 +60,11 @@ export function computeRatios(runs, modes, concurrencies, failures) {
     { name: 'gateway +p50 ÷ portkey +p50', target: '≤ 0.5', ok: (v) => v <= 0.5, num: ['gateway', (r) => r.addedMs.p50], den: ['portkey', (r) => r.addedMs.p50] },
     { name: 'gateway req/s ÷ portkey req/s', target: '≥ 5', ok: (v) => v >= 5, num: ['gateway', (r) => r.rps], den: ['portkey', (r) => r.rps] },
     { name: 'gateway RSS ÷ portkey RSS', target: '≤ 0.5', ok: (v) => v <= 0.5, num: ['gateway', (r) => r.peakRssKiB], den: ['portkey', (r) => r.peakRssKiB] },
+    // The floor's own ratios for the targets measured against Portkey: where the bare pass-through
+    // misses one, no Node gateway doing its work over HTTPS can meet it in that run.
+    { name: 'floor: bare-https +p50 ÷ portkey +p50', target: '≤ 0.5', ok: (v) => v <= 0.5, floorOf: 'gateway +p50 ÷ portkey +p50', num: ['bare-https', (r) => r.addedMs.p50], den: ['portkey', (r) => r.addedMs.p50] },
+    { name: 'floor: bare-https req/s ÷ portkey req/s', target: '≥ 5', ok: (v) => v >= 5, floorOf: 'gateway req/s ÷ portkey req/s', num: ['bare-https', (r) => r.rps], den: ['portkey', (r) => r.rps] },
+    { name: 'floor: bare-https RSS ÷ portkey RSS', target: '≤ 0.5', ok: (v) => v <= 0.5, floorOf: 'gateway RSS ÷ portkey RSS', num: ['bare-https', (r) => r.peakRssKiB], den: ['portkey', (r) => r.peakRssKiB] },
     { name: 'ref: bare-http +p50 ÷ portkey +p50', target: '', ok: null, num: ['bare-http', (r) => r.addedMs.p50], den: ['portkey', (r) => r.addedMs.p50] },
     { name: 'ref: bare-https +p50 ÷ bare-http +p50', target: '', ok: null, num: ['bare-https', (r) => r.addedMs.p50], den: ['bare-http', (r) => r.addedMs.p50] },
   ];
@@ -69,7 +74,7 @@ export function computeRatios(runs, modes, concurrencies, failures) {
       for (const c of concurrencies) {
         const n = get(spec.num[0], mode, c);
         const d = get(spec.den[0], mode, c);
-        const entry = { mode, connections: c, ratio: spec.name, target: spec.target || null, value: null, pass: null, note: null };
+        const entry = { mode, connections: c, ratio: spec.name, target: spec.target || null, floorOf: spec.floorOf ?? null, value: null, pass: null, note: null };
         const missing = [spec.num[0], spec.den[0]].find((id) => !get(id, mode, c));
         if (missing) {
           entry.note = failures[missing] ? `n/a: ${missing} failed` : `n/a: ${missing} not run`;
@@ -121,4 +126,17 @@ export function writeJson(resultsDir, payload) {
   const file = join(resultsDir, `overhead-${stamp}.json`);
   writeFileSync(file, JSON.stringify(payload, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n');
   return file;
+}
+
+/**
+ * Cells where the gateway misses a target that the bare pass-through misses too in the same run:
+ * those are out of reach for any Node gateway on this machine, whatever the gateway does.
+ */
+export function floorMisses(ratios) {
+  return ratios
+    .filter((r) => r.floorOf && r.pass === false)
+    .map((floor) => {
+      const gateway = ratios.find((r) => r.ratio === floor.floorOf && r.mode === floor.mode && r.connections === floor.connections);
+      return { mode: floor.mode, connections: floor.connections, ratio: floor.floorOf, target: floor.target, floor: floor.value, gateway: gateway?.value ?? null };
+    });
 }
