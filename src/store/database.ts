@@ -27,6 +27,13 @@ export interface Store {
   readonly db: Kysely<Database>;
   readonly dialect: Dialect;
   readonly location: string;
+  /**
+   * SQLite only: the connection under `db`, for a hot-path write that can run as one synchronous
+   * transaction (better-sqlite3 is synchronous; Kysely's async transaction around it costs about
+   * as much as SQLite's own work). Use it only while `inTransaction` is false: a Kysely
+   * transaction may be open on it across an `await`, and a write then belongs behind it in `db`.
+   */
+  readonly sqlite?: SQLite.Database;
   close(): Promise<void>;
 }
 
@@ -73,13 +80,14 @@ function openSqlite(dataDir: string, options: Pick<StoreOptions, 'backgroundChec
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'gateway.sqlite');
   const database = openSqliteConnection(file);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const cachedConnection = withStatementCache(database);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedConnection }) });
   const checkpointer = options.backgroundCheckpoints ? startSqliteCheckpointer(database, file, { onError: options.onCheckpointError }) : undefined;
   const close = async () => {
     await checkpointer?.stop();
     await db.destroy();
   };
-  return { db, dialect: 'sqlite', location: file, close };
+  return { db, dialect: 'sqlite', location: file, sqlite: cachedConnection, close };
 }
 
 function openPostgres(url: string, options: StoreOptions): Store {

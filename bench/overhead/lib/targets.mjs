@@ -211,7 +211,8 @@ function gateway(ctx) {
       // `gatewayNodeArgs`: node flags for the gateway process only (cpu.mjs passes --cpu-prof). The
       // process runs with the V8 flags of bin/gateway's shebang (what `bin/gateway serve` and
       // `npm start` run with): node ignores a shebang when it is given the script.
-      const entry = spawnNode('gateway', [...shebangNodeFlags(bin), ...(ctx.gatewayNodeArgs ?? []), bin, 'serve'], { cwd: ctx.repoRoot, env, logDir: ctx.logDir });
+      const extraArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+      const entry = spawnNode('gateway', [...shebangNodeFlags(bin), ...extraArgs, ...(ctx.gatewayNodeArgs ?? []), bin, 'serve'], { cwd: ctx.repoRoot, env, logDir: ctx.logDir });
       let urls;
       try {
         urls = await waitForListening(entry, 30_000);
