@@ -17,7 +17,7 @@
 //   across conversations, as in a running gateway;
 // - `--cold` empties every cache, the piece memo included, before every request.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { clearCompressionCaches, compressPayload, STRATEGY_NAMES } from '../../src/compress/index.js';

@@ -15,8 +15,8 @@ export function withStatementCache(database: SQLite.Database): SQLite.Database {
   return new Proxy(database, {
     get(target, property, receiver) {
       if (property !== 'prepare') {
-        const value = Reflect.get(target, property, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? (value.bind(target) as unknown) : value;
       }
       return (source: string) => {
         const cached = cache.get(source);

@@ -10,7 +10,7 @@ import { Agent, request } from 'undici';
 import { openStore } from '../../src/store/database.js';
 import { ensureOrganization } from '../../src/store/organizations.js';
 import { createConsoleToken } from '../../src/store/console-tokens.js';
-import { dropSchema, storeKinds, type StoreKind } from '../support/gateway-harness.js';
+import { dropSchema, storeKinds } from '../support/gateway-harness.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { REPO_ROOT } from '../cli/cli-process.js';
 

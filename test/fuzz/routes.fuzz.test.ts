@@ -1,20 +1,13 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { startHarness, storeKinds, type Harness, type HttpResult } from '../support/gateway-harness.js';
+import { startHarness, storeKinds, type Harness } from '../support/gateway-harness.js';
 import { DEFAULT_MODELS } from '../../src/catalogue/default-catalogue.js';
 import {
   RUNS,
   SEED,
-  STACK_TRACE,
-  hostile,
   jsonish,
   weirdString,
-  maybe,
-  fields,
-  message,
-  messages,
-  tools,
   chatBody,
   countTokensBody,
   compressBody,
@@ -22,10 +15,8 @@ import {
   updateKeyBody,
   type Payload,
   payload,
-  headerValue,
   headers,
   query,
-  assertNoLeak,
   assertGatewayAnswer,
   assertConsoleAnswer,
   describeRequest,

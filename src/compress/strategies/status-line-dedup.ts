@@ -10,7 +10,7 @@ import { errorMask } from '../filters/error-lines.js';
 import { isPlaceholder } from '../filters/markers.js';
 import { open, replace, type Strategy } from './strategy.js';
 
-const STATUS_LINE = /^(?:\((?:Open file|Current directory|Current working directory|cwd|Working directory):[^)]*\)|[\w@:~/.\-]{0,60}[$#%>]|File updated\. Please review the changes and make sure they are correct \(correct indentation, no duplicate lines, etc\)\. Edit the file again if necessary\.)$/;
+const STATUS_LINE = /^(?:\((?:Open file|Current directory|Current working directory|cwd|Working directory):[^)]*\)|[\w@:~/.-]{0,60}[$#%>]|File updated\. Please review the changes and make sure they are correct \(correct indentation, no duplicate lines, etc\)\. Edit the file again if necessary\.)$/;
 const MAX_FOOTER = 4;
 
 function footer(text: string): string[] {

@@ -26,7 +26,7 @@ function single(query: Record<string, unknown>, name: string): string | undefine
 
 /** `api_key_id[]=a&api_key_id[]=b`, `api_key_id=a&api_key_id=b` and both mixed: one list. */
 function list(query: Record<string, unknown>, name: string): string[] {
-  const values = [query[`${name}[]`], query[name]].flatMap((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v])) as string[];
+  const values = [query[`${name}[]`], query[name]].flatMap((v) => (v === undefined ? [] : Array.isArray(v) ? (v as unknown[]) : [v])) as string[];
   if (values.length > MAX_FILTER_VALUES) throw bad(`${name}[]`, `At most ${MAX_FILTER_VALUES} ${name}[] values.`);
   for (const value of values) {
     if (value.length === 0 || value.length > 200) throw bad(`${name}[]`, `Each ${name}[] value must have 1 to 200 characters.`);

@@ -21,7 +21,7 @@ export function extractErrorMessage(body: string): string {
   } catch {
     return body.trim() || 'no error body';
   }
-  const candidate = Array.isArray(parsed) ? parsed[0] : parsed;
+  const candidate: unknown = Array.isArray(parsed) ? parsed[0] : parsed;
   if (candidate && typeof candidate === 'object') {
     const record = candidate as Record<string, unknown>;
     const error = record.error;
