@@ -17,7 +17,9 @@ const writeIndex = {
   setup(build) {
     build.onEnd((result) => {
       if (result.errors.length > 0 || !result.metafile) return;
-      const outputs = Object.keys(result.metafile.outputs).map((file) => '/' + relative(outdir, join(root, file)).split('\\').join('/'));
+      const outputs = Object.keys(result.metafile.outputs).map(
+        (file) => '/' + relative(outdir, join(root, file)).split('\\').join('/'),
+      );
       const scripts = outputs.filter((f) => f.endsWith('.js')).map((f) => `<script type="module" src="${f}"></script>`);
       const styles = outputs.filter((f) => f.endsWith('.css')).map((f) => `<link rel="stylesheet" href="${f}" />`);
       const html = readFileSync(join(root, 'web', 'index.html'), 'utf8')

@@ -36,7 +36,11 @@ const CONNECTIONS = Number(values.connections);
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-collector-'));
 const setup = await openStore({ dataDir });
 const { organization } = await ensureOrganization(setup, 'bench', 'Bench');
-const { secret: token } = await createConsoleToken(setup, { organizationId: organization.id, name: 'bench', permission: 'admin' });
+const { secret: token } = await createConsoleToken(setup, {
+  organizationId: organization.id,
+  name: 'bench',
+  permission: 'admin',
+});
 await setup.close();
 
 const build = compileGateway();
@@ -54,10 +58,20 @@ const gateway = await spawnGateway(
 );
 const urls = gateway.urls;
 const ca = readFileSync(join(dataDir, 'tls', 'cert.pem'), 'utf8');
-const dispatcher = new Agent({ connect: { ca, checkServerIdentity: () => undefined }, connections: CONNECTIONS, pipelining: 1, keepAliveTimeout: 10_000 });
+const dispatcher = new Agent({
+  connect: { ca, checkServerIdentity: () => undefined },
+  connections: CONNECTIONS,
+  pipelining: 1,
+  keepAliveTimeout: 10_000,
+});
 
 async function consolePost(path: string, body: unknown): Promise<any> {
-  const response = await request(urls.console + path, { method: 'POST', dispatcher, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await request(urls.console + path, {
+    method: 'POST',
+    dispatcher,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = await response.body.json();
   if (response.statusCode !== 201) throw new Error(`${path}: ${response.statusCode} ${JSON.stringify(json)}`);
   return json;
@@ -68,13 +82,22 @@ const project = await consolePost('/v1/projects', { slug: 'bench', name: 'Bench'
 if (values.component !== 'none') {
   // A webhook to a closed local port keeps failing: this measures intake plus outbox writes, with retries in the background.
   const settings = values.component === 'webhook' ? { url: 'http://127.0.0.1:9/hook' } : {};
-  await consolePost(`/v1/projects/${project.id}/components`, { component_slug: `gateway/${values.component}`, settings });
+  await consolePost(`/v1/projects/${project.id}/components`, {
+    component_slug: `gateway/${values.component}`,
+    settings,
+  });
 }
 
 const body = JSON.stringify({
   data_collection: {
-    context: { client: { timezone: 'Europe/Paris', screen_width: 1440, screen_height: 900 }, page: { url: 'https://bench.example.test/', title: 'Bench' } },
-    events: Array.from({ length: PER_REQUEST }, (_, i) => ({ type: i % 3 === 0 ? 'page' : 'track', data: i % 3 === 0 ? { path: '/' } : { name: 'click', properties: { i } } })),
+    context: {
+      client: { timezone: 'Europe/Paris', screen_width: 1440, screen_height: 900 },
+      page: { url: 'https://bench.example.test/', title: 'Bench' },
+    },
+    events: Array.from({ length: PER_REQUEST }, (_, i) => ({
+      type: i % 3 === 0 ? 'page' : 'track',
+      data: i % 3 === 0 ? { path: '/' } : { name: 'click', properties: { i } },
+    })),
   },
 });
 
@@ -91,8 +114,18 @@ function processCpuSeconds(pid: number | undefined): number | undefined {
 // The generator shares the two cores with the gateway, so each request costs it as little as
 // undici allows: one pool, one pre-serialised body and headers object, and a bare dispatch
 // handler that keeps the status and drops the body (about a quarter less CPU than request()).
-const pool = new Pool(urls.collector, { connect: { ca, checkServerIdentity: () => undefined }, connections: CONNECTIONS, pipelining: 1, keepAliveTimeout: 10_000 });
-const dispatchOptions = { path: '/_gateway/event', method: 'POST' as const, headers: { host: domain, 'content-type': 'application/json' }, body: Buffer.from(body) };
+const pool = new Pool(urls.collector, {
+  connect: { ca, checkServerIdentity: () => undefined },
+  connections: CONNECTIONS,
+  pipelining: 1,
+  keepAliveTimeout: 10_000,
+});
+const dispatchOptions = {
+  path: '/_gateway/event',
+  method: 'POST' as const,
+  headers: { host: domain, 'content-type': 'application/json' },
+  body: Buffer.from(body),
+};
 
 function post(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -137,18 +170,29 @@ const generatorCpu = process.cpuUsage(generatorCpuBefore);
 const loadAfter = loadavg()[0]!;
 const elapsed = (Date.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
-const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))]!.toFixed(1);
+const pct = (p: number) =>
+  latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))]!.toFixed(1);
 
 await gateway.stop();
 build?.cleanup();
 const check = await openStore({ dataDir });
-const stored = await check.db.selectFrom('collected_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-const warehouse = await check.db.selectFrom('warehouse_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-const outbox = await check.db.selectFrom('event_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+const stored = await check.db
+  .selectFrom('collected_events')
+  .select((eb) => eb.fn.countAll<number>().as('n'))
+  .executeTakeFirstOrThrow();
+const warehouse = await check.db
+  .selectFrom('warehouse_events')
+  .select((eb) => eb.fn.countAll<number>().as('n'))
+  .executeTakeFirstOrThrow();
+const outbox = await check.db
+  .selectFrom('event_deliveries')
+  .select((eb) => eb.fn.countAll<number>().as('n'))
+  .executeTakeFirstOrThrow();
 await check.close();
 await dispatcher.close();
 await pool.close();
-const gatewayCpuSeconds = gatewayCpuBefore !== undefined && gatewayCpuAfter !== undefined ? gatewayCpuAfter - gatewayCpuBefore : undefined;
+const gatewayCpuSeconds =
+  gatewayCpuBefore !== undefined && gatewayCpuAfter !== undefined ? gatewayCpuAfter - gatewayCpuBefore : undefined;
 rmSync(dataDir, { recursive: true, force: true });
 
 console.log(
@@ -170,7 +214,8 @@ console.log(
       // CPU per accepted event is what a change to the intake path moves; it varies far less with
       // other load on a shared machine than events per second do.
       gateway_cpu_seconds: gatewayCpuSeconds === undefined ? null : Number(gatewayCpuSeconds.toFixed(2)),
-      gateway_cpu_us_per_event: gatewayCpuSeconds === undefined || accepted === 0 ? null : Math.round((gatewayCpuSeconds * 1e6) / accepted),
+      gateway_cpu_us_per_event:
+        gatewayCpuSeconds === undefined || accepted === 0 ? null : Math.round((gatewayCpuSeconds * 1e6) / accepted),
       generator_cpu_seconds: Number(((generatorCpu.user + generatorCpu.system) / 1e6).toFixed(2)),
       load_average_1m: { before: Number(loadBefore.toFixed(2)), after: Number(loadAfter.toFixed(2)) },
       stored_events: Number(stored.n),

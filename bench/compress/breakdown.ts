@@ -27,24 +27,37 @@ function messageTokens(m: Msg): number {
   return tokens(m.content) + calls.reduce((n, c) => n + tokens(c.function.arguments), 0);
 }
 
-export function tokenBreakdown(conversations: Conversation[], window: { keep: number; step: number }): Record<Category, { before: number; after: number }> {
-  const out = Object.fromEntries(CATEGORIES.map((c) => [c, { before: 0, after: 0 }])) as Record<Category, { before: number; after: number }>;
+export function tokenBreakdown(
+  conversations: Conversation[],
+  window: { keep: number; step: number },
+): Record<Category, { before: number; after: number }> {
+  const out = Object.fromEntries(CATEGORIES.map((c) => [c, { before: 0, after: 0 }])) as Record<
+    Category,
+    { before: number; after: number }
+  >;
   for (const conv of conversations) {
     for (const messages of prefixes(conv)) {
       const body = toShape(messages, 'chat') as { messages: Msg[] };
       const compressed = compressPayload(body).body as { messages: Msg[] };
-      const turns = messages.filter((m) => m.role === 'assistant' && ((m.tool_calls as unknown[] | undefined)?.length ?? 0) > 0).length;
+      const turns = messages.filter(
+        (m) => m.role === 'assistant' && ((m.tool_calls as unknown[] | undefined)?.length ?? 0) > 0,
+      ).length;
       const boundary = frozenBefore(turns, window);
       let turn = -1;
       body.messages.forEach((m, i) => {
         if (m.role === 'assistant' && ((m.tool_calls as unknown[] | undefined)?.length ?? 0) > 0) turn++;
         const category: Category =
-          m.role === 'system' ? 'system prompt'
-          : m.role === 'user' ? 'user messages'
-          : m.role === 'assistant' ? 'assistant messages'
-          : turn >= turns - window.keep ? 'tool output, latest `keep` turns'
-          : turn >= boundary ? 'tool output, other live turns'
-          : 'tool output, behind the window';
+          m.role === 'system'
+            ? 'system prompt'
+            : m.role === 'user'
+              ? 'user messages'
+              : m.role === 'assistant'
+                ? 'assistant messages'
+                : turn >= turns - window.keep
+                  ? 'tool output, latest `keep` turns'
+                  : turn >= boundary
+                    ? 'tool output, other live turns'
+                    : 'tool output, behind the window';
         out[category].before += messageTokens(m);
         out[category].after += messageTokens(compressed.messages[i]!);
       });

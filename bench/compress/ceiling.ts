@@ -60,7 +60,12 @@ function profile(conv: Conversation): ConversationProfile {
  * r (r ≥ 1; request 0 has no predecessor, so it is free) lets every turn older than the latest K
  * change; the saving R(r) then holds for every request until the next break.
  */
-function bestPerBreaks(p: ConversationProfile, keep: number, removable: (turn: number) => number, maxBreaks: number): number[] {
+function bestPerBreaks(
+  p: ConversationProfile,
+  keep: number,
+  removable: (turn: number) => number,
+  maxBreaks: number,
+): number[] {
   const n = p.requestTokens.length;
   const prefix = [0];
   for (let t = 0; t < p.toolOutput.length; t++) prefix.push(prefix[t]! + removable(t));
@@ -70,7 +75,8 @@ function bestPerBreaks(p: ConversationProfile, keep: number, removable: (turn: n
   for (let k = 0; k <= maxBreaks; k++) {
     for (let r = n - 1; r >= 0; r--) {
       let best = savingFrom(r) * (n - r);
-      if (k > 0) for (let next = r + 1; next < n; next++) best = Math.max(best, savingFrom(r) * (next - r) + g[k - 1]![next]!);
+      if (k > 0)
+        for (let next = r + 1; next < n; next++) best = Math.max(best, savingFrom(r) * (next - r) + g[k - 1]![next]!);
       g[k]![r] = best;
     }
   }
@@ -84,7 +90,8 @@ function bestOverall(tables: number[][], budget: number): number {
     const next = new Array<number>(budget + 1).fill(-Infinity);
     for (let used = 0; used <= budget; used++) {
       if (best[used] === -Infinity) continue;
-      for (let b = 0; b < table.length && used + b <= budget; b++) next[used + b] = Math.max(next[used + b]!, best[used]! + table[b]!);
+      for (let b = 0; b < table.length && used + b <= budget; b++)
+        next[used + b] = Math.max(next[used + b]!, best[used]! + table[b]!);
     }
     best = next;
   }
@@ -98,8 +105,12 @@ const pairs = profiles.reduce((n, p) => n + p.requestTokens.length - 1, 0);
 const budget = Math.floor((1 - STABLE) * pairs);
 const requests = profiles.reduce((n, p) => n + p.requestTokens.length, 0);
 
-console.log(`compression ceiling — ${conversations.length} trajectories, ${requests} chat-shape requests, ${total} input tokens; ${pairs} consecutive pairs, ≥ ${(STABLE * 100).toFixed(0)} % byte-stable allows ${budget} breaks`);
-console.log('upper bound on the input tokens removed (every changeable tool output removed entirely, breaks placed optimally):');
+console.log(
+  `compression ceiling — ${conversations.length} trajectories, ${requests} chat-shape requests, ${total} input tokens; ${pairs} consecutive pairs, ≥ ${(STABLE * 100).toFixed(0)} % byte-stable allows ${budget} breaks`,
+);
+console.log(
+  'upper bound on the input tokens removed (every changeable tool output removed entirely, breaks placed optimally):',
+);
 console.log('  latest K turns untouched   tool output only     + old assistant text');
 for (const keep of [1, 2, 3, 4]) {
   const cells = [
@@ -111,5 +122,15 @@ for (const keep of [1, 2, 3, 4]) {
   });
   console.log(`  K = ${keep}                      ${cells[0]}             ${cells[1]}`);
 }
-const everyTurn = profiles.reduce((n, p) => n + p.requestTokens.reduce((s, _, r) => s + p.toolOutput.slice(0, Math.max(0, p.turnsAt[r]! - 1)).reduce((a, b) => a + b, 0), 0), 0);
-console.log(`for reference, no stability at all (a break on every pair), K = 1, tool output only: ${((100 * everyTurn) / total).toFixed(1)} %`);
+const everyTurn = profiles.reduce(
+  (n, p) =>
+    n +
+    p.requestTokens.reduce(
+      (s, _, r) => s + p.toolOutput.slice(0, Math.max(0, p.turnsAt[r]! - 1)).reduce((a, b) => a + b, 0),
+      0,
+    ),
+  0,
+);
+console.log(
+  `for reference, no stability at all (a break on every pair), K = 1, tool output only: ${((100 * everyTurn) / total).toFixed(1)} %`,
+);

@@ -41,13 +41,21 @@ export function loadConversations(dir: string): Conversation[] {
       history.forEach((m, i) => {
         if (m.role === 'system') messages.push({ role: 'system', content: m.content });
         else if (m.role === 'assistant' && native) {
-          messages.push(m.tool_calls?.length ? { role: 'assistant', content: m.content, tool_calls: m.tool_calls } : { role: 'assistant', content: m.content });
+          messages.push(
+            m.tool_calls?.length
+              ? { role: 'assistant', content: m.content, tool_calls: m.tool_calls }
+              : { role: 'assistant', content: m.content },
+          );
         } else if (m.role === 'tool') {
           messages.push({ role: 'tool', tool_call_id: m.tool_call_ids?.[0] ?? '', content: m.content });
         } else if (m.role === 'assistant') {
           pendingCall = `call_${i}`;
           const args = JSON.stringify({ command: (m.action ?? '').trim() });
-          messages.push({ role: 'assistant', content: (m.thought ?? m.content).trim(), tool_calls: [{ id: pendingCall, type: 'function', function: { name: 'bash', arguments: args } }] });
+          messages.push({
+            role: 'assistant',
+            content: (m.thought ?? m.content).trim(),
+            tool_calls: [{ id: pendingCall, type: 'function', function: { name: 'bash', arguments: args } }],
+          });
         } else if (m.role === 'user' && pendingCall && !m.is_demo) {
           messages.push({ role: 'tool', tool_call_id: pendingCall, content: m.content });
           pendingCall = undefined;
@@ -68,7 +76,10 @@ export function prefixes(conv: Conversation): Msg[][] {
 
 export function toShape(messages: Msg[], shape: Shape): Record<string, unknown> {
   if (shape === 'chat') return { model: 'openai/gpt-4o', messages };
-  const system = messages.filter((m) => m.role === 'system').map((m) => m.content as string).join('\n');
+  const system = messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content as string)
+    .join('\n');
   const rest = messages.filter((m) => m.role !== 'system');
   if (shape === 'responses') {
     const input: Msg[] = [];
@@ -76,7 +87,8 @@ export function toShape(messages: Msg[], shape: Shape): Record<string, unknown> 
       if (m.role === 'tool') input.push({ type: 'function_call_output', call_id: m.tool_call_id, output: m.content });
       else if (m.role === 'assistant') {
         if (m.content) input.push({ role: 'assistant', content: m.content });
-        for (const c of (m.tool_calls as { id: string; function: { name: string; arguments: string } }[] | undefined) ?? []) {
+        for (const c of (m.tool_calls as { id: string; function: { name: string; arguments: string } }[] | undefined) ??
+          []) {
           input.push({ type: 'function_call', call_id: c.id, name: c.function.name, arguments: c.function.arguments });
         }
       } else input.push({ role: 'user', content: m.content });
@@ -89,11 +101,13 @@ export function toShape(messages: Msg[], shape: Shape): Record<string, unknown> 
       const block = { type: 'tool_result', tool_use_id: m.tool_call_id, content: m.content };
       const last = out[out.length - 1];
       // Parallel results share one user message, as the Messages API requires.
-      if (last?.role === 'user' && Array.isArray(last.content) && (last.content as Msg[])[0]?.type === 'tool_result') (last.content as Msg[]).push(block);
+      if (last?.role === 'user' && Array.isArray(last.content) && (last.content as Msg[])[0]?.type === 'tool_result')
+        (last.content as Msg[]).push(block);
       else out.push({ role: 'user', content: [block] });
     } else if (m.role === 'assistant') {
       const blocks: Msg[] = m.content ? [{ type: 'text', text: m.content }] : [];
-      for (const c of (m.tool_calls as { id: string; function: { name: string; arguments: string } }[] | undefined) ?? []) {
+      for (const c of (m.tool_calls as { id: string; function: { name: string; arguments: string } }[] | undefined) ??
+        []) {
         let input: unknown = {};
         try {
           input = JSON.parse(c.function.arguments);

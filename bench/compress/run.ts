@@ -38,24 +38,30 @@ const arg = (name: string) => {
   return i >= 0 ? Number(process.argv[i + 1]) : undefined;
 };
 // Window experiments: --keep N --step M override the generic bundle's masking window.
-GENERIC_BUNDLE.window = { keep: arg('--keep') ?? GENERIC_BUNDLE.window.keep, step: arg('--step') ?? GENERIC_BUNDLE.window.step };
+GENERIC_BUNDLE.window = {
+  keep: arg('--keep') ?? GENERIC_BUNDLE.window.keep,
+  step: arg('--step') ?? GENERIC_BUNDLE.window.step,
+};
 
 type Body = Record<string, unknown>;
 const per100k = (ms: number) => (ms / (stats.before / 100_000)).toFixed(2);
 const pct = (a: number, b: number) => (b === 0 ? '0.0' : ((100 * a) / b).toFixed(1));
 
 /** The conversation part of a body: messages (chat, messages) or input items (responses). */
-const itemsOf = (b: Body) => (Array.isArray(b.messages) ? b.messages : Array.isArray(b.input) ? b.input : []) as unknown[];
+const itemsOf = (b: Body) =>
+  (Array.isArray(b.messages) ? b.messages : Array.isArray(b.input) ? b.input : []) as unknown[];
 
 function prefixStable(prev: Body, next: Body): boolean {
   const a = itemsOf(prev);
   const b = itemsOf(next);
-  if (JSON.stringify(prev.system ?? prev.instructions) !== JSON.stringify(next.system ?? next.instructions)) return false;
+  if (JSON.stringify(prev.system ?? prev.instructions) !== JSON.stringify(next.system ?? next.instructions))
+    return false;
   if (JSON.stringify(prev.tools) !== JSON.stringify(next.tools)) return false;
   return a.every((item, i) => JSON.stringify(item) === JSON.stringify(b[i]));
 }
 
-const turnsOf = (messages: Body[]) => messages.filter((m) => m.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0).length;
+const turnsOf = (messages: Body[]) =>
+  messages.filter((m) => m.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0).length;
 
 function clearCaches(): void {
   clearCompressionCaches();
@@ -70,7 +76,8 @@ if (warmup) {
   const synthetic = warmupConversations().map((messages) => ({ name: 'warmup', native: true, messages }));
   for (let round = 0; round < 3; round++) {
     for (const conv of synthetic) {
-      for (const shape of SHAPES) for (const messages of prefixes(conv)) compressPayload(JSON.parse(JSON.stringify(toShape(messages, shape))));
+      for (const shape of SHAPES)
+        for (const messages of prefixes(conv)) compressPayload(JSON.parse(JSON.stringify(toShape(messages, shape))));
     }
   }
   clearCaches();
@@ -78,8 +85,16 @@ if (warmup) {
 }
 const conversations = loadConversations(DATA);
 const stats = {
-  requests: 0, before: 0, after: 0, engineMs: 0, wallMs: 0, cpuMs: 0,
-  transitions: 0, stable: 0, steps: 0, unstableOffStep: 0,
+  requests: 0,
+  before: 0,
+  after: 0,
+  engineMs: 0,
+  wallMs: 0,
+  cpuMs: 0,
+  transitions: 0,
+  stable: 0,
+  steps: 0,
+  unstableOffStep: 0,
   bySubset: { native: { before: 0, after: 0, requests: 0 }, converted: { before: 0, after: 0, requests: 0 } },
   byShape: {} as Record<string, { before: number; after: number }>,
   applied: {} as Record<string, number>,
@@ -114,7 +129,8 @@ for (const shape of SHAPES) {
       const turns = turnsOf(messages);
       if (previous) {
         stats.transitions++;
-        const stepped = frozenBefore(previous.turns, GENERIC_BUNDLE.window) !== frozenBefore(turns, GENERIC_BUNDLE.window);
+        const stepped =
+          frozenBefore(previous.turns, GENERIC_BUNDLE.window) !== frozenBefore(turns, GENERIC_BUNDLE.window);
         if (stepped) stats.steps++;
         if (prefixStable(previous.body, result.body)) stats.stable++;
         else if (!stepped) stats.unstableOffStep++;
@@ -130,30 +146,42 @@ for (const name of process.argv.includes('--speed-only') ? [] : STRATEGY_NAMES) 
   let after = 0;
   for (const shape of SHAPES) {
     for (const conv of conversations) {
-      for (const messages of prefixes(conv)) after += compressPayload(toShape(messages, shape), { only: [name] }).compression.compressed_input_tokens;
+      for (const messages of prefixes(conv))
+        after += compressPayload(toShape(messages, shape), { only: [name] }).compression.compressed_input_tokens;
     }
   }
   alone[name] = stats.before - after;
 }
 
-const breakdown = process.argv.includes('--speed-only') ? undefined : tokenBreakdown(conversations, GENERIC_BUNDLE.window);
+const breakdown = process.argv.includes('--speed-only')
+  ? undefined
+  : tokenBreakdown(conversations, GENERIC_BUNDLE.window);
 const breakdownTotal = breakdown ? CATEGORIES.reduce((n, c) => n + breakdown[c].before, 0) : 0;
 const breakdownLines = breakdown
   ? [
       `where the input is (chat shape, text tokens without message framing; share of all → after compression):`,
-      ...CATEGORIES.map((c) => `  ${c.padEnd(34)} ${String(breakdown[c].before).padStart(8)}  ${pct(breakdown[c].before, breakdownTotal).padStart(5)} %  → ${String(breakdown[c].after).padStart(8)}  (−${pct(breakdown[c].before - breakdown[c].after, breakdown[c].before)} % of it)`),
+      ...CATEGORIES.map(
+        (c) =>
+          `  ${c.padEnd(34)} ${String(breakdown[c].before).padStart(8)}  ${pct(breakdown[c].before, breakdownTotal).padStart(5)} %  → ${String(breakdown[c].after).padStart(8)}  (−${pct(breakdown[c].before - breakdown[c].after, breakdown[c].before)} % of it)`,
+      ),
     ]
   : [];
 
 const lines = [
   `compression benchmark — window keep ${GENERIC_BUNDLE.window.keep} step ${GENERIC_BUNDLE.window.step}; ${conversations.length} SWE-agent trajectories, ${stats.requests} requests (${SHAPES.join(', ')}); caches emptied ${cold ? 'before every request' : 'when a conversation starts'}; ${warmup ? 'compiled on synthetic conversations first' : 'no warm-up'}`,
   `input tokens: ${stats.before} → ${stats.after}  (−${pct(stats.before - stats.after, stats.before)} %)`,
-  ...SHAPES.map((sh) => `  ${sh.padEnd(10)} ${stats.byShape[sh]!.before} → ${stats.byShape[sh]!.after}  (−${pct(stats.byShape[sh]!.before - stats.byShape[sh]!.after, stats.byShape[sh]!.before)} %)`),
+  ...SHAPES.map(
+    (sh) =>
+      `  ${sh.padEnd(10)} ${stats.byShape[sh]!.before} → ${stats.byShape[sh]!.after}  (−${pct(stats.byShape[sh]!.before - stats.byShape[sh]!.after, stats.byShape[sh]!.before)} %)`,
+  ),
   `  native function-calling runs (${stats.bySubset.native.requests} req): −${pct(stats.bySubset.native.before - stats.bySubset.native.after, stats.bySubset.native.before)} %`,
   `  text-action runs as tool calls (${stats.bySubset.converted.requests} req): −${pct(stats.bySubset.converted.before - stats.bySubset.converted.after, stats.bySubset.converted.before)} %`,
   ...breakdownLines,
   `per strategy, alone (tokens saved, share of input; applied in N requests of the full pipeline):`,
-  ...STRATEGY_NAMES.map((n) => `  ${n.padEnd(32)} ${String(alone[n]).padStart(9)}  −${pct(alone[n]!, stats.before).padStart(4)} %   ${stats.applied[n] ?? 0}`),
+  ...STRATEGY_NAMES.map(
+    (n) =>
+      `  ${n.padEnd(32)} ${String(alone[n]).padStart(9)}  −${pct(alone[n]!, stats.before).padStart(4)} %   ${stats.applied[n] ?? 0}`,
+  ),
   `speed, ms per 100k input tokens: engine (conversion + strategies) ${per100k(stats.engineMs)}; end to end (what /v1/compress does, token accounting included) ${per100k(stats.wallMs)} wall, ${per100k(stats.cpuMs)} CPU`,
   `cache stability: ${stats.stable}/${stats.transitions} consecutive turns byte-stable (${pct(stats.stable, stats.transitions)} %); window steps ${stats.steps}; unstable without a step ${stats.unstableOffStep}`,
 ];

@@ -18,8 +18,24 @@ export interface Gen {
   int: (max: number) => number;
 }
 
-const lines = (count: number, line: (i: number) => string) => Array.from({ length: count }, (_, i) => line(i)).join('\n');
-const NON_ASCII = ['café', 'naïve', 'Größe', '東京', '数据', 'привет', 'ñandú', '→', '✓', '…', '😀', '█▌', '═══', 'é\u0301'];
+const lines = (count: number, line: (i: number) => string) =>
+  Array.from({ length: count }, (_, i) => line(i)).join('\n');
+const NON_ASCII = [
+  'café',
+  'naïve',
+  'Größe',
+  '東京',
+  '数据',
+  'привет',
+  'ñandú',
+  '→',
+  '✓',
+  '…',
+  '😀',
+  '█▌',
+  '═══',
+  'é\u0301',
+];
 
 /** Prose in mixed case, with contractions, digits, punctuation and some non-ASCII words. */
 function prose(g: Gen, words: number): string {
@@ -52,7 +68,10 @@ export const TURNS: ((g: Gen) => ToolTurn)[] = [
     tool: 'bash',
     args: { command: `pip install ${g.word()}==${g.int(9)}.${g.int(9)}` },
     output: [
-      lines(12, () => `Requirement already satisfied: ${g.word()} in /usr/lib/python3/site-packages (${g.int(9)}.${g.int(20)})`),
+      lines(
+        12,
+        () => `Requirement already satisfied: ${g.word()} in /usr/lib/python3/site-packages (${g.int(9)}.${g.int(20)})`,
+      ),
       `Collecting ${g.word()}`,
       `  Downloading ${g.word()}-${g.int(9)}.${g.int(9)}-py3-none-any.whl (${g.int(900)} kB)`,
       `     ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ ${g.int(900)}.0/900.0 kB ${g.int(9)}.${g.int(9)} MB/s eta 0:00:00`,
@@ -62,7 +81,11 @@ export const TURNS: ((g: Gen) => ToolTurn)[] = [
   (g) => ({
     tool: 'bash',
     args: { command: 'npx tsc --noEmit -p .' },
-    output: lines(14, (i) => `src/${g.word()}.ts(${g.int(300)},${g.int(40)}): error TS2322: Type 'string' is not assignable to type '${i % 3 ? 'number' : g.word()}'.`),
+    output: lines(
+      14,
+      (i) =>
+        `src/${g.word()}.ts(${g.int(300)},${g.int(40)}): error TS2322: Type 'string' is not assignable to type '${i % 3 ? 'number' : g.word()}'.`,
+    ),
   }),
   (g) => ({
     tool: 'bash',
@@ -84,12 +107,19 @@ export const TURNS: ((g: Gen) => ToolTurn)[] = [
   (g) => ({
     tool: 'bash',
     args: { command: 'git log -3' },
-    output: lines(3, () => `commit ${hex(g, 40)}\nMerge: ${hex(g, 7)} ${hex(g, 7)}\nAuthor: ${g.word()} <${g.word()}@example.org>\nDate:   Mon Jan ${1 + g.int(27)} 10:00:00 2024 +0000\n\n    ${prose(g, 8)}\n`),
+    output: lines(
+      3,
+      () =>
+        `commit ${hex(g, 40)}\nMerge: ${hex(g, 7)} ${hex(g, 7)}\nAuthor: ${g.word()} <${g.word()}@example.org>\nDate:   Mon Jan ${1 + g.int(27)} 10:00:00 2024 +0000\n\n    ${prose(g, 8)}\n`,
+    ),
   }),
   (g) => ({
     tool: 'grep',
     args: { pattern: g.word(), path: 'src' },
-    output: lines(20, (i) => `src/${i < 12 ? 'core' : g.word()}/${i < 12 ? 'module' : g.word()}.py:${g.int(900)}:    ${g.codeLine()}`),
+    output: lines(
+      20,
+      (i) => `src/${i < 12 ? 'core' : g.word()}/${i < 12 ? 'module' : g.word()}.py:${g.int(900)}:    ${g.codeLine()}`,
+    ),
   }),
   (g) => ({
     tool: 'bash',
@@ -107,7 +137,13 @@ export const TURNS: ((g: Gen) => ToolTurn)[] = [
     // Long enough to be cut in the middle; errors, repeats, escapes, redraws and tabs inside.
     output: [
       '\x1b[32mstarting\x1b[0m job',
-      lines(90, (i) => (i % 17 === 5 ? `ERROR: ${prose(g, 6)}` : i % 23 === 0 ? `\t${g.codeLine()}` : `[${g.int(99)}:${g.int(59)}] ${prose(g, 5)}`)),
+      lines(90, (i) =>
+        i % 17 === 5
+          ? `ERROR: ${prose(g, 6)}`
+          : i % 23 === 0
+            ? `\t${g.codeLine()}`
+            : `[${g.int(99)}:${g.int(59)}] ${prose(g, 5)}`,
+      ),
       lines(6, () => 'waiting for workers...'),
       `progress 10%\rprogress 50%\rprogress 100%`,
       lines(80, () => `INFO ${g.word()}=${hex(g, 12)} ${prose(g, 4)}`),
@@ -117,7 +153,18 @@ export const TURNS: ((g: Gen) => ToolTurn)[] = [
   (g) => ({
     tool: 'bash',
     args: { command: `curl -s https://api.example.org/${g.word()}` },
-    output: JSON.stringify({ id: hex(g, 24), items: Array.from({ length: 6 }, () => ({ name: g.word(), size: g.int(10_000), tags: [g.word(), g.pick(NON_ASCII)] })) }, null, 2),
+    output: JSON.stringify(
+      {
+        id: hex(g, 24),
+        items: Array.from({ length: 6 }, () => ({
+          name: g.word(),
+          size: g.int(10_000),
+          tags: [g.word(), g.pick(NON_ASCII)],
+        })),
+      },
+      null,
+      2,
+    ),
   }),
   (g) => ({
     tool: 'bash',

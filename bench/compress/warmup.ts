@@ -31,7 +31,8 @@ function generator(seed: number): Gen {
   const int = (max: number) => Math.floor(rand() * max);
   const pick = <T>(items: readonly T[]) => items[int(items.length)]!;
   const word = () => Array.from({ length: 3 + int(7) }, () => String.fromCharCode(97 + int(26))).join('');
-  const codeLine = () => `${' '.repeat(4 * int(3))}${pick(['def', 'return', 'if', 'for', 'self.', 'x =', '#'])} ${word()}_${word()}(${word()}, ${int(1000)}):`;
+  const codeLine = () =>
+    `${' '.repeat(4 * int(3))}${pick(['def', 'return', 'if', 'for', 'self.', 'x =', '#'])} ${word()}_${word()}(${word()}, ${int(1000)}):`;
   return { rand, pick, word, codeLine, int };
 }
 
@@ -44,8 +45,14 @@ export function warmupConversations(): Msg[][] {
 function toolConversation(turns = 60): Msg[] {
   const g = generator(11);
   const messages: Msg[] = [
-    { role: 'system', content: `You are a coding agent. Use the tools; read files before editing them.\n${Array.from({ length: 30 }, g.codeLine).join('\n')}` },
-    { role: 'user', content: `Please fix the failing job. ${Array.from({ length: 80 }, g.word).join(' ')} — merci, danke, 谢谢.` },
+    {
+      role: 'system',
+      content: `You are a coding agent. Use the tools; read files before editing them.\n${Array.from({ length: 30 }, g.codeLine).join('\n')}`,
+    },
+    {
+      role: 'user',
+      content: `Please fix the failing job. ${Array.from({ length: 80 }, g.word).join(' ')} — merci, danke, 谢谢.`,
+    },
   ];
   const earlier: { tool: string; args: Record<string, unknown>; output: string }[] = [];
   for (let i = 0; i < turns; i++) {
@@ -53,7 +60,11 @@ function toolConversation(turns = 60): Msg[] {
     const turn = i > 8 && i % 7 === 0 ? earlier[g.int(earlier.length)]! : TURNS[i % TURNS.length]!(g);
     earlier.push(turn);
     const id = `call_w${i}`;
-    messages.push({ role: 'assistant', content: i % 3 === 0 ? '' : `Step ${i}: ${turn.tool}.`, tool_calls: [{ id, type: 'function', function: { name: turn.tool, arguments: JSON.stringify(turn.args) } }] });
+    messages.push({
+      role: 'assistant',
+      content: i % 3 === 0 ? '' : `Step ${i}: ${turn.tool}.`,
+      tool_calls: [{ id, type: 'function', function: { name: turn.tool, arguments: JSON.stringify(turn.args) } }],
+    });
     messages.push({ role: 'tool', tool_call_id: id, content: turn.output });
   }
   messages.push({ role: 'assistant', content: 'Fixed.' });
@@ -68,7 +79,10 @@ export function warmupConversation(turns = 40): Msg[] {
       const file = `${word()}/${word()}.py`;
       const start = 1 + Math.floor(rand() * 200);
       const lines = Array.from({ length: 100 }, (_, i) => `${start + i}:${codeLine()}`);
-      return { command: `open ${file} ${start}`, output: `[File: /repo/${file} (400 lines total)]\n${lines.join('\n')}\n(${300 - start} more lines below)\n${footer(file)}` };
+      return {
+        command: `open ${file} ${start}`,
+        output: `[File: /repo/${file} (400 lines total)]\n${lines.join('\n')}\n(${300 - start} more lines below)\n${footer(file)}`,
+      };
     },
     () => ({
       command: 'pytest -x tests/',
@@ -87,17 +101,34 @@ export function warmupConversation(turns = 40): Msg[] {
       command: `search_dir ${word()}`,
       output: `Found 12 matches in /repo:\n${Array.from({ length: 12 }, () => `/repo/${word()}/${word()}.py:${Math.floor(rand() * 900)}:    ${codeLine()}`).join('\n')}\n${footer('n/a')}`,
     }),
-    () => ({ command: `pip install ${word()}`, output: Array.from({ length: 20 }, () => `Requirement already satisfied: ${word()} in /usr/lib/python3/site-packages (${Math.floor(rand() * 9)}.${Math.floor(rand() * 9)})`).join('\n') }),
-    () => ({ command: `edit ${Math.floor(rand() * 90)}:${Math.floor(rand() * 90)}`, output: `File updated. Please review the changes.\n${footer(`${word()}.py`)}` }),
+    () => ({
+      command: `pip install ${word()}`,
+      output: Array.from(
+        { length: 20 },
+        () =>
+          `Requirement already satisfied: ${word()} in /usr/lib/python3/site-packages (${Math.floor(rand() * 9)}.${Math.floor(rand() * 9)})`,
+      ).join('\n'),
+    }),
+    () => ({
+      command: `edit ${Math.floor(rand() * 90)}:${Math.floor(rand() * 90)}`,
+      output: `File updated. Please review the changes.\n${footer(`${word()}.py`)}`,
+    }),
   ];
   const messages: Msg[] = [
-    { role: 'system', content: `You are an agent. Commands: open, edit, search_dir, pytest.\n${Array.from({ length: 40 }, codeLine).join('\n')}` },
+    {
+      role: 'system',
+      content: `You are an agent. Commands: open, edit, search_dir, pytest.\n${Array.from({ length: 40 }, codeLine).join('\n')}`,
+    },
     { role: 'user', content: `Fix the bug in ${word()}. ${Array.from({ length: 60 }, word).join(' ')}` },
   ];
   for (let i = 0; i < turns; i++) {
     const { command, output } = pick(outputs)();
     const id = `warmup_${i}`;
-    messages.push({ role: 'assistant', content: `Next I will run ${command}.`, tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command }) } }] });
+    messages.push({
+      role: 'assistant',
+      content: `Next I will run ${command}.`,
+      tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command }) } }],
+    });
     messages.push({ role: 'tool', tool_call_id: id, content: output });
   }
   messages.push({ role: 'assistant', content: 'Done.' });

@@ -21,7 +21,9 @@ import { ensureOrganization } from '../../src/store/organizations.js';
 import { createConsoleToken } from '../../src/store/console-tokens.js';
 import { compileGateway, spawnGateway } from '../support/spawn-gateway.js';
 
-const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, format: { type: 'string', default: 'csv' } } });
+const { values } = parseArgs({
+  options: { rows: { type: 'string', default: '1000000' }, format: { type: 'string', default: 'csv' } },
+});
 const ROWS = Number(values.rows);
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-export-'));
 
@@ -29,7 +31,11 @@ const dataDir = mkdtempSync(join(tmpdir(), 'bench-export-'));
 const seedStarted = Date.now();
 const store = await openStore({ dataDir });
 const { organization } = await ensureOrganization(store, 'bench', 'Bench');
-const { secret: token } = await createConsoleToken(store, { organizationId: organization.id, name: 'bench', permission: 'admin' });
+const { secret: token } = await createConsoleToken(store, {
+  organizationId: organization.id,
+  name: 'bench',
+  permission: 'admin',
+});
 await store.close();
 const db = new SQLite(join(dataDir, 'gateway.sqlite'));
 db.pragma('journal_mode = WAL');
@@ -39,7 +45,9 @@ const insertKey = db.prepare(
   `insert into api_keys (id, organization_id, name, type, coding_assistant, models, max_usage_usd, active, debug_mode, compression, email, key_digest, key_ciphertext, created_at, updated_at, expires_at, last_used_at, deleted_at)
    values (?, ?, ?, 'api', null, '[]', null, 1, 0, 0, null, ?, null, ?, ?, null, null, ?)`,
 );
-keyIds.forEach((id, i) => insertKey.run(id, organization.id, `key ${i}, "team ${i % 3}"`, randomUUID(), now, now, i % 5 === 0 ? now : null));
+keyIds.forEach((id, i) =>
+  insertKey.run(id, organization.id, `key ${i}, "team ${i % 3}"`, randomUUID(), now, now, i % 5 === 0 ? now : null),
+);
 const insertRow = db.prepare(
   `insert into usage_records (id, request_id, created_at, organization_id, api_key_id, model, provider, upstream_model, endpoint, input_tokens, cached_input_tokens,
    cache_creation_input_tokens, output_tokens, reasoning_tokens, uncompressed_input_tokens, cost_micro_usd, tags, status_code, error_code, latency_ms, stream)
@@ -48,7 +56,18 @@ const insertRow = db.prepare(
 const tagSets = ['[]', '["prod"]', '["prod","team-a"]', '["batch job","eu"]'];
 const seed = db.transaction((from: number, to: number) => {
   for (let i = from; i < to; i++) {
-    insertRow.run(randomUUID(), `req_${i}`, now - 20 * 3_600_000 + Math.floor((i / ROWS) * 19 * 3_600_000), organization.id, keyIds[i % keyIds.length], 'openai/gpt-4o-mini', 500 + (i % 3000), 20 + (i % 700), 1234 + i * 7, tagSets[i % tagSets.length]);
+    insertRow.run(
+      randomUUID(),
+      `req_${i}`,
+      now - 20 * 3_600_000 + Math.floor((i / ROWS) * 19 * 3_600_000),
+      organization.id,
+      keyIds[i % keyIds.length],
+      'openai/gpt-4o-mini',
+      500 + (i % 3000),
+      20 + (i % 700),
+      1234 + i * 7,
+      tagSets[i % tagSets.length],
+    );
   }
 });
 for (let i = 0; i < ROWS; i += 50_000) seed(i, Math.min(ROWS, i + 50_000));
@@ -57,7 +76,10 @@ const seedSeconds = (Date.now() - seedStarted) / 1000;
 
 // 2. Serve, from compiled JavaScript as bin/gateway does (tsx's loader alone costs ~60 MB).
 const build = compileGateway();
-const gateway = await spawnGateway({ GATEWAY_DATA_DIR: dataDir, GATEWAY_PORT: '0', CONSOLE_PORT: '0', COLLECTOR_PORT: '0' }, build?.entry);
+const gateway = await spawnGateway(
+  { GATEWAY_DATA_DIR: dataDir, GATEWAY_PORT: '0', CONSOLE_PORT: '0', COLLECTOR_PORT: '0' },
+  build?.entry,
+);
 const { child, urls } = gateway;
 const ca = readFileSync(join(dataDir, 'tls', 'cert.pem'), 'utf8');
 const dispatcher = new Agent({ connect: { ca }, bodyTimeout: 600_000 });
@@ -67,10 +89,13 @@ const rssBefore = kb('VmRSS');
 
 // 3. Export.
 const started = Date.now();
-const response = await request(`${urls.console}/v1/organizations/${organization.id}/logs/export?period=2d&format=${values.format}`, {
-  headers: { authorization: `Bearer ${token}` },
-  dispatcher,
-});
+const response = await request(
+  `${urls.console}/v1/organizations/${organization.id}/logs/export?period=2d&format=${values.format}`,
+  {
+    headers: { authorization: `Bearer ${token}` },
+    dispatcher,
+  },
+);
 let bytes = 0;
 let newlines = 0;
 let rssSamples = 0;

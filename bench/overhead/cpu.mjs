@@ -37,7 +37,16 @@ const TICK_US = 1e6 / 100; // USER_HZ is 100 on Linux
 function run(url, headers, body, amount) {
   return new Promise((resolveRun, reject) => {
     autocannon(
-      { url, method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, connections, pipelining: 1, amount, timeout: 10 },
+      {
+        url,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+        connections,
+        pipelining: 1,
+        amount,
+        timeout: 10,
+      },
       (error, result) => (error ? reject(error) : resolveRun(result)),
     );
   });
@@ -54,7 +63,9 @@ async function main() {
   delete childEnv.NODE_OPTIONS;
   const ctx = { repoRoot, benchDir, tmpDir, logDir, childEnv, upstream: null };
   ctx.upstream = await startUpstream(ctx, 0);
-  const gatewayCtx = cpuProfDir ? { ...ctx, gatewayNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${resolve(cpuProfDir)}`] } : ctx;
+  const gatewayCtx = cpuProfDir
+    ? { ...ctx, gatewayNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${resolve(cpuProfDir)}`] }
+    : ctx;
   const [target] = makeTargets(gatewayCtx, [targetId]);
   const gateway = await target.start();
   try {
@@ -73,10 +84,15 @@ async function main() {
         const seconds = (performance.now() - started) / 1000;
         const ticks = processTicks(gateway.pid) - before;
         const ok = result['2xx'];
-        if (ok !== requests) throw new Error(`${mode}: ${ok} of ${requests} requests answered 2xx (non-2xx ${result.non2xx}, errors ${result.errors})`);
+        if (ok !== requests)
+          throw new Error(
+            `${mode}: ${ok} of ${requests} requests answered 2xx (non-2xx ${result.non2xx}, errors ${result.errors})`,
+          );
         const us = (ticks * TICK_US) / ok;
         perRequest.push(us);
-        process.stderr.write(`· ${mode} c=${connections} batch ${i + 1}: ${us.toFixed(0)} µs CPU/request, ${(ok / seconds).toFixed(0)} req/s\n`);
+        process.stderr.write(
+          `· ${mode} c=${connections} batch ${i + 1}: ${us.toFixed(0)} µs CPU/request, ${(ok / seconds).toFixed(0)} req/s\n`,
+        );
       }
       lines.push(
         `${mode.padEnd(6)} c=${connections}: ${targetId} CPU ${median(perRequest).toFixed(0)} µs/request median, ${Math.min(...perRequest).toFixed(0)} min ` +

@@ -34,13 +34,35 @@ function parseOptions(argv) {
     if (hit && hit.includes('=')) return hit.slice(hit.indexOf('=') + 1);
     return process.env[envName] || fallback;
   };
-  const list = (s) => String(s).split(',').map((x) => x.trim()).filter(Boolean);
+  const list = (s) =>
+    String(s)
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
   if (flag('help') || flag('h')) {
-    process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 19).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+    process.stdout.write(
+      readFileSync(fileURLToPath(import.meta.url), 'utf8')
+        .split('\n')
+        .slice(1, 19)
+        .map((l) => l.replace(/^\/\/ ?/, ''))
+        .join('\n') + '\n',
+    );
     process.exit(0);
   }
   const quick = Boolean(flag('quick')) || process.env.BENCH_QUICK === '1';
-  const known = new Set(['quick', 'duration', 'rounds', 'warmup', 'concurrency', 'modes', 'targets', 'chunk-delay-ms', 'no-build', 'keep', 'help']);
+  const known = new Set([
+    'quick',
+    'duration',
+    'rounds',
+    'warmup',
+    'concurrency',
+    'modes',
+    'targets',
+    'chunk-delay-ms',
+    'no-build',
+    'keep',
+    'help',
+  ]);
   for (const a of argv) {
     const name = a.replace(/^--/, '').split('=')[0];
     if (!a.startsWith('--') || !known.has(name)) throw new Error(`unknown argument "${a}" (see --help)`);
@@ -58,9 +80,11 @@ function parseOptions(argv) {
     keep: Boolean(flag('keep')),
   };
   if (!(options.durationS > 0 && options.durationS <= 120)) throw new Error('--duration must be in (0, 120] seconds');
-  if (!(Number.isInteger(options.rounds) && options.rounds >= 1 && options.rounds <= 20)) throw new Error('--rounds must be an integer in [1, 20]');
+  if (!(Number.isInteger(options.rounds) && options.rounds >= 1 && options.rounds <= 20))
+    throw new Error('--rounds must be an integer in [1, 20]');
   if (!(options.warmupS >= 0 && options.warmupS <= 60)) throw new Error('--warmup must be in [0, 60] seconds');
-  if (!options.concurrencies.length || options.concurrencies.some((c) => !Number.isInteger(c) || c < 1 || c > 1000)) throw new Error('--concurrency must list integers in [1, 1000]');
+  if (!options.concurrencies.length || options.concurrencies.some((c) => !Number.isInteger(c) || c < 1 || c > 1000))
+    throw new Error('--concurrency must list integers in [1, 1000]');
   if (options.modes.some((m) => m !== 'json' && m !== 'stream')) throw new Error('--modes takes json and/or stream');
   if (options.targets.some((t) => !TARGET_IDS.includes(t))) throw new Error(`--targets takes ${TARGET_IDS.join(', ')}`);
   if (!options.targets.includes('direct')) options.targets.unshift('direct');
@@ -75,8 +99,13 @@ function ensureDependencies() {
   const needed = [join(benchDir, 'node_modules/autocannon/package.json'), portkeyEntry(benchDir)];
   if (needed.every((file) => existsSync(file))) return;
   log('installing benchmark dependencies: npm install --prefix bench/overhead (first run only)');
-  const result = spawnSync('npm', ['install', '--prefix', benchDir, '--no-audit', '--no-fund'], { cwd: repoRoot, stdio: ['ignore', 2, 2], timeout: 300_000 });
-  if (result.status !== 0 || !needed.every((file) => existsSync(file))) throw new Error(`npm install --prefix bench/overhead failed (exit ${result.status})`);
+  const result = spawnSync('npm', ['install', '--prefix', benchDir, '--no-audit', '--no-fund'], {
+    cwd: repoRoot,
+    stdio: ['ignore', 2, 2],
+    timeout: 300_000,
+  });
+  if (result.status !== 0 || !needed.every((file) => existsSync(file)))
+    throw new Error(`npm install --prefix bench/overhead failed (exit ${result.status})`);
 }
 
 function machineLine() {
@@ -121,7 +150,9 @@ async function main() {
   delete childEnv.NODE_OPTIONS;
   const ctx = { repoRoot, benchDir, tmpDir, logDir, childEnv, upstream: null };
 
-  log(`planned: ${totalRuns} measurements × ${options.durationS} s + warm-ups ≈ ${Math.round(plannedS)} s of load; temp dir ${tmpDir}`);
+  log(
+    `planned: ${totalRuns} measurements × ${options.durationS} s + warm-ups ≈ ${Math.round(plannedS)} s of load; temp dir ${tmpDir}`,
+  );
   ctx.upstream = await startUpstream(ctx, options.chunkDelayMs);
   log(`mock upstream ${ctx.upstream.url} (pid ${ctx.upstream.pid})`);
 
@@ -131,13 +162,20 @@ async function main() {
   const targets = makeTargets(ctx, options.targets);
   const live = [];
   const failRows = (id, modes, reason) => {
-    for (const mode of modes) for (const c of options.concurrencies) runs.push({ target: id, mode, connections: c, failed: reason.split('\n')[0] });
+    for (const mode of modes)
+      for (const c of options.concurrencies)
+        runs.push({ target: id, mode, connections: c, failed: reason.split('\n')[0] });
   };
   try {
     // Every target is started, checked and warmed up first and stays up until the end, so the
     // measurements can be interleaved (see below). An idle server costs the others nothing.
     for (const target of targets) {
-      const info = (targetInfo[target.id] = { label: target.label, protocol: target.protocol, checks: {}, warmups: {} });
+      const info = (targetInfo[target.id] = {
+        label: target.label,
+        protocol: target.protocol,
+        checks: {},
+        warmups: {},
+      });
       let running;
       try {
         if (target.id === 'gateway' && buildError) throw new Error(buildError);
@@ -168,7 +206,11 @@ async function main() {
         entry.modes.add(mode);
         if (options.warmupS > 0) {
           const spec = { url: running.url, headers: running.headers, body: running.body(mode), pid: running.pid };
-          const warm = await measure({ ...spec, connections: Math.min(10, Math.max(...options.concurrencies)), durationS: options.warmupS });
+          const warm = await measure({
+            ...spec,
+            connections: Math.min(10, Math.max(...options.concurrencies)),
+            durationS: options.warmupS,
+          });
           info.warmups[mode] = { ok: warm.ok, non2xx: warm.non2xx, errors: warm.errors };
         }
       }
@@ -188,7 +230,15 @@ async function main() {
             await sleep(150);
             const { running } = e;
             try {
-              const raw = await measure({ url: running.url, headers: running.headers, body: running.body(mode), pid: running.pid, otherPids: [ctx.upstream.pid], connections: c, durationS: options.durationS });
+              const raw = await measure({
+                url: running.url,
+                headers: running.headers,
+                body: running.body(mode),
+                pid: running.pid,
+                otherPids: [ctx.upstream.pid],
+                connections: c,
+                durationS: options.durationS,
+              });
               collected.get(e.target.id).push(raw);
               log(
                 `${mode} c=${c} round ${round + 1}/${options.rounds} ${e.target.id}: ${raw.rps.toFixed(0)} req/s, ` +
@@ -246,7 +296,9 @@ async function main() {
   out.push(
     `other load: 1-min load average ${loadBefore[0].toFixed(2)} before the run; CPU used by processes other than the bench, mock and target ` +
       `during the measurements: at most ${(worstForeign * 100).toFixed(0)}% of the machine` +
-      (worstForeign > 0.1 ? ' — OTHER WORK WAS COMPETING FOR THE CPU: treat these numbers as noisy (column "other%").' : '.'),
+      (worstForeign > 0.1
+        ? ' — OTHER WORK WAS COMPETING FOR THE CPU: treat these numbers as noisy (column "other%").'
+        : '.'),
   );
   if (buildMs !== null) out.push(`gateway build: npx tsc -p tsconfig.build.json took ${(buildMs / 1000).toFixed(1)} s`);
   for (const mode of options.modes) {
@@ -274,17 +326,28 @@ async function main() {
     const v = gw.processPeakKiB / pk.processPeakKiB;
     out.push(`gateway VmHWM ÷ portkey VmHWM (whole run)  ≤ 0.5  ${v.toFixed(2)} ${v <= 0.5 ? 'ok' : 'MISS'}`);
   }
-  out.push('("ok"/"MISS": against the issue\'s acceptance target; "!": that cell\'s runs had non-2xx responses or errors; n/a: a side failed or was not run)');
+  out.push(
+    '("ok"/"MISS": against the issue\'s acceptance target; "!": that cell\'s runs had non-2xx responses or errors; n/a: a side failed or was not run)',
+  );
   const unreachable = floorMisses(ratios);
   if (unreachable.length) {
     out.push('');
-    out.push('targets the bare HTTPS pass-through (the floor) misses too in this run — out of reach for any Node gateway here:');
-    for (const m of unreachable) out.push(`  [${m.mode}] c=${m.connections} ${m.ratio} ${m.target}: floor ${m.floor.toFixed(2)}, gateway ${m.gateway === null ? 'n/a' : m.gateway.toFixed(2)}`);
+    out.push(
+      'targets the bare HTTPS pass-through (the floor) misses too in this run — out of reach for any Node gateway here:',
+    );
+    for (const m of unreachable)
+      out.push(
+        `  [${m.mode}] c=${m.connections} ${m.ratio} ${m.target}: floor ${m.floor.toFixed(2)}, gateway ${m.gateway === null ? 'n/a' : m.gateway.toFixed(2)}`,
+      );
   }
 
   const problems = [];
   for (const [where, what] of Object.entries(failures)) problems.push(`${where}: ${what.split('\n')[0]}`);
-  for (const run of runs) if (!run.failed && (run.non2xx > 0 || run.errors > 0)) problems.push(`${run.target} ${run.mode} c=${run.connections}: ${run.non2xx} non-2xx ${JSON.stringify(run.statusCodes)}, ${run.errors} errors`);
+  for (const run of runs)
+    if (!run.failed && (run.non2xx > 0 || run.errors > 0))
+      problems.push(
+        `${run.target} ${run.mode} c=${run.connections}: ${run.non2xx} non-2xx ${JSON.stringify(run.statusCodes)}, ${run.errors} errors`,
+      );
   out.push('');
   if (problems.length) {
     out.push(`== PROBLEMS (${problems.length}) ==`);

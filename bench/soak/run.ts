@@ -46,7 +46,12 @@ const RSS_EVERY_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 
 type Kind = 'chat' | 'stream' | 'count_tokens' | 'compress';
-const MIX: Array<[Kind, number]> = [['chat', 0.4], ['stream', 0.3], ['count_tokens', 0.15], ['compress', 0.15]];
+const MIX: Array<[Kind, number]> = [
+  ['chat', 0.4],
+  ['stream', 0.3],
+  ['count_tokens', 0.15],
+  ['compress', 0.15],
+];
 
 const children: ChildProcess[] = [];
 const cleanups: Array<() => void> = [];
@@ -61,7 +66,10 @@ process.on('SIGINT', () => {
 process.on('exit', killAll);
 
 async function startMock(): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'bench', 'soak', 'mock-upstream.ts')], { cwd: REPO, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'bench', 'soak', 'mock-upstream.ts')], {
+    cwd: REPO,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   children.push(child);
   let out = '';
   return new Promise((resolve, reject) => {
@@ -98,7 +106,8 @@ function slope(points: Array<[number, number]>): number | null {
   return sxx === 0 ? null : sxy / sxx;
 }
 
-const round = (x: number | null | undefined, digits = 1) => (x === null || x === undefined ? null : Number(x.toFixed(digits)));
+const round = (x: number | null | undefined, digits = 1) =>
+  x === null || x === undefined ? null : Number(x.toFixed(digits));
 
 // ---- set-up ------------------------------------------------------------------------------------
 
@@ -109,19 +118,36 @@ writeFileSync(
   join(dataDir, 'gateway-config.json'),
   JSON.stringify({
     providers: [{ id: 'mock', kind: 'openai', base_url: mockUrl, api_key_env: 'MOCK_KEY' }],
-    models: [{ id: 'openai/gpt-4o-mini', providers: [{ provider: 'mock', model: 'gpt-4o-mini' }], pricing: { input_per_mtok: 0.15, output_per_mtok: 0.6 } }],
+    models: [
+      {
+        id: 'openai/gpt-4o-mini',
+        providers: [{ provider: 'mock', model: 'gpt-4o-mini' }],
+        pricing: { input_per_mtok: 0.15, output_per_mtok: 0.6 },
+      },
+    ],
     retry: { max_attempts: 1, base_delay_ms: 0, max_delay_ms: 0 },
   }),
 );
 const setup = await openStore({ dataDir });
 const { organization } = await ensureOrganization(setup, 'soak', 'Soak');
-const { secret: consoleToken } = await createConsoleToken(setup, { organizationId: organization.id, name: 'soak', permission: 'admin' });
+const { secret: consoleToken } = await createConsoleToken(setup, {
+  organizationId: organization.id,
+  name: 'soak',
+  permission: 'admin',
+});
 await setup.close();
 
 const build = values['no-build'] ? undefined : compileGateway();
 if (build) cleanups.push(build.cleanup);
 const gateway: SpawnedGateway = await spawnGateway(
-  { GATEWAY_DATA_DIR: dataDir, GATEWAY_PORT: '0', CONSOLE_PORT: '0', COLLECTOR_PORT: '0', GATEWAY_CONFIG: join(dataDir, 'gateway-config.json'), MOCK_KEY: 'sk-soak' },
+  {
+    GATEWAY_DATA_DIR: dataDir,
+    GATEWAY_PORT: '0',
+    CONSOLE_PORT: '0',
+    COLLECTOR_PORT: '0',
+    GATEWAY_CONFIG: join(dataDir, 'gateway-config.json'),
+    MOCK_KEY: 'sk-soak',
+  },
   build?.entry,
 );
 children.push(gateway.child);
@@ -137,14 +163,18 @@ async function createKey(body: Record<string, unknown>): Promise<string> {
     body: JSON.stringify(body),
   });
   const json = (await response.body.json()) as { key?: string };
-  if (response.statusCode !== 201 || !json.key) throw new Error(`could not create a key: ${response.statusCode} ${JSON.stringify(json)}`);
+  if (response.statusCode !== 201 || !json.key)
+    throw new Error(`could not create a key: ${response.statusCode} ${JSON.stringify(json)}`);
   return json.key;
 }
 const keys = [await createKey({ name: 'soak capped', max_usage: 1_000_000 }), await createKey({ name: 'soak open' })];
 
 // ---- requests ----------------------------------------------------------------------------------
 
-const toolOutput = Array.from({ length: 60 }, (_, i) => `src/module${i % 7}/file${i}.ts:${i + 1}: const value${i} = compute(${i});`).join('\n');
+const toolOutput = Array.from(
+  { length: 60 },
+  (_, i) => `src/module${i % 7}/file${i}.ts:${i + 1}: const value${i} = compute(${i});`,
+).join('\n');
 function requestFor(kind: Kind, n: number): { path: string; body: unknown } {
   const messages = [
     { role: 'system', content: 'You are a terse assistant.' },
@@ -154,7 +184,16 @@ function requestFor(kind: Kind, n: number): { path: string; body: unknown } {
     case 'chat':
       return { path: '/v1/chat/completions', body: { model: 'openai/gpt-4o-mini', messages, max_tokens: 64 } };
     case 'stream':
-      return { path: '/v1/chat/completions', body: { model: 'openai/gpt-4o-mini', messages, max_tokens: 64, stream: true, stream_options: { include_usage: true } } };
+      return {
+        path: '/v1/chat/completions',
+        body: {
+          model: 'openai/gpt-4o-mini',
+          messages,
+          max_tokens: 64,
+          stream: true,
+          stream_options: { include_usage: true },
+        },
+      };
     case 'count_tokens':
       return { path: '/v1/count_tokens', body: { model: 'openai/gpt-4o-mini', messages } };
     case 'compress':
@@ -165,7 +204,13 @@ function requestFor(kind: Kind, n: number): { path: string; body: unknown } {
           compression_model: 'codex',
           messages: [
             ...messages,
-            { role: 'assistant', content: null, tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: 'grep', arguments: '{"pattern":"compute"}' } }] },
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [
+                { id: `call_${n}`, type: 'function', function: { name: 'grep', arguments: '{"pattern":"compute"}' } },
+              ],
+            },
             { role: 'tool', tool_call_id: `call_${n}`, content: toolOutput },
           ],
         },
@@ -184,7 +229,15 @@ interface Minute {
 }
 const minutes: Minute[] = [];
 const minuteOf = (at: number): Minute =>
-  (minutes[Math.floor(at / 60_000)] ??= { requests: 0, ok: 0, errors: {}, skipped: 0, latencies: [], byKind: { chat: [], stream: [], count_tokens: [], compress: [] }, rss: [] });
+  (minutes[Math.floor(at / 60_000)] ??= {
+    requests: 0,
+    ok: 0,
+    errors: {},
+    skipped: 0,
+    latencies: [],
+    byKind: { chat: [], stream: [], count_tokens: [], compress: [] },
+    rss: [],
+  });
 const rssSamples: Array<[number, number]> = [];
 
 let inFlight = 0;
@@ -220,7 +273,9 @@ async function fire(kind: Kind, n: number, startedAt: number): Promise<void> {
 
 // ---- the run -----------------------------------------------------------------------------------
 
-console.log(`soak: ${MINUTES} min at ${RATE} req/s (${MIX.map(([k, w]) => `${k} ${w * 100}%`).join(', ')}), gateway pid ${pid} (${gateway.runtime}), mock upstream ${mockUrl}`);
+console.log(
+  `soak: ${MINUTES} min at ${RATE} req/s (${MIX.map(([k, w]) => `${k} ${w * 100}%`).join(', ')}), gateway pid ${pid} (${gateway.runtime}), mock upstream ${mockUrl}`,
+);
 const t0 = performance.now();
 const rssTimer = setInterval(() => {
   const at = performance.now() - t0;
@@ -237,7 +292,7 @@ let printed = 0;
 while (performance.now() - t0 < DURATION_MS) {
   const due = Math.floor(((performance.now() - t0) / 1000) * RATE);
   while (n < due) {
-    let pick = ((n * 0.6180339887) % 1 + 1) % 1;
+    let pick = (((n * 0.6180339887) % 1) + 1) % 1;
     let kind: Kind = 'chat';
     for (const [k, weight] of MIX) {
       if (pick < weight) {
@@ -271,7 +326,13 @@ function summary(index: number) {
   const m = minutes[index];
   if (!m) return undefined;
   const sorted = [...m.latencies].sort((a, b) => a - b);
-  const p = (kind: Kind, q: number) => round(percentile([...m.byKind[kind]].sort((a, b) => a - b), q));
+  const p = (kind: Kind, q: number) =>
+    round(
+      percentile(
+        [...m.byKind[kind]].sort((a, b) => a - b),
+        q,
+      ),
+    );
   return {
     minute: index + 1,
     requests: m.requests,
@@ -281,7 +342,12 @@ function summary(index: number) {
     skipped: m.skipped,
     p50_ms: round(percentile(sorted, 50)),
     p99_ms: round(percentile(sorted, 99)),
-    p99_ms_by_kind: { chat: p('chat', 99), stream: p('stream', 99), count_tokens: p('count_tokens', 99), compress: p('compress', 99) },
+    p99_ms_by_kind: {
+      chat: p('chat', 99),
+      stream: p('stream', 99),
+      count_tokens: p('count_tokens', 99),
+      compress: p('compress', 99),
+    },
     rss_mb: round(m.rss.at(-1)),
     rss_mb_mean: round(m.rss.length ? m.rss.reduce((s, x) => s + x, 0) / m.rss.length : null),
   };
@@ -291,7 +357,7 @@ function printMinute(index: number): void {
   const s = summary(index);
   if (!s) return;
   console.log(
-    `minute ${String(s.minute).padStart(2)}: ${s.requests} requests, ${s.ok} ok, ${s.error_count} errors${s.requests - s.ok - s.error_count > 0 ? ` (${s.requests - s.ok - s.error_count} still in flight)` : ""}${s.error_count ? ` ${JSON.stringify(s.errors)}` : ''}, ${s.skipped} skipped, ` +
+    `minute ${String(s.minute).padStart(2)}: ${s.requests} requests, ${s.ok} ok, ${s.error_count} errors${s.requests - s.ok - s.error_count > 0 ? ` (${s.requests - s.ok - s.error_count} still in flight)` : ''}${s.error_count ? ` ${JSON.stringify(s.errors)}` : ''}, ${s.skipped} skipped, ` +
       `p50 ${s.p50_ms} ms, p99 ${s.p99_ms} ms (chat ${s.p99_ms_by_kind.chat}, stream ${s.p99_ms_by_kind.stream}, count_tokens ${s.p99_ms_by_kind.count_tokens}, compress ${s.p99_ms_by_kind.compress}), RSS ${s.rss_mb} MB`,
   );
 }
@@ -323,7 +389,9 @@ console.log(
   `RSS: ${result.rss_mb_initial} MB at start, ${result.rss_mb_minute_1} MB at minute 1, ${result.rss_mb_last_minute} MB at minute ${perMinute.length}; ` +
     `slope after minute 1: ${result.rss_slope_mb_per_min_after_minute_1} MB/min (all samples: ${result.rss_slope_mb_per_min_all} MB/min)`,
 );
-console.log(`totals: ${result.totals.requests} requests, ${result.totals.ok} ok, ${result.totals.errors} errors, ${result.totals.skipped} skipped`);
+console.log(
+  `totals: ${result.totals.requests} requests, ${result.totals.ok} ok, ${result.totals.errors} errors, ${result.totals.skipped} skipped`,
+);
 
 const resultsDir = join(REPO, 'bench', '.results');
 mkdirSync(resultsDir, { recursive: true });

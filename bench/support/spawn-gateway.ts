@@ -14,11 +14,23 @@ export const REPO = resolve(import.meta.dirname, '..', '..');
  */
 export function compileGateway(): { entry: string; cleanup(): void } | undefined {
   const dir = mkdtempSync(join(tmpdir(), 'bench-gateway-build-'));
-  spawnSync(process.execPath, [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(REPO, 'tsconfig.build.json'), '--outDir', join(dir, 'dist'), '--sourceMap', 'false'], {
-    cwd: REPO,
-    encoding: 'utf8',
-    timeout: 300_000,
-  });
+  spawnSync(
+    process.execPath,
+    [
+      join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      join(REPO, 'tsconfig.build.json'),
+      '--outDir',
+      join(dir, 'dist'),
+      '--sourceMap',
+      'false',
+    ],
+    {
+      cwd: REPO,
+      encoding: 'utf8',
+      timeout: 300_000,
+    },
+  );
   const entry = join(dir, 'dist', 'cli', 'main.js');
   if (!existsSync(entry)) {
     rmSync(dir, { recursive: true, force: true });

@@ -41,7 +41,9 @@ export function toChatMessage(raw: Record<string, unknown>): ChatMessage {
  * requests, so a cache cannot win on object identity alone.
  */
 export function loadAgentRequests(model: string): { files: number; requests: ChatRequestFixture[] } {
-  const names = readdirSync(TRAJECTORY_DIR).filter((name) => name.endsWith('.traj')).sort();
+  const names = readdirSync(TRAJECTORY_DIR)
+    .filter((name) => name.endsWith('.traj'))
+    .sort();
   const requests: ChatRequestFixture[] = [];
   for (const name of names) {
     const file = JSON.parse(readFileSync(join(TRAJECTORY_DIR, name), 'utf8')) as TrajectoryFile;

@@ -70,7 +70,9 @@ function benchTokenizer(tokenizer: TokenizerName): void {
     assert.deepEqual(round.perRequest, plain.perRequest, 'per-request tokens differ');
   }
 
-  console.log(`\n[${tokenizer}] ${files} trajectories, ${requests.length} requests (every prefix), median of ${ROUNDS} rounds`);
+  console.log(
+    `\n[${tokenizer}] ${files} trajectories, ${requests.length} requests (every prefix), median of ${ROUNDS} rounds`,
+  );
   console.log(line('baseline (tiktoken, no cache)', requests.length, plain));
   console.log(line('countRequestTokens (cold)', requests.length, cached));
   console.log(`cache: ${stats.entries} entries, ${stats.chars} chars, ${stats.hits} hits, ${stats.misses} misses`);

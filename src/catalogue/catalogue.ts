@@ -24,7 +24,10 @@ export class Catalogue {
   private readonly models = new Map<string, CatalogueModel>();
   private readonly activeList: CatalogueModel[];
 
-  constructor(config: GatewayConfig, private readonly env: NodeJS.ProcessEnv = process.env) {
+  constructor(
+    config: GatewayConfig,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
     const providers = new Map<string, ProviderConfig>();
     for (const provider of [...DEFAULT_PROVIDERS, ...(config.providers ?? [])]) providers.set(provider.id, provider);
     const models = new Map<string, ModelConfig>();

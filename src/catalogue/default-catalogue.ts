@@ -9,7 +9,12 @@ import type { ModelConfig, ProviderConfig } from '../config/gateway-config.js';
 export const DEFAULT_PROVIDERS: ProviderConfig[] = [
   { id: 'openai', kind: 'openai', base_url: 'https://api.openai.com/v1', api_key_env: 'OPENAI_API_KEY' },
   { id: 'anthropic', kind: 'anthropic', base_url: 'https://api.anthropic.com/v1', api_key_env: 'ANTHROPIC_API_KEY' },
-  { id: 'google', kind: 'gemini', base_url: 'https://generativelanguage.googleapis.com/v1beta', api_key_env: 'GEMINI_API_KEY' },
+  {
+    id: 'google',
+    kind: 'gemini',
+    base_url: 'https://generativelanguage.googleapis.com/v1beta',
+    api_key_env: 'GEMINI_API_KEY',
+  },
   { id: 'mistral', kind: 'openai', base_url: 'https://api.mistral.ai/v1', api_key_env: 'MISTRAL_API_KEY' },
   { id: 'local', kind: 'local' },
 ];

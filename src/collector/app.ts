@@ -34,7 +34,10 @@ function corsHeaders(request: FastifyRequest, reply: FastifyReply): void {
  * whatever the content type (navigator.sendBeacon sends text/plain); events are stored, with
  * their outbox rows, before the 202 answer.
  */
-export function buildCollectorApp(base: Omit<AppOptions, 'sendError' | 'handleError'>, services: CollectorServices): FastifyInstance {
+export function buildCollectorApp(
+  base: Omit<AppOptions, 'sendError' | 'handleError'>,
+  services: CollectorServices,
+): FastifyInstance {
   const app = createApp({
     ...base,
     lenientJsonContentType: true,
@@ -54,7 +57,8 @@ export function buildCollectorApp(base: Omit<AppOptions, 'sendError' | 'handleEr
 
   app.options(EVENT_PATH, async (request, reply) => {
     const requested = request.headers['access-control-request-headers'];
-    const allowed = typeof requested === 'string' && /^[A-Za-z0-9_\-, ]{1,500}$/.test(requested) ? requested : 'content-type';
+    const allowed =
+      typeof requested === 'string' && /^[A-Za-z0-9_\-, ]{1,500}$/.test(requested) ? requested : 'content-type';
     return reply
       .code(204)
       .header('access-control-allow-methods', 'POST, OPTIONS')
@@ -81,17 +85,27 @@ export function buildCollectorApp(base: Omit<AppOptions, 'sendError' | 'handleEr
     done();
   };
 
-  app.post<{ Body: CollectBody }>(EVENT_PATH, { schema: { body: CollectBodySchema }, onRequest: resolveHost }, async (request, reply) => {
-    const project = request.collectorProject;
-    const now = Date.now();
-    const events = buildEvents(request.body, now);
-    try {
-      await services.intake.submit({ projectId: project.id, organizationId: project.organizationId, receivedAt: now, events, componentIds: project.componentIds });
-    } catch {
-      reply.header('retry-after', '1');
-      throw new ConsoleError(503, 'The events could not be stored; nothing was accepted. Retry.');
-    }
-    return reply.code(202).send({ accepted: events.length, ids: events.map((e) => e.id) });
-  });
+  app.post<{ Body: CollectBody }>(
+    EVENT_PATH,
+    { schema: { body: CollectBodySchema }, onRequest: resolveHost },
+    async (request, reply) => {
+      const project = request.collectorProject;
+      const now = Date.now();
+      const events = buildEvents(request.body, now);
+      try {
+        await services.intake.submit({
+          projectId: project.id,
+          organizationId: project.organizationId,
+          receivedAt: now,
+          events,
+          componentIds: project.componentIds,
+        });
+      } catch {
+        reply.header('retry-after', '1');
+        throw new ConsoleError(503, 'The events could not be stored; nothing was accepted. Retry.');
+      }
+      return reply.code(202).send({ accepted: events.length, ids: events.map((e) => e.id) });
+    },
+  );
   return app;
 }

@@ -1,7 +1,13 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import { timeOrderedId, type IntakeEvent, type StoredEvent } from '../store/collected-events.js';
-import { PageDataSchema, TrackDataSchema, UserDataSchema, type CollectBody, type EventContext } from './event-schema.js';
+import {
+  PageDataSchema,
+  TrackDataSchema,
+  UserDataSchema,
+  type CollectBody,
+  type EventContext,
+} from './event-schema.js';
 
 /** Compiled once: the per-event check is on the collector's hot path. */
 const DATA_CHECKS: Record<StoredEvent['type'], TypeCheck<TSchema>> = {
@@ -52,8 +58,11 @@ export function buildEvents(body: CollectBody, now: number): IntakeEvent[] {
   const shared = body.data_collection.context;
   let sharedContext: MergedContext | undefined;
   return body.data_collection.events.map((incoming, i) => {
-    const context = incoming.context === undefined ? (sharedContext ??= merged(shared, undefined)) : merged(shared, incoming.context);
-    const defaults = (incoming.type === 'page' ? context.value.page : incoming.type === 'user' ? context.value.user : undefined) as Record<string, unknown> | undefined;
+    const context =
+      incoming.context === undefined ? (sharedContext ??= merged(shared, undefined)) : merged(shared, incoming.context);
+    const defaults = (
+      incoming.type === 'page' ? context.value.page : incoming.type === 'user' ? context.value.user : undefined
+    ) as Record<string, unknown> | undefined;
     const data = defaults === undefined ? (incoming.data ?? {}) : { ...defaults, ...incoming.data };
     const check = DATA_CHECKS[incoming.type];
     if (!check.Check(data)) {

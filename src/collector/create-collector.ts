@@ -34,13 +34,23 @@ export function createCollector(store: Store, logger: Logger, env: NodeJS.Proces
   const events = new CollectedEventStore(store);
   const catalogue = new ComponentCatalogue();
   const directory = new ProjectDirectory(projects, projectComponents, catalogue, settings.directoryTtlMs);
-  const webhook = new WebhookDeliverer(events, { allowPrivate: settings.webhookAllowPrivate }, settings.webhookTimeoutMs);
+  const webhook = new WebhookDeliverer(
+    events,
+    { allowPrivate: settings.webhookAllowPrivate },
+    settings.webhookTimeoutMs,
+  );
   const worker = new DeliveryWorker(
     events,
     projectComponents,
     catalogue,
     { webhook, warehouse: new WarehouseDeliverer(events) },
-    { leaseMs: settings.leaseMs, pollMs: settings.pollMs, retryBaseMs: settings.retryBaseMs, retryMaxMs: settings.retryMaxMs, maxAttempts: settings.maxAttempts },
+    {
+      leaseMs: settings.leaseMs,
+      pollMs: settings.pollMs,
+      retryBaseMs: settings.retryBaseMs,
+      retryMaxMs: settings.retryMaxMs,
+      maxAttempts: settings.maxAttempts,
+    },
     logger,
   );
   const intake = new EventIntake(events, logger, () => worker.wake());

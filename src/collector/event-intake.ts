@@ -53,7 +53,10 @@ export class EventIntake {
         if (this.queue.length === 0) return;
         let taken = 0;
         let count = 0;
-        while (taken < this.queue.length && (count === 0 || count + this.queue[taken]!.batch.events.length <= MAX_BATCH_EVENTS)) {
+        while (
+          taken < this.queue.length &&
+          (count === 0 || count + this.queue[taken]!.batch.events.length <= MAX_BATCH_EVENTS)
+        ) {
           count += this.queue[taken]!.batch.events.length;
           taken++;
         }

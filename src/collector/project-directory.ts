@@ -47,7 +47,8 @@ export class ProjectDirectory {
         const component = this.catalogue.get(pc.componentId);
         if (!component || component.category !== 'data_collection') continue;
         const types = pc.settings?.event_types;
-        for (const type of EVENT_TYPES) if (!Array.isArray(types) || types.includes(type)) componentIds[type].push(pc.id);
+        for (const type of EVENT_TYPES)
+          if (!Array.isArray(types) || types.includes(type)) componentIds[type].push(pc.id);
       }
       value = { id: project.id, organizationId: project.organizationId, componentIds };
     }

@@ -65,7 +65,11 @@ export function compressPayload(body: unknown, options: CompressOptions & Pipeli
     compression_time_ms: Math.round((performance.now() - started) * 1000) / 1000,
   };
   const totalMs = performance.now() - started;
-  return { body: useful ? candidate : source, compression: report, timings: { engine_ms: engineMs, accounting_ms: totalMs - engineMs } };
+  return {
+    body: useful ? candidate : source,
+    compression: report,
+    timings: { engine_ms: engineMs, accounting_ms: totalMs - engineMs },
+  };
 }
 
 /** A short, safe rendering of a client value for an error message (String() can throw on objects). */

@@ -1,6 +1,13 @@
 // Token accounting for the report, through the tokenizer module (which memoises text counts:
 // agents resend the same messages every turn). The strategies themselves never tokenize.
-import { countMessageTokens, countRequestTokens, countTextTokens, tokenizerForModel, type CountableRequest, type TokenizerName } from '../tokenize/index.js';
+import {
+  countMessageTokens,
+  countRequestTokens,
+  countTextTokens,
+  tokenizerForModel,
+  type CountableRequest,
+  type TokenizerName,
+} from '../tokenize/index.js';
 import { STRATEGY_NAMES } from './pipeline.js';
 import type { Conversation, RequestFormat } from './types.js';
 
@@ -18,14 +25,21 @@ function asChatMessage(item: unknown): unknown {
   if (!item || typeof item !== 'object') return item;
   const it = item as Record<string, unknown>;
   if (it.type === 'function_call_output') return { role: 'tool', content: asChatContent(it.output) };
-  if (it.type === 'function_call') return { role: 'assistant', content: null, tool_calls: [{ type: 'function', function: { name: it.name, arguments: it.arguments } }] };
+  if (it.type === 'function_call')
+    return {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ type: 'function', function: { name: it.name, arguments: it.arguments } }],
+    };
   if (typeof it.role === 'string') return { role: it.role, content: asChatContent(it.content) };
   return item;
 }
 
 function asChatContent(content: unknown): unknown {
   if (!Array.isArray(content)) return content;
-  return content.map((p: Record<string, unknown>) => (p && TEXT_PARTS.has(String(p.type)) ? { type: 'text', text: p.text } : p));
+  return content.map((p: Record<string, unknown>) =>
+    p && TEXT_PARTS.has(String(p.type)) ? { type: 'text', text: p.text } : p,
+  );
 }
 
 /** A body's input tokens, and those of each item of its `messages` / `input` array. */
@@ -48,10 +62,18 @@ function countItem(item: unknown, format: RequestFormat, tokenizer: TokenizerNam
  * messages, so the items are counted one by one and their counts kept: the rewritten body is
  * then counted from them (`countRewrittenBodyTokens`) without looking the originals up again.
  */
-export function countSourceTokens(body: Record<string, unknown>, format: RequestFormat, tokenizer: TokenizerName): BodyCount {
+export function countSourceTokens(
+  body: Record<string, unknown>,
+  format: RequestFormat,
+  tokenizer: TokenizerName,
+): BodyCount {
   const responses = format === 'responses';
-  const raw = responses && typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body[itemsKey(format)];
-  const rest: CountableRequest = { system: responses ? body.instructions : body.system, tools: body.tools as unknown[] | undefined };
+  const raw =
+    responses && typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body[itemsKey(format)];
+  const rest: CountableRequest = {
+    system: responses ? body.instructions : body.system,
+    tools: body.tools as unknown[] | undefined,
+  };
   let total = countRequestTokens(rest, tokenizer);
   if (!Array.isArray(raw)) return { total, items: undefined };
   const items = new Array<number>(raw.length);
@@ -60,7 +82,11 @@ export function countSourceTokens(body: Record<string, unknown>, format: Request
 }
 
 /** Input tokens of a body in any of the three shapes (the total of `countSourceTokens`). */
-export function countBodyTokens(body: Record<string, unknown>, format: RequestFormat, tokenizer: TokenizerName): number {
+export function countBodyTokens(
+  body: Record<string, unknown>,
+  format: RequestFormat,
+  tokenizer: TokenizerName,
+): number {
   return countSourceTokens(body, format, tokenizer).total;
 }
 
@@ -87,12 +113,14 @@ export function countRewrittenBodyTokens(
   let total = counted.total;
   if (before !== after) {
     const items = counted.items;
-    if (!items || !Array.isArray(before) || !Array.isArray(after) || before.length !== after.length) return countBodyTokens(candidate, format, tokenizer);
+    if (!items || !Array.isArray(before) || !Array.isArray(after) || before.length !== after.length)
+      return countBodyTokens(candidate, format, tokenizer);
     for (let i = 0; i < before.length; i++) {
       if (before[i] !== after[i]) total += countItem(after[i], format, tokenizer) - items[i]!;
     }
   }
-  if (source.tools !== candidate.tools) total += countTools(candidate.tools, tokenizer) - countTools(source.tools, tokenizer);
+  if (source.tools !== candidate.tools)
+    total += countTools(candidate.tools, tokenizer) - countTools(source.tools, tokenizer);
   return total;
 }
 

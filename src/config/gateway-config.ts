@@ -7,7 +7,12 @@ import { Value } from '@sinclair/typebox/value';
 const ProviderConfigSchema = Type.Object(
   {
     id: Type.String({ pattern: '^[a-zA-Z0-9_.-]{1,64}$' }),
-    kind: Type.Union([Type.Literal('openai'), Type.Literal('anthropic'), Type.Literal('gemini'), Type.Literal('local')]),
+    kind: Type.Union([
+      Type.Literal('openai'),
+      Type.Literal('anthropic'),
+      Type.Literal('gemini'),
+      Type.Literal('local'),
+    ]),
     base_url: Type.Optional(Type.String({ pattern: '^https?://' })),
     api_key_env: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' })),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
@@ -89,7 +94,9 @@ export function loadGatewayConfig(file: string | undefined): GatewayConfig {
   try {
     parsed = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    throw new ConfigError(`${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(error as Error).message}`);
+    throw new ConfigError(
+      `${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(error as Error).message}`,
+    );
   }
   return validateGatewayConfig(parsed ?? {}, file);
 }

@@ -56,7 +56,8 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new SettingsError(`${name} must be a positive integer, got "${raw}"`);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new SettingsError(`${name} must be a positive integer, got "${raw}"`);
   return value;
 }
 
@@ -69,7 +70,8 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
 }
 
 function metricsSettings(env: NodeJS.ProcessEnv): MetricsSettings {
-  const separatePort = env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : port(env, 'METRICS_PORT', 0);
+  const separatePort =
+    env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : port(env, 'METRICS_PORT', 0);
   return {
     // With a separate metrics listener, the public listeners stop serving /metrics unless asked to.
     public: flag(env, 'METRICS_PUBLIC', separatePort === undefined),
@@ -87,7 +89,9 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   }
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new SettingsError('DATABASE_URL must be a postgres:// or postgresql:// URL (leave it unset for the embedded SQLite store)');
+    throw new SettingsError(
+      'DATABASE_URL must be a postgres:// or postgresql:// URL (leave it unset for the embedded SQLite store)',
+    );
   }
   return {
     host: env.GATEWAY_HOST || '127.0.0.1',

@@ -10,7 +10,10 @@ import { registerWebConsole } from './web-console.js';
 import { registerGatewayToolRoutes } from './routes/gateway-tools.js';
 import { registerConsoleCollectorRoutes } from './routes/console-collector-routes.js';
 
-export function buildConsoleApp(base: Omit<AppOptions, 'sendError' | 'handleError'>, services: ConsoleServices): FastifyInstance {
+export function buildConsoleApp(
+  base: Omit<AppOptions, 'sendError' | 'handleError'>,
+  services: ConsoleServices,
+): FastifyInstance {
   const app = createApp({
     ...base,
     sendError: sendConsoleProblem,

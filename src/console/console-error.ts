@@ -27,7 +27,12 @@ export class ConsoleError extends Error {
   }
 }
 
-export function sendConsoleError(reply: FastifyReply, status: number, message: string, param: string | null = null): FastifyReply {
+export function sendConsoleError(
+  reply: FastifyReply,
+  status: number,
+  message: string,
+  param: string | null = null,
+): FastifyReply {
   const body: Record<string, unknown> = { error: REASONS[status] ?? 'Error', message };
   if (param) body.param = param;
   return reply.code(status).type('application/json').send(body);

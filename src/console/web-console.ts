@@ -48,7 +48,10 @@ export function registerWebConsole(app: FastifyInstance, webDir = WEB_DIR): void
     cacheControl: false,
     setHeaders(res, path) {
       res.setHeader('x-content-type-options', 'nosniff');
-      res.setHeader('cache-control', path.includes(`${join('/', 'assets', '/')}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      res.setHeader(
+        'cache-control',
+        path.includes(`${join('/', 'assets', '/')}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+      );
       if (path.endsWith('.html')) setPageHeaders(res);
     },
   });

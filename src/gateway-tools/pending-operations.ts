@@ -42,9 +42,19 @@ export class PendingOperationRepository {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async create(input: { organizationId: string; apiKeyId: string; toolCalls: ToolCall[]; gatewayResults: GatewayToolResult[] }): Promise<PendingOperation> {
+  async create(input: {
+    organizationId: string;
+    apiKeyId: string;
+    toolCalls: ToolCall[];
+    gatewayResults: GatewayToolResult[];
+  }): Promise<PendingOperation> {
     const now = this.now();
-    const operation: PendingOperation = { id: newPendingId(), createdAt: now, expiresAt: now + PENDING_TTL_MS, ...input };
+    const operation: PendingOperation = {
+      id: newPendingId(),
+      createdAt: now,
+      expiresAt: now + PENDING_TTL_MS,
+      ...input,
+    };
     await this.store.db
       .insertInto('gateway_pending_operations')
       .values({
@@ -87,7 +97,10 @@ export class PendingOperationRepository {
   }
 
   async deleteExpired(): Promise<number> {
-    const result = await this.store.db.deleteFrom('gateway_pending_operations').where('expires_at', '<=', this.now()).executeTakeFirst();
+    const result = await this.store.db
+      .deleteFrom('gateway_pending_operations')
+      .where('expires_at', '<=', this.now())
+      .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 }

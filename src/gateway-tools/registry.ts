@@ -5,11 +5,7 @@ import { generateUuidTool } from './tools/generate-uuid.js';
 import { calculatorTool } from './tools/calculator.js';
 
 /** Every built-in tool. Adding one: a module under tools/, one line here, and its test. */
-const BUILT_IN_TOOLS: GatewayTool[] = [
-  currentTimeTool,
-  generateUuidTool,
-  calculatorTool,
-];
+const BUILT_IN_TOOLS: GatewayTool[] = [currentTimeTool, generateUuidTool, calculatorTool];
 
 export const GATEWAY_TOOL_ID_PATTERN = /^gateway_[a-z0-9_]{1,56}$/;
 
@@ -22,7 +18,8 @@ export class GatewayToolRegistry {
   }
 
   register(tool: GatewayTool): void {
-    if (!GATEWAY_TOOL_ID_PATTERN.test(tool.id)) throw new Error(`gateway tool id "${tool.id}" must match ${GATEWAY_TOOL_ID_PATTERN}`);
+    if (!GATEWAY_TOOL_ID_PATTERN.test(tool.id))
+      throw new Error(`gateway tool id "${tool.id}" must match ${GATEWAY_TOOL_ID_PATTERN}`);
     if (this.tools.has(tool.id)) throw new Error(`gateway tool "${tool.id}" is registered twice`);
     this.tools.set(tool.id, tool);
   }
@@ -50,6 +47,10 @@ export const gatewayToolRegistry = new GatewayToolRegistry(BUILT_IN_TOOLS);
 export function toFunctionTool(tool: GatewayTool): Tool {
   return {
     type: 'function',
-    function: { name: tool.id, description: tool.description, parameters: JSON.parse(JSON.stringify(tool.parameters)) as Record<string, unknown> },
+    function: {
+      name: tool.id,
+      description: tool.description,
+      parameters: JSON.parse(JSON.stringify(tool.parameters)) as Record<string, unknown>,
+    },
   };
 }

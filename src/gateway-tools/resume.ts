@@ -12,7 +12,10 @@ import type { PendingOperation } from './pending-operations.js';
 export function mergePendingOperation(messages: ChatMessage[], operation: PendingOperation): ChatMessage[] | undefined {
   const gatewayIds = new Set(operation.gatewayResults.map((r) => r.tool_call_id));
   const clientIds = new Set(operation.toolCalls.filter((c) => !gatewayIds.has(c.id)).map((c) => c.id));
-  const at = findLastIndex(messages, (m) => m.role === 'assistant' && (m.tool_calls ?? []).some((c) => clientIds.has(c.id)));
+  const at = findLastIndex(
+    messages,
+    (m) => m.role === 'assistant' && (m.tool_calls ?? []).some((c) => clientIds.has(c.id)),
+  );
   if (at < 0) return undefined;
 
   const assistant = messages[at]!;
@@ -26,13 +29,15 @@ export function mergePendingOperation(messages: ChatMessage[], operation: Pendin
   for (const call of assistant.tool_calls ?? []) if (!known.has(call.id)) calls.push(call);
 
   const byId = new Map<string, ChatMessage>();
-  for (const result of results) if (result.tool_call_id && !byId.has(result.tool_call_id)) byId.set(result.tool_call_id, result);
+  for (const result of results)
+    if (result.tool_call_id && !byId.has(result.tool_call_id)) byId.set(result.tool_call_id, result);
   const stored = new Map(operation.gatewayResults.map((r) => [r.tool_call_id, r]));
   const ordered: ChatMessage[] = [];
   for (const call of calls) {
     const result = byId.get(call.id);
     if (result) ordered.push(result);
-    else if (stored.has(call.id)) ordered.push({ role: 'tool', tool_call_id: call.id, content: stored.get(call.id)!.content });
+    else if (stored.has(call.id))
+      ordered.push({ role: 'tool', tool_call_id: call.id, content: stored.get(call.id)!.content });
   }
   const placed = new Set(ordered);
   for (const result of results) if (!placed.has(result)) ordered.push(result);

@@ -24,7 +24,8 @@ export async function runGatewayTool(
   const started = performance.now();
   const finish = (outcome: { success: true; result: unknown } | { success: false; error: string }): ToolOutcome => {
     const durationMs = Math.round(performance.now() - started);
-    if (!outcome.success) return { success: false, content: JSON.stringify({ error: outcome.error }), error: outcome.error, durationMs };
+    if (!outcome.success)
+      return { success: false, content: JSON.stringify({ error: outcome.error }), error: outcome.error, durationMs };
     const content = JSON.stringify(outcome.result ?? null);
     if (content.length > MAX_RESULT_CHARS) {
       const error = `The tool result is larger than ${MAX_RESULT_CHARS} characters.`;
@@ -42,7 +43,10 @@ export async function runGatewayTool(
   if (!Value.Check(tool.parameters, args)) {
     const first = Value.Errors(tool.parameters, args).First();
     const where = first?.path ? ` at ${first.path}` : '';
-    return finish({ success: false, error: `Invalid arguments${where}: ${first?.message ?? 'they do not match the schema'}.` });
+    return finish({
+      success: false,
+      error: `Invalid arguments${where}: ${first?.message ?? 'they do not match the schema'}.`,
+    });
   }
 
   const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
@@ -56,7 +60,9 @@ export async function runGatewayTool(
       reject(error);
       controller.abort(error);
     }, timeoutMs);
-    controller.signal.addEventListener('abort', () => reject(new ToolFailure('The request was cancelled.')), { once: true });
+    controller.signal.addEventListener('abort', () => reject(new ToolFailure('The request was cancelled.')), {
+      once: true,
+    });
   });
   try {
     const result = await Promise.race([

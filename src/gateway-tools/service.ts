@@ -10,7 +10,10 @@ export interface GatewayToolsService {
   pending: PendingOperationRepository;
 }
 
-export function createGatewayToolsService(store: Store, options: { settingsTtlMs?: number; now?: () => number } = {}): GatewayToolsService {
+export function createGatewayToolsService(
+  store: Store,
+  options: { settingsTtlMs?: number; now?: () => number } = {},
+): GatewayToolsService {
   return {
     registry: gatewayToolRegistry,
     settings: new ToolSettingsRepository(store, options.settingsTtlMs ?? 1_000, options.now),

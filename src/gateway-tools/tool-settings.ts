@@ -88,7 +88,11 @@ export class ToolSettingsRepository {
 
   /** Uncached, for the console. */
   async read(organizationId: string): Promise<Map<string, ToolSetting>> {
-    const rows = await this.store.db.selectFrom('gateway_tool_settings').selectAll().where('organization_id', '=', organizationId).execute();
+    const rows = await this.store.db
+      .selectFrom('gateway_tool_settings')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .execute();
     return new Map(rows.map((row) => [row.tool_id, toSetting(row)]));
   }
 

@@ -14,7 +14,10 @@ import { registerMessagesRoute } from './messages/messages-route.js';
 import { registerMessagesCountTokensRoute } from './messages/count-tokens-route.js';
 import { registerResponsesRoute } from './responses/responses-route.js';
 
-export function buildGatewayApp(base: Omit<AppOptions, 'sendError' | 'handleError'>, services: GatewayServices): FastifyInstance {
+export function buildGatewayApp(
+  base: Omit<AppOptions, 'sendError' | 'handleError'>,
+  services: GatewayServices,
+): FastifyInstance {
   const app = createApp({
     ...base,
     lenientJsonContentType: true,

@@ -7,22 +7,54 @@ import { isDatabaseUnavailable } from '../store/unavailable.js';
 export const GATEWAY_ERRORS = {
   invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
   invalid_request: { status: 400, type: 'invalid_request_error', message: 'The request is not valid.' },
-  bad_model_id: { status: 400, type: 'invalid_request_error', message: 'Model ids have the form {author_id}/{model_id}.' },
-  invalid_tokenizer: { status: 400, type: 'invalid_request_error', message: 'Unknown tokenizer; use cl100k_base or o200k_base.' },
-  invalid_gateway_tool_ids: { status: 400, type: 'invalid_request_error', message: 'A gateway tool id is invalid or not activated for this key.' },
-  provider_not_supported: { status: 400, type: 'invalid_request_error', message: 'No configured provider can serve this model.' },
+  bad_model_id: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'Model ids have the form {author_id}/{model_id}.',
+  },
+  invalid_tokenizer: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'Unknown tokenizer; use cl100k_base or o200k_base.',
+  },
+  invalid_gateway_tool_ids: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'A gateway tool id is invalid or not activated for this key.',
+  },
+  provider_not_supported: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'No configured provider can serve this model.',
+  },
   unauthorized: { status: 401, type: 'authentication_error', message: 'Missing or invalid API key.' },
   forbidden: { status: 403, type: 'permission_error', message: 'This API key may not make this request.' },
   model_not_found: { status: 404, type: 'not_found_error', message: 'The model does not exist or is not active.' },
   not_found: { status: 404, type: 'not_found_error', message: 'No such route.' },
-  method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'This method is not allowed on this route.' },
+  method_not_allowed: {
+    status: 405,
+    type: 'invalid_request_error',
+    message: 'This method is not allowed on this route.',
+  },
   request_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
-  unsupported_media_type: { status: 415, type: 'invalid_request_error', message: 'The request body must be application/json.' },
-  usage_limit_exceeded: { status: 429, type: 'rate_limit_error', message: "This request would exceed the key's monthly usage limit." },
+  unsupported_media_type: {
+    status: 415,
+    type: 'invalid_request_error',
+    message: 'The request body must be application/json.',
+  },
+  usage_limit_exceeded: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: "This request would exceed the key's monthly usage limit.",
+  },
   provider_error: { status: 502, type: 'provider_error', message: 'The upstream provider returned an error.' },
   provider_timeout: { status: 504, type: 'provider_error', message: 'The upstream provider did not answer in time.' },
   overloaded: { status: 503, type: 'server_error', message: 'The gateway is at its concurrency limit; retry shortly.' },
-  database_unavailable: { status: 503, type: 'server_error', message: "The gateway's database is unavailable; retry shortly." },
+  database_unavailable: {
+    status: 503,
+    type: 'server_error',
+    message: "The gateway's database is unavailable; retry shortly.",
+  },
   internal_error: { status: 500, type: 'server_error', message: 'An internal error occurred.' },
 } as const satisfies Record<string, { status: number; type: GatewayErrorType; message: string }>;
 
@@ -38,7 +70,13 @@ export type GatewayErrorType =
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
 
 export interface GatewayErrorEnvelope {
-  error: { message: string; type: GatewayErrorType; code: GatewayErrorCode; param: string | null; [extra: string]: unknown };
+  error: {
+    message: string;
+    type: GatewayErrorType;
+    code: GatewayErrorCode;
+    param: string | null;
+    [extra: string]: unknown;
+  };
 }
 
 export class GatewayError extends Error {
@@ -47,7 +85,13 @@ export class GatewayError extends Error {
 
   constructor(
     readonly code: GatewayErrorCode,
-    options: { message?: string; param?: string | null; status?: number; extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
+    options: {
+      message?: string;
+      param?: string | null;
+      status?: number;
+      extra?: Record<string, unknown>;
+      headers?: Record<string, string>;
+    } = {},
   ) {
     const entry = GATEWAY_ERRORS[code];
     super(options.message ?? entry.message);

@@ -17,5 +17,9 @@ export function sendGatewayError(reply: FastifyReply, error: GatewayError): Fast
 }
 
 export function problemToGatewayError(problem: HttpProblem): GatewayError {
-  return new GatewayError(CODE_FOR_PROBLEM[problem.kind], { message: problem.message, param: problem.param, status: problem.status });
+  return new GatewayError(CODE_FOR_PROBLEM[problem.kind], {
+    message: problem.message,
+    param: problem.param,
+    status: problem.status,
+  });
 }

@@ -48,12 +48,17 @@ export class BudgetLedger {
     private readonly store: Store,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
-    private readonly timings: LedgerTimings = { reservationTtlMs: RESERVATION_TTL_MS, sweepIntervalMs: SWEEP_INTERVAL_MS },
+    private readonly timings: LedgerTimings = {
+      reservationTtlMs: RESERVATION_TTL_MS,
+      sweepIntervalMs: SWEEP_INTERVAL_MS,
+    },
   ) {}
 
   startSweeper(): void {
     this.sweeper = setInterval(() => {
-      this.releaseExpired().catch((error) => this.logger.warn({ err: error }, 'could not release expired budget reservations'));
+      this.releaseExpired().catch((error) =>
+        this.logger.warn({ err: error }, 'could not release expired budget reservations'),
+      );
     }, this.timings.sweepIntervalMs);
     this.sweeper.unref();
   }
@@ -83,7 +88,13 @@ export class BudgetLedger {
       if (Number(updated.numUpdatedRows) === 0) return undefined;
       await trx
         .insertInto('budget_reservations')
-        .values({ id, api_key_id: apiKeyId, month, amount_micro_usd: amountMicroUsd, expires_at: now + this.timings.reservationTtlMs })
+        .values({
+          id,
+          api_key_id: apiKeyId,
+          month,
+          amount_micro_usd: amountMicroUsd,
+          expires_at: now + this.timings.reservationTtlMs,
+        })
         .execute();
       return { id, apiKeyId, month, amountMicroUsd };
     });

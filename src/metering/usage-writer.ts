@@ -97,7 +97,8 @@ export class UsageWriter {
         else oldest = Math.min(oldest, row.queuedAt);
       }
     }
-    if (oldest !== Infinity) this.deadlineTimer = setTimeout(() => this.releaseOverdue(), oldest + this.maxWaitMs - now).unref();
+    if (oldest !== Infinity)
+      this.deadlineTimer = setTimeout(() => this.releaseOverdue(), oldest + this.maxWaitMs - now).unref();
   }
 
   get queueDepth(): number {
@@ -130,7 +131,8 @@ export class UsageWriter {
     if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
     this.deadlineTimer = undefined;
     for (const row of this.pending) row.release();
-    if (this.pending.length > 0) this.logger.error({ rows: this.pending.length }, 'usage rows could not be written before shutdown');
+    if (this.pending.length > 0)
+      this.logger.error({ rows: this.pending.length }, 'usage rows could not be written before shutdown');
   }
 
   private schedule(): void {
@@ -174,7 +176,8 @@ export class UsageWriter {
       for (const { record } of rows) insert.run(usageValues(record));
       const stillHeld = new Set<string>();
       for (const ids of reservationIdChunks(rows, this.sql.rowsPerStatement)) {
-        for (const { id } of sqlite.prepare(this.sql.deleteReservations(ids.length)).all(ids) as Array<{ id: string }>) stillHeld.add(id);
+        for (const { id } of sqlite.prepare(this.sql.deleteReservations(ids.length)).all(ids) as Array<{ id: string }>)
+          stillHeld.add(id);
       }
       const addSpend = sqlite.prepare(this.sql.addSpend);
       for (const delta of spendDeltas(rows, stillHeld)) addSpend.run(spendParameters(delta));
@@ -186,14 +189,22 @@ export class UsageWriter {
   private async commitInTransaction(trx: Transaction<Database>, batch: QueuedRow[]): Promise<void> {
     for (let from = 0; from < batch.length; from += this.sql.rowsPerStatement) {
       const rows = batch.slice(from, from + this.sql.rowsPerStatement);
-      await trx.executeQuery(CompiledQuery.raw(this.sql.insertRows(rows.length), rows.flatMap(({ record }) => usageValues(record))));
+      await trx.executeQuery(
+        CompiledQuery.raw(
+          this.sql.insertRows(rows.length),
+          rows.flatMap(({ record }) => usageValues(record)),
+        ),
+      );
     }
     const stillHeld = new Set<string>();
     for (const ids of reservationIdChunks(batch, this.sql.rowsPerStatement)) {
-      const removed = await trx.executeQuery<{ id: string }>(CompiledQuery.raw(this.sql.deleteReservations(ids.length), ids));
+      const removed = await trx.executeQuery<{ id: string }>(
+        CompiledQuery.raw(this.sql.deleteReservations(ids.length), ids),
+      );
       for (const { id } of removed.rows) stillHeld.add(id);
     }
-    for (const delta of spendDeltas(batch, stillHeld)) await trx.executeQuery(CompiledQuery.raw(this.sql.addSpend, spendParameters(delta)));
+    for (const delta of spendDeltas(batch, stillHeld))
+      await trx.executeQuery(CompiledQuery.raw(this.sql.addSpend, spendParameters(delta)));
   }
 }
 
@@ -220,8 +231,15 @@ function spendDeltas(batch: QueuedRow[], stillHeld: ReadonlySet<string>): SpendD
     } else spend.set(id, { apiKeyId, month, spent, held });
   };
   for (const { record, addSpend, reservation } of batch) {
-    if (reservation) add(reservation.apiKeyId, reservation.month, record.cost_micro_usd, stillHeld.has(reservation.id) ? reservation.amountMicroUsd : 0);
-    else if (addSpend && record.cost_micro_usd > 0) add(record.api_key_id, monthOf(record.created_at), record.cost_micro_usd, 0);
+    if (reservation)
+      add(
+        reservation.apiKeyId,
+        reservation.month,
+        record.cost_micro_usd,
+        stillHeld.has(reservation.id) ? reservation.amountMicroUsd : 0,
+      );
+    else if (addSpend && record.cost_micro_usd > 0)
+      add(record.api_key_id, monthOf(record.created_at), record.cost_micro_usd, 0);
   }
   return [...spend.values()].filter((delta) => delta.spent !== 0 || delta.held !== 0);
 }
@@ -237,7 +255,6 @@ interface SpendDelta {
   spent: number;
   held: number;
 }
-
 
 const USAGE_COLUMNS = [
   'id',
@@ -295,13 +312,17 @@ class UsageSql {
   insertRows(count: number): string {
     return (this.inserts[count] ??=
       `insert into usage_records (${USAGE_COLUMNS.join(', ')}) values ` +
-      Array.from({ length: count }, (_, row) => `(${this.params(row * USAGE_COLUMNS.length + 1, USAGE_COLUMNS.length)})`).join(', ') +
+      Array.from(
+        { length: count },
+        (_, row) => `(${this.params(row * USAGE_COLUMNS.length + 1, USAGE_COLUMNS.length)})`,
+      ).join(', ') +
       ' on conflict (id) do nothing');
   }
 
   /** Deletes reservations by id and returns the ids that were still there. */
   deleteReservations(count: number): string {
-    return (this.deletes[count] ??= `delete from budget_reservations where id in (${this.params(1, count)}) returning id`);
+    return (this.deletes[count] ??=
+      `delete from budget_reservations where id in (${this.params(1, count)}) returning id`);
   }
 
   private param(n: number): string {

@@ -44,7 +44,8 @@ abstract class LabelledMetric<Child> {
     const id = values.join('\u0000');
     let entry = this.children.get(id);
     if (!entry) {
-      if (values.length !== this.labelNames.length) throw new Error(`${this.name}: expected ${this.labelNames.length} label values, got ${values.length}`);
+      if (values.length !== this.labelNames.length)
+        throw new Error(`${this.name}: expected ${this.labelNames.length} label values, got ${values.length}`);
       const labels: Labels = {};
       this.labelNames.forEach((name, i) => (labels[name] = values[i]!));
       entry = { labels, child: this.create() };
@@ -60,7 +61,9 @@ abstract class LabelledMetric<Child> {
 
   /** The JSON form: every value with all its labels. */
   async get(): Promise<MetricObject> {
-    const values = this.values().map(({ sharedLabels, ...value }) => (sharedLabels ? { ...value, labels: { ...sharedLabels, ...value.labels } } : value));
+    const values = this.values().map(({ sharedLabels, ...value }) =>
+      sharedLabels ? { ...value, labels: { ...sharedLabels, ...value.labels } } : value,
+    );
     return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
   }
 
@@ -132,7 +135,13 @@ export class HistogramChild {
 export class LabelledHistogram extends LabelledMetric<HistogramChild> {
   readonly type = 'histogram';
 
-  constructor(name: string, help: string, labelNames: readonly string[], private readonly bounds: readonly number[], registry: Registry) {
+  constructor(
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    private readonly bounds: readonly number[],
+    registry: Registry,
+  ) {
     super(name, help, labelNames, registry);
   }
 

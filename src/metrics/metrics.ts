@@ -1,6 +1,12 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { TokenUsage } from '../providers/types.js';
-import { LabelledCounter, LabelledGauge, LabelledHistogram, type CounterChild, type HistogramChild } from './labelled-metrics.js';
+import {
+  LabelledCounter,
+  LabelledGauge,
+  LabelledHistogram,
+  type CounterChild,
+  type HistogramChild,
+} from './labelled-metrics.js';
 
 /**
  * The process's Prometheus metrics, in one registry scraped at `/metrics` (docs/configuration.md,
@@ -27,7 +33,12 @@ export const httpDuration = new LabelledHistogram(
   metricsRegistry,
 );
 
-export const httpInFlight = new LabelledGauge('gateway_http_requests_in_flight', 'Requests received and not yet answered, by listener.', ['surface'], metricsRegistry);
+export const httpInFlight = new LabelledGauge(
+  'gateway_http_requests_in_flight',
+  'Requests received and not yet answered, by listener.',
+  ['surface'],
+  metricsRegistry,
+);
 
 const upstreamLatency = new LabelledHistogram(
   'gateway_upstream_latency_seconds',
@@ -44,7 +55,12 @@ const tokens = new LabelledCounter(
   metricsRegistry,
 );
 
-const cost = new LabelledCounter('gateway_cost_usd_total', 'Cost metered at catalogue prices, in USD, by catalogue model.', ['model'], metricsRegistry);
+const cost = new LabelledCounter(
+  'gateway_cost_usd_total',
+  'Cost metered at catalogue prices, in USD, by catalogue model.',
+  ['model'],
+  metricsRegistry,
+);
 
 /** Anything with a queue depth: the UsageWriter of each running gateway in this process. */
 export interface QueueDepthSource {

@@ -1,9 +1,9 @@
 import { UpstreamError, type AbortSignalLike } from './types.js';
 
 export interface RetryOptions {
-  maxAttempts?: number;   // per target, first try included (default 2)
-  baseDelayMs?: number;   // default 250
-  maxDelayMs?: number;    // default 4000; a retry-after above it moves on to the next target
+  maxAttempts?: number; // per target, first try included (default 2)
+  baseDelayMs?: number; // default 250
+  maxDelayMs?: number; // default 4000; a retry-after above it moves on to the next target
 }
 
 export const DEFAULT_RETRY = { maxAttempts: 2, baseDelayMs: 250, maxDelayMs: 4000 } as const;
@@ -31,14 +31,20 @@ export function decide(error: UpstreamError, attempt: number, maxAttempts: numbe
 }
 
 /** "Equal jitter" exponential backoff: half fixed, half random, so retries do not synchronise. */
-export function backoffMs(attempt: number, baseDelayMs: number, maxDelayMs: number, random: () => number = Math.random): number {
+export function backoffMs(
+  attempt: number,
+  baseDelayMs: number,
+  maxDelayMs: number,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
 export function sleep(ms: number, signal: AbortSignalLike): Promise<void> {
   return new Promise((resolve, reject) => {
-    const aborted = (): UpstreamError => new UpstreamError('upstream request aborted', { status: null, retryable: false, kind: 'aborted' });
+    const aborted = (): UpstreamError =>
+      new UpstreamError('upstream request aborted', { status: null, retryable: false, kind: 'aborted' });
     if (signal.aborted) return reject(aborted());
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);

@@ -14,8 +14,8 @@ import {
 export interface Attempt {
   providerId: string;
   upstreamModel: string;
-  status: number | null;   // upstream HTTP status; 200 on success, null when no response
-  error?: string;          // sanitised message
+  status: number | null; // upstream HTTP status; 200 on success, null when no response
+  error?: string; // sanitised message
   durationMs: number;
 }
 
@@ -64,7 +64,12 @@ async function route<T>(
       const started = performance.now();
       try {
         const result = await call(resolve(target.kind), target, { signal: options.signal, timeouts: options.timeouts });
-        attempts.push({ providerId: target.providerId, upstreamModel: target.upstreamModel, status: 200, durationMs: Math.round(performance.now() - started) });
+        attempts.push({
+          providerId: target.providerId,
+          upstreamModel: target.upstreamModel,
+          status: 200,
+          durationMs: Math.round(performance.now() - started),
+        });
         return { result, target, attempts };
       } catch (err) {
         lastError = asUpstreamError(err);
@@ -85,18 +90,27 @@ async function route<T>(
           if (isLastTarget) break targets;
           continue targets;
         }
-        await sleep(retryAfter ?? backoffMs(attempt, baseDelayMs, maxDelayMs), options.signal).catch((abortErr: unknown) => {
-          lastError = asUpstreamError(abortErr);
-        });
+        await sleep(retryAfter ?? backoffMs(attempt, baseDelayMs, maxDelayMs), options.signal).catch(
+          (abortErr: unknown) => {
+            lastError = asUpstreamError(abortErr);
+          },
+        );
         if (options.signal.aborted) break targets;
       }
     }
   }
-  throw new RoutingError(lastError ?? new UpstreamError('no upstream target configured', { status: null, retryable: false }), attempts);
+  throw new RoutingError(
+    lastError ?? new UpstreamError('no upstream target configured', { status: null, retryable: false }),
+    attempts,
+  );
 }
 
 /** Non-streaming call with retry and fallback across `targets` (priority order). */
-export function callWithFallback(request: ChatRequest, targets: UpstreamTarget[], options: RouteOptions): Promise<Routed<ProviderCompletion>> {
+export function callWithFallback(
+  request: ChatRequest,
+  targets: UpstreamTarget[],
+  options: RouteOptions,
+): Promise<Routed<ProviderCompletion>> {
   return route(targets, options, (adapter, target, callOptions) => adapter.complete(request, target, callOptions));
 }
 

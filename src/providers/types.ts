@@ -13,19 +13,19 @@ export type ProviderKind = 'openai' | 'anthropic' | 'gemini' | 'local';
 
 /** One configured upstream: where to send, with which credential, as which upstream model. */
 export interface UpstreamTarget {
-  providerId: string;          // the config's provider id, e.g. "mock" or "openai"
+  providerId: string; // the config's provider id, e.g. "mock" or "openai"
   kind: ProviderKind;
-  baseUrl: string;             // e.g. "https://api.openai.com/v1" (no trailing slash)
-  apiKey: string | undefined;  // resolved from api_key_env at call time
-  upstreamModel: string;       // the provider's model name, e.g. "gpt-4o-mini"
+  baseUrl: string; // e.g. "https://api.openai.com/v1" (no trailing slash)
+  apiKey: string | undefined; // resolved from api_key_env at call time
+  upstreamModel: string; // the provider's model name, e.g. "gpt-4o-mini"
   headers?: Record<string, string>;
 }
 
 export interface TokenUsage {
-  inputTokens: number;               // all prompt tokens, cached included
-  cachedInputTokens: number;         // read from a prompt cache
-  cacheCreationInputTokens: number;  // written to a prompt cache (Anthropic)
-  outputTokens: number;              // all completion tokens, reasoning included
+  inputTokens: number; // all prompt tokens, cached included
+  cachedInputTokens: number; // read from a prompt cache
+  cacheCreationInputTokens: number; // written to a prompt cache (Anthropic)
+  outputTokens: number; // all completion tokens, reasoning included
   reasoningTokens: number;
 }
 
@@ -57,7 +57,7 @@ export interface ToolCallDelta {
 export type ProviderStreamEvent =
   | { type: 'delta'; content?: string; toolCalls?: ToolCallDelta[]; refusal?: string }
   | { type: 'finish'; finishReason: FinishReason }
-  | { type: 'usage'; usage: TokenUsage }     // may come more than once; the last one wins
+  | { type: 'usage'; usage: TokenUsage } // may come more than once; the last one wins
   | { type: 'meta'; upstreamId?: string; upstreamModel?: string };
 
 /** An HTTP request to send upstream. The body is already serialized. */
@@ -80,9 +80,9 @@ export class UpstreamError extends Error {
   constructor(
     message: string,
     readonly details: {
-      status: number | null;          // upstream HTTP status; null when no response (connect error, timeout)
+      status: number | null; // upstream HTTP status; null when no response (connect error, timeout)
       retryable: boolean;
-      retryAfterMs?: number;          // from retry-after / retry-after-ms
+      retryAfterMs?: number; // from retry-after / retry-after-ms
       upstreamRequestId?: string;
       cause?: unknown;
       kind?: 'http' | 'connect' | 'timeout' | 'malformed' | 'aborted';
@@ -96,7 +96,7 @@ export class UpstreamError extends Error {
 /** A provider's wire format: build the HTTP request, parse what comes back. Pure; no I/O. */
 export interface WireCodec {
   buildRequest(request: ChatRequest, target: UpstreamTarget, options: { stream: boolean }): UpstreamRequest;
-  parseResponse(body: unknown): ProviderCompletion;           // throws UpstreamError(kind 'malformed')
+  parseResponse(body: unknown): ProviderCompletion; // throws UpstreamError(kind 'malformed')
   /** Returns a stateful translator for one stream: feed it each SSE event, then call end(). */
   createStreamParser(): StreamParser;
   /** Turns an upstream error response into an UpstreamError with a sanitised message. */
@@ -135,5 +135,9 @@ export interface ProviderAdapter {
    * successful status (so the caller can still retry or fall back before sending a byte),
    * and rejects with UpstreamError otherwise.
    */
-  stream(request: ChatRequest, target: UpstreamTarget, options: CallOptions): Promise<AsyncIterable<ProviderStreamEvent>>;
+  stream(
+    request: ChatRequest,
+    target: UpstreamTarget,
+    options: CallOptions,
+  ): Promise<AsyncIterable<ProviderStreamEvent>>;
 }

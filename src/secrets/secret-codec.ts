@@ -30,7 +30,12 @@ export function encryptSecret(masterKey: Buffer, plaintext: string, context: str
   const cipher = createCipheriv('aes-256-gcm', masterKey, iv);
   cipher.setAAD(Buffer.from(context, 'utf8'));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
+  return [
+    'v1',
+    iv.toString('base64url'),
+    cipher.getAuthTag().toString('base64url'),
+    ciphertext.toString('base64url'),
+  ].join('.');
 }
 
 export function decryptSecret(masterKey: Buffer, sealed: string, context: string): string {

@@ -11,17 +11,21 @@ export interface RegisteredRoute {
   hidden: boolean;
 }
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 const SURFACES: Record<DocumentedSurface, { title: string; description: string; bearer: string }> = {
   gateway: {
     title: 'LLM gateway API',
-    description: 'OpenAI-compatible model endpoints. Authenticate with a gateway key: `Authorization: Bearer <gateway key>`. Errors use the `{error: {message, type, param, code}}` envelope (docs/errors.md).',
+    description:
+      'OpenAI-compatible model endpoints. Authenticate with a gateway key: `Authorization: Bearer <gateway key>`. Errors use the `{error: {message, type, param, code}}` envelope (docs/errors.md).',
     bearer: 'A gateway API key created in the console.',
   },
   console: {
     title: 'Console API',
-    description: 'Manage an organization: gateway keys, usage and cost. Authenticate with a console token: `Authorization: Bearer <console token>`. Errors are `{error, message}`. The web console is served at `/` by this listener.',
+    description:
+      'Manage an organization: gateway keys, usage and cost. Authenticate with a console token: `Authorization: Bearer <console token>`. Errors are `{error, message}`. The web console is served at `/` by this listener.',
     bearer: 'A console token (`bin/gateway admin bootstrap` prints the first one).',
   },
   collector: {
@@ -77,7 +81,8 @@ export function registerApiDocs(app: FastifyInstance, surface: DocumentedSurface
   const uiOptions: FastifySwaggerUiOptions = {
     routePrefix: '/docs',
     // Swagger UI sets inline styles from script; everything else comes from this listener.
-    staticCSP: "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'",
+    staticCSP:
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'",
     uiConfig: { deepLinking: true, tryItOutEnabled: false },
     validatorUrl: false,
   };
@@ -86,7 +91,14 @@ export function registerApiDocs(app: FastifyInstance, surface: DocumentedSurface
   app.register(async (docs) => swaggerUi(docs, uiOptions));
   app.get(
     '/openapi.json',
-    { schema: { summary: 'This OpenAPI 3.1 document', description: 'A rendered reference is at `/docs`.', tags: ['operations'], security: [] } },
+    {
+      schema: {
+        summary: 'This OpenAPI 3.1 document',
+        description: 'A rendered reference is at `/docs`.',
+        tags: ['operations'],
+        security: [],
+      },
+    },
     async (_request, reply) => reply.header('cache-control', 'no-cache').send(app.swagger()),
   );
 }

@@ -1,4 +1,10 @@
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -43,7 +49,8 @@ export interface HttpProblem {
 export function createApp(options: AppOptions): FastifyInstance {
   const app = Fastify({
     https: { cert: options.tls.cert, key: options.tls.key, maxHeaderSize: MAX_HEADER_BYTES },
-    clientErrorHandler: (error: Error & { code?: string }, socket: Duplex) => answerClientError(error, socket, options.clientErrorBody),
+    clientErrorHandler: (error: Error & { code?: string }, socket: Duplex) =>
+      answerClientError(error, socket, options.clientErrorBody),
     loggerInstance: options.logger,
     // One line per request is written by the metering path instead; Fastify's own two lines
     // per request would double the logging cost on the hot path.
@@ -54,7 +61,15 @@ export function createApp(options: AppOptions): FastifyInstance {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : `req_${randomHex(16)}`;
     },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false, strict: false } },
+    ajv: {
+      customOptions: {
+        removeAdditional: false,
+        coerceTypes: false,
+        useDefaults: true,
+        allErrors: false,
+        strict: false,
+      },
+    },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     keepAliveTimeout: 65_000,
     return503OnClosing: false,
@@ -79,7 +94,12 @@ export function createApp(options: AppOptions): FastifyInstance {
   }
 
   app.setNotFoundHandler((request, reply) =>
-    options.sendError(reply, { status: 404, kind: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.`, param: null }),
+    options.sendError(reply, {
+      status: 404,
+      kind: 'not_found',
+      message: `No route ${request.method} ${request.url.split('?')[0]}.`,
+      param: null,
+    }),
   );
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -97,7 +117,11 @@ export function createApp(options: AppOptions): FastifyInstance {
  * discards the still-unencrypted answer: a client with 64 KB of headers saw the connection drop
  * instead of a 431. `end` flushes the answer, then closes.
  */
-function answerClientError(error: Error & { code?: string }, socket: Duplex, body: AppOptions['clientErrorBody']): void {
+function answerClientError(
+  error: Error & { code?: string },
+  socket: Duplex,
+  body: AppOptions['clientErrorBody'],
+): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, message] =
     error.code === 'HPE_HEADER_OVERFLOW'
@@ -114,12 +138,18 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex, bod
   // else the server's own data handler tears the connection down before the answer is flushed.
   socket.removeAllListeners('data');
   socket.on('data', () => undefined);
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
   // A client that never reads its answer does not keep the socket.
   setTimeout(() => socket.destroy(), 5_000).unref();
 }
 
-function parseJsonBody(_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void {
+function parseJsonBody(
+  _request: FastifyRequest,
+  body: string | Buffer,
+  done: (err: Error | null, body?: unknown) => void,
+): void {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   if (text.length === 0) return done(null, undefined);
   try {
@@ -139,13 +169,17 @@ function parseJsonBody(_request: FastifyRequest, body: string | Buffer, done: (e
 }
 
 /** A `"__proto__":` or `"constructor":` key, literal or with any of its characters \u-escaped (secure-json-parse's patterns). */
-const SUSPECT_PROTO_KEY = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
+const SUSPECT_PROTO_KEY =
+  /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
 const SUSPECT_CONSTRUCTOR_KEY =
   /"(?:c|\\u0063)(?:o|\\u006[Ff])(?:n|\\u006[Ee])(?:s|\\u0073)(?:t|\\u0074)(?:r|\\u0072)(?:u|\\u0075)(?:c|\\u0063)(?:t|\\u0074)(?:o|\\u006[Ff])(?:r|\\u0072)"\s*:/;
 
 /** Prototype-poisoning keys have no meaning in any request this service accepts. */
 function rejectProtoKeys(key: string, value: unknown): unknown {
-  if (key === '__proto__' || key === 'constructor' && typeof value === 'object' && value !== null && 'prototype' in value) {
+  if (
+    key === '__proto__' ||
+    (key === 'constructor' && typeof value === 'object' && value !== null && 'prototype' in value)
+  ) {
     return undefined;
   }
   return value;
@@ -165,26 +199,56 @@ export function toProblem(error: FastifyError): HttpProblem {
       return { status: 400, kind: 'validation', message: `Unknown field "${param}".`, param };
     }
     const where = param || base || 'body';
-    return { status: 400, kind: 'validation', message: `Invalid ${where}: ${first.message ?? 'invalid value'}.`, param: param || null };
+    return {
+      status: 400,
+      kind: 'validation',
+      message: `Invalid ${where}: ${first.message ?? 'invalid value'}.`,
+      param: param || null,
+    };
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { status: 400, kind: 'invalid_json', message: error.message || 'The request body is not valid JSON.', param: null };
+      return {
+        status: 400,
+        kind: 'invalid_json',
+        message: error.message || 'The request body is not valid JSON.',
+        param: null,
+      };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, kind: 'too_large', message: error.message, param: null };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, kind: 'unsupported_media_type', message: 'The request body must be application/json.', param: null };
+      return {
+        status: 415,
+        kind: 'unsupported_media_type',
+        message: 'The request body must be application/json.',
+        param: null,
+      };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return { status: 400, kind: 'validation', message: 'The Content-Length header does not match the body.', param: null };
+      return {
+        status: 400,
+        kind: 'validation',
+        message: 'The Content-Length header does not match the body.',
+        param: null,
+      };
     // PostgreSQL refuses text it cannot store (a NUL character, \u0000) with these SQLSTATEs: the
     // value came from the request (a path parameter, a query or a body field), so it is a 400.
     case '22021':
     case '22P05':
-      return { status: 400, kind: 'validation', message: 'The request contains a character that cannot be stored (NUL, \\u0000).', param: null };
+      return {
+        status: 400,
+        kind: 'validation',
+        message: 'The request contains a character that cannot be stored (NUL, \\u0000).',
+        param: null,
+      };
   }
   if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
-    return { status: 400, kind: 'invalid_json', message: `The request body is not valid JSON: ${error.message}`, param: null };
+    return {
+      status: 400,
+      kind: 'invalid_json',
+      message: `The request body is not valid JSON: ${error.message}`,
+      param: null,
+    };
   }
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return { status: error.statusCode, kind: 'validation', message: error.message, param: null };
@@ -199,5 +263,8 @@ export function jsonPointerToParam(pointer: string): string {
     .split('/')
     .slice(1)
     .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment), '');
+    .reduce(
+      (path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment),
+      '',
+    );
 }

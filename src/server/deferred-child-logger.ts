@@ -51,6 +51,10 @@ for (const level of LEVELS) {
 }
 
 /** Fastify's `childLoggerFactory`. */
-export function deferredChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+export function deferredChildLogger(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
   return new DeferredChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
 }

@@ -8,7 +8,6 @@ export interface MetricsEndpointOptions {
   token?: string | undefined;
 }
 
-
 /**
  * Request metrics for one listener: in-flight gauge, and per (route template, method, status)
  * a counter and a duration histogram. The end is taken from the socket's `close`, so hijacked
@@ -22,7 +21,10 @@ export function registerHttpMetrics(app: FastifyInstance, surface: string): void
     const id = `${route} ${method} ${status}`;
     let observer = observers.get(id);
     if (!observer) {
-      observer = { counter: httpRequests.labels(surface, route, method, String(status)), histogram: httpDuration.labels(surface, route, method) };
+      observer = {
+        counter: httpRequests.labels(surface, route, method, String(status)),
+        histogram: httpDuration.labels(surface, route, method),
+      };
       observers.set(id, observer);
     }
     return observer;
@@ -51,7 +53,8 @@ export function registerMetricsRoute(app: FastifyInstance, options: MetricsEndpo
     {
       schema: {
         summary: 'Prometheus metrics of this process',
-        description: 'Text exposition format 0.0.4. Needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set.',
+        description:
+          'Text exposition format 0.0.4. Needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set.',
         tags: ['operations'],
         security: options.token ? [{ metricsToken: [] }] : [],
       },
@@ -60,7 +63,11 @@ export function registerMetricsRoute(app: FastifyInstance, options: MetricsEndpo
       if (expected) {
         const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
         if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
-          return reply.code(401).header('www-authenticate', 'Bearer').type('text/plain; charset=utf-8').send('metrics token required\n');
+          return reply
+            .code(401)
+            .header('www-authenticate', 'Bearer')
+            .type('text/plain; charset=utf-8')
+            .send('metrics token required\n');
         }
       }
       const body = await metricsRegistry.metrics();

@@ -11,7 +11,15 @@ export function createLogger(level: string): Logger {
       level,
       base: { pid: process.pid },
       redact: {
-        paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]', '*.apiKey', '*.key', '*.secret'],
+        paths: [
+          'req.headers.authorization',
+          'req.headers["x-api-key"]',
+          'headers.authorization',
+          'headers["x-api-key"]',
+          '*.apiKey',
+          '*.key',
+          '*.secret',
+        ],
         censor: '[redacted]',
       },
     },

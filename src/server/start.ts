@@ -42,34 +42,77 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const config = loadGatewayConfig(settings.configFile);
   const catalogue = new Catalogue(config, env);
-  const tls = await loadTls({ dataDir: settings.dataDir, certFile: settings.tlsCertFile, keyFile: settings.tlsKeyFile });
+  const tls = await loadTls({
+    dataDir: settings.dataDir,
+    certFile: settings.tlsCertFile,
+    keyFile: settings.tlsKeyFile,
+  });
   const store = await openStore({
     dataDir: settings.dataDir,
     databaseUrl: settings.databaseUrl,
     schema: settings.databaseSchema,
     backgroundCheckpoints: true,
-    onCheckpointError: (message) => logger.warn({ error: message }, 'a background SQLite checkpoint failed; the next one tries again'),
+    onCheckpointError: (message) =>
+      logger.warn({ error: message }, 'a background SQLite checkpoint failed; the next one tries again'),
     // Message and code only: pg attaches the client (connection parameters included) to the error.
-    onConnectionError: (error) => logger.warn({ error: error.message, code: (error as NodeJS.ErrnoException).code }, 'an idle database connection failed; it will be replaced'),
+    onConnectionError: (error) =>
+      logger.warn(
+        { error: error.message, code: (error as NodeJS.ErrnoException).code },
+        'an idle database connection failed; it will be replaced',
+      ),
   });
   const masterKey = loadMasterKey(settings.dataDir, settings.secretKey);
   const apiKeys = new ApiKeyRepository(store, masterKey);
   const authenticator = new KeyAuthenticator(apiKeys, settings.keyCacheTtlMs);
   const usage = new UsageWriter(store, logger);
   const untrackUsageQueue = trackUsageQueue(usage);
-  const budget = new BudgetLedger(store, logger, Date.now, { reservationTtlMs: settings.reservationTtlMs, sweepIntervalMs: settings.sweepIntervalMs });
+  const budget = new BudgetLedger(store, logger, Date.now, {
+    reservationTtlMs: settings.reservationTtlMs,
+    sweepIntervalMs: settings.sweepIntervalMs,
+  });
   budget.startSweeper();
   const gatewayTools = createGatewayToolsService(store);
   const collector = createCollector(store, logger, env);
 
   const base = { tls, logger, bodyLimitBytes: settings.bodyLimitBytes, metrics: settings.metrics };
   const surfaces = [
-    new Surface('gateway', buildGatewayApp({ ...base, surface: 'gateway' }, { store, catalogue, authenticator, usage, budget, upstream: upstreamPolicy(config), maxConcurrency: settings.maxConcurrency, logger, gatewayTools })),
-    new Surface('console', buildConsoleApp({ ...base, surface: 'console' }, { store, apiKeys, authenticator, logger, gatewayTools, collector: collector.console })),
-    new Surface('collector', buildCollectorApp({ ...base, surface: 'collector', bodyLimitBytes: collector.settings.bodyLimitBytes }, collector.app)),
+    new Surface(
+      'gateway',
+      buildGatewayApp(
+        { ...base, surface: 'gateway' },
+        {
+          store,
+          catalogue,
+          authenticator,
+          usage,
+          budget,
+          upstream: upstreamPolicy(config),
+          maxConcurrency: settings.maxConcurrency,
+          logger,
+          gatewayTools,
+        },
+      ),
+    ),
+    new Surface(
+      'console',
+      buildConsoleApp(
+        { ...base, surface: 'console' },
+        { store, apiKeys, authenticator, logger, gatewayTools, collector: collector.console },
+      ),
+    ),
+    new Surface(
+      'collector',
+      buildCollectorApp(
+        { ...base, surface: 'collector', bodyLimitBytes: collector.settings.bodyLimitBytes },
+        collector.app,
+      ),
+    ),
   ] as const;
   const ports = [settings.gatewayPort, settings.consolePort, settings.collectorPort];
-  const metricsSurface = settings.metrics.port === undefined ? undefined : new Surface('metrics', buildMetricsApp(base, settings.metrics.token));
+  const metricsSurface =
+    settings.metrics.port === undefined
+      ? undefined
+      : new Surface('metrics', buildMetricsApp(base, settings.metrics.token));
   const all = metricsSurface ? [...surfaces, metricsSurface] : [...surfaces];
   try {
     await Promise.all([
@@ -100,14 +143,21 @@ export async function startGateway(
       await Promise.all(all.map((surface) => surface.drain(DRAIN_GRACE_MS)));
       await collectorStopped;
       await usage.drain();
-      await authenticator.flushLastUsed().catch((error) => logger.warn({ err: error }, 'could not record key last-use times'));
+      await authenticator
+        .flushLastUsed()
+        .catch((error) => logger.warn({ err: error }, 'could not record key last-use times'));
       untrackUsageQueue();
       await store.close();
     })());
 
   logger.info({ store: store.dialect, location: store.location, certificate: tls.certFile }, 'gateway started');
   return {
-    urls: { gateway: surfaces[0].url, console: surfaces[1].url, collector: surfaces[2].url, ...(metricsSurface ? { metrics: metricsSurface.url } : {}) },
+    urls: {
+      gateway: surfaces[0].url,
+      console: surfaces[1].url,
+      collector: surfaces[2].url,
+      ...(metricsSurface ? { metrics: metricsSurface.url } : {}),
+    },
     apps: { gateway: surfaces[0].app, console: surfaces[1].app, collector: surfaces[2].app },
     store,
     stop,

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from './database.js';
 import type { ApiKeysTable } from './schema.js';
-import { GATEWAY_KEY_PREFIX, decryptSecret, digestSecret, encryptSecret, generateSecret } from '../secrets/secret-codec.js';
+import {
+  GATEWAY_KEY_PREFIX,
+  decryptSecret,
+  digestSecret,
+  encryptSecret,
+  generateSecret,
+} from '../secrets/secret-codec.js';
 
 export type ApiKeyRow = ApiKeysTable;
 

@@ -38,59 +38,87 @@ export class HotStatements {
 
   /** `returning`: which rows were inserted, when some id may be stored already. */
   insertEvents(rows: number, returning: boolean): string {
-    return this.text(returning ? 'events returning' : 'events', rows, () =>
-      `insert into collected_events (project_id, event_id, organization_id, type, received_at, payload) values ${valuesList('(?, ?, ?, ?, ?, ?)', rows)} ` +
-      `on conflict (project_id, event_id) do nothing${returning ? ' returning project_id, event_id' : ''}`,
+    return this.text(
+      returning ? 'events returning' : 'events',
+      rows,
+      () =>
+        `insert into collected_events (project_id, event_id, organization_id, type, received_at, payload) values ${valuesList('(?, ?, ?, ?, ?, ?)', rows)} ` +
+        `on conflict (project_id, event_id) do nothing${returning ? ' returning project_id, event_id' : ''}`,
     );
   }
 
   /** DELIVERY_PARAMETERS per row. */
   insertDeliveries(rows: number): string {
-    return this.text('deliveries', rows, () =>
-      `insert into event_deliveries (id, project_id, project_component_id, event_id, created_at, next_attempt_at, attempts) values ${valuesList('(?, ?, ?, ?, ?, ?, 0)', rows)}`,
+    return this.text(
+      'deliveries',
+      rows,
+      () =>
+        `insert into event_deliveries (id, project_id, project_component_id, event_id, created_at, next_attempt_at, attempts) values ${valuesList('(?, ?, ?, ?, ?, ?, 0)', rows)}`,
     );
   }
 
   /** Casts: PostgreSQL types a parameter in a select list as text, and stored_at is a bigint. */
   copyToWarehouse(ids: number): string {
-    return this.text('warehouse', ids, () =>
-      'insert into warehouse_events (project_component_id, event_id, project_id, type, received_at, stored_at, payload) ' +
-      'select cast(? as text), event_id, project_id, type, received_at, cast(? as bigint), payload from collected_events ' +
-      `where project_id = ? and event_id in (${placeholders(ids)}) ` +
-      'on conflict (project_component_id, event_id) do nothing',
+    return this.text(
+      'warehouse',
+      ids,
+      () =>
+        'insert into warehouse_events (project_component_id, event_id, project_id, type, received_at, stored_at, payload) ' +
+        'select cast(? as text), event_id, project_id, type, received_at, cast(? as bigint), payload from collected_events ' +
+        `where project_id = ? and event_id in (${placeholders(ids)}) ` +
+        'on conflict (project_component_id, event_id) do nothing',
     );
   }
 
   /** Due outbox rows of the given catalogue components, deleted and returned (the first write of a transaction). */
   takeDue(components: number): string {
     const lock = this.dialect === 'postgres' ? ' for update skip locked' : '';
-    return this.text('take', components, () =>
-      'delete from event_deliveries where id in (select id from event_deliveries where failed_at is null and next_attempt_at <= ? ' +
-      `and project_component_id in (select id from project_components where component_id in (${placeholders(components)})) ` +
-      `order by next_attempt_at limit ?${lock}) returning project_id, project_component_id, event_id`,
+    return this.text(
+      'take',
+      components,
+      () =>
+        'delete from event_deliveries where id in (select id from event_deliveries where failed_at is null and next_attempt_at <= ? ' +
+        `and project_component_id in (select id from project_components where component_id in (${placeholders(components)})) ` +
+        `order by next_attempt_at limit ?${lock}) returning project_id, project_component_id, event_id`,
     );
   }
 
   anyDue(): string {
-    return this.text('any due', 0, () => 'select id from event_deliveries where failed_at is null and next_attempt_at <= ? limit 1');
+    return this.text(
+      'any due',
+      0,
+      () => 'select id from event_deliveries where failed_at is null and next_attempt_at <= ? limit 1',
+    );
   }
 
   claim(): string {
     // PostgreSQL: several instances claim disjoint rows. SQLite: one writer at a time anyway.
     const lock = this.dialect === 'postgres' ? ' for update skip locked' : '';
-    return this.text('claim', 0, () =>
-      'update event_deliveries set lease_token = ?, next_attempt_at = ?, attempts = attempts + 1 ' +
-      `where id in (select id from event_deliveries where failed_at is null and next_attempt_at <= ? order by next_attempt_at limit ?${lock}) ` +
-      'returning id, project_id, project_component_id, event_id, attempts',
+    return this.text(
+      'claim',
+      0,
+      () =>
+        'update event_deliveries set lease_token = ?, next_attempt_at = ?, attempts = attempts + 1 ' +
+        `where id in (select id from event_deliveries where failed_at is null and next_attempt_at <= ? order by next_attempt_at limit ?${lock}) ` +
+        'returning id, project_id, project_component_id, event_id, attempts',
     );
   }
 
   complete(ids: number): string {
-    return this.text('complete', ids, () => `delete from event_deliveries where lease_token = ? and id in (${placeholders(ids)})`);
+    return this.text(
+      'complete',
+      ids,
+      () => `delete from event_deliveries where lease_token = ? and id in (${placeholders(ids)})`,
+    );
   }
 
   payloads(ids: number): string {
-    return this.text('payloads', ids, () => `select event_id, payload from collected_events where project_id = ? and event_id in (${placeholders(ids)})`);
+    return this.text(
+      'payloads',
+      ids,
+      () =>
+        `select event_id, payload from collected_events where project_id = ? and event_id in (${placeholders(ids)})`,
+    );
   }
 
   private text(kind: string, count: number, build: () => string): string {

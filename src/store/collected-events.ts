@@ -109,9 +109,14 @@ export class CollectedEventStore {
           inserted.fill(1, start, start + count);
           continue;
         }
-        const result = await run<{ project_id: string; event_id: string }>(trx, this.statements.insertEvents(count, true), parameters);
+        const result = await run<{ project_id: string; event_id: string }>(
+          trx,
+          this.statements.insertEvents(count, true),
+          parameters,
+        );
         const returned = new Set(result.map((row) => `${row.project_id}\u0000${row.event_id}`));
-        for (let i = start; i < start + count; i++) if (returned.delete(`${owners[i]!.projectId}\u0000${events[i]!.id}`)) inserted[i] = 1;
+        for (let i = start; i < start + count; i++)
+          if (returned.delete(`${owners[i]!.projectId}\u0000${events[i]!.id}`)) inserted[i] = 1;
       }
       const deliveries: unknown[] = [];
       for (let i = 0; i < events.length; i++) {
@@ -119,7 +124,14 @@ export class CollectedEventStore {
         const owner = owners[i]!;
         const event = events[i]!;
         for (const componentId of owner.componentIds[event.type]) {
-          deliveries.push(timeOrderedId(owner.receivedAt), owner.projectId, componentId, event.id, owner.receivedAt, owner.receivedAt);
+          deliveries.push(
+            timeOrderedId(owner.receivedAt),
+            owner.projectId,
+            componentId,
+            event.id,
+            owner.receivedAt,
+            owner.receivedAt,
+          );
         }
       }
       for (const [start, count] of ranges(deliveries.length / DELIVERY_PARAMETERS)) {
@@ -130,7 +142,11 @@ export class CollectedEventStore {
   }
 
   async countEvents(projectId: string): Promise<number> {
-    const row = await this.store.db.selectFrom('collected_events').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', projectId).executeTakeFirst();
+    const row = await this.store.db
+      .selectFrom('collected_events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
@@ -158,7 +174,14 @@ export class CollectedEventStore {
   }
 
   /** Not delivered: retried at `nextAttemptAt`, or parked as failed after `maxAttempts`. */
-  async fail(ids: string[], token: string, nextAttemptAt: number, error: string, maxAttempts: number, now: number): Promise<void> {
+  async fail(
+    ids: string[],
+    token: string,
+    nextAttemptAt: number,
+    error: string,
+    maxAttempts: number,
+    now: number,
+  ): Promise<void> {
     for (const part of slices(ids)) {
       await this.store.db
         .updateTable('event_deliveries')
@@ -188,14 +211,19 @@ export class CollectedEventStore {
 
   /** Rows whose component no longer exists are dropped. */
   async discard(ids: string[]): Promise<void> {
-    for (const part of slices(ids)) await this.store.db.deleteFrom('event_deliveries').where('id', 'in', part).execute();
+    for (const part of slices(ids))
+      await this.store.db.deleteFrom('event_deliveries').where('id', 'in', part).execute();
   }
 
   /** The stored JSON of events, by id; ids no longer stored (their project was deleted) are absent. */
   async loadPayloads(projectId: string, eventIds: string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
     for (const part of slices(eventIds)) {
-      const rows = await run<{ event_id: string; payload: string }>(this.store.db, this.statements.payloads(part.length), [projectId, ...part]);
+      const rows = await run<{ event_id: string; payload: string }>(
+        this.store.db,
+        this.statements.payloads(part.length),
+        [projectId, ...part],
+      );
       for (const row of rows) found.set(row.event_id, row.payload);
     }
     return found;
@@ -204,7 +232,10 @@ export class CollectedEventStore {
   async outboxDepth(): Promise<{ pending: number; failed: number }> {
     const rows = await this.store.db
       .selectFrom('event_deliveries')
-      .select([(eb) => eb.fn.countAll<number>().as('n'), sql<number>`case when failed_at is null then 0 else 1 end`.as('failed')])
+      .select([
+        (eb) => eb.fn.countAll<number>().as('n'),
+        sql<number>`case when failed_at is null then 0 else 1 end`.as('failed'),
+      ])
       .groupBy(sql`case when failed_at is null then 0 else 1 end`)
       .execute();
     return {
@@ -217,8 +248,15 @@ export class CollectedEventStore {
    * The warehouse component's write: stored events copied by id inside the database, so their
    * payloads never pass through the process; idempotent per (component, event id).
    */
-  async copyToWarehouse(projectId: string, projectComponentId: string, eventIds: string[], storedAt: number): Promise<void> {
-    await this.eachSlice(eventIds, (db, part) => run(db, this.statements.copyToWarehouse(part.length), [projectComponentId, storedAt, projectId, ...part]));
+  async copyToWarehouse(
+    projectId: string,
+    projectComponentId: string,
+    eventIds: string[],
+    storedAt: number,
+  ): Promise<void> {
+    await this.eachSlice(eventIds, (db, part) =>
+      run(db, this.statements.copyToWarehouse(part.length), [projectComponentId, storedAt, projectId, ...part]),
+    );
   }
 
   /**
@@ -235,20 +273,26 @@ export class CollectedEventStore {
   async moveDueToWarehouse(now: number, limit: number, warehouseComponents: readonly string[]): Promise<number> {
     if (warehouseComponents.length === 0) return 0;
     return this.store.db.transaction().execute(async (trx) => {
-      const rows = await run<{ project_id: string; project_component_id: string; event_id: string }>(trx, this.statements.takeDue(warehouseComponents.length), [
-        now,
-        ...warehouseComponents,
-        limit,
-      ]);
+      const rows = await run<{ project_id: string; project_component_id: string; event_id: string }>(
+        trx,
+        this.statements.takeDue(warehouseComponents.length),
+        [now, ...warehouseComponents, limit],
+      );
       const groups = new Map<string, { projectId: string; componentId: string; eventIds: string[] }>();
       for (const row of rows) {
         const key = `${row.project_id}\u0000${row.project_component_id}`;
         const group = groups.get(key);
         if (group) group.eventIds.push(row.event_id);
-        else groups.set(key, { projectId: row.project_id, componentId: row.project_component_id, eventIds: [row.event_id] });
+        else
+          groups.set(key, {
+            projectId: row.project_id,
+            componentId: row.project_component_id,
+            eventIds: [row.event_id],
+          });
       }
       for (const { projectId, componentId, eventIds } of groups.values()) {
-        for (const part of slices(eventIds)) await run(trx, this.statements.copyToWarehouse(part.length), [componentId, now, projectId, ...part]);
+        for (const part of slices(eventIds))
+          await run(trx, this.statements.copyToWarehouse(part.length), [componentId, now, projectId, ...part]);
       }
       return rows.length;
     });
@@ -281,9 +325,16 @@ export class CollectedEventStore {
     if (options.after) {
       const [at, eventId, componentId] = options.after;
       // The plain lower bound lets SQLite seek the index; the row-value comparison then filters exactly.
-      query = query.where('received_at', '>=', at).where(sql<boolean>`(received_at, event_id, project_component_id) > (${at}, ${eventId}, ${componentId})`);
+      query = query
+        .where('received_at', '>=', at)
+        .where(sql<boolean>`(received_at, event_id, project_component_id) > (${at}, ${eventId}, ${componentId})`);
     }
-    const rows = await query.orderBy('received_at').orderBy('event_id').orderBy('project_component_id').limit(options.limit + 1).execute();
+    const rows = await query
+      .orderBy('received_at')
+      .orderBy('event_id')
+      .orderBy('project_component_id')
+      .limit(options.limit + 1)
+      .execute();
     return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
   }
 }

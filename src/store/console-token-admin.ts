@@ -15,16 +15,33 @@ export async function listConsoleTokens(
     if (!cursor) return undefined;
     query = query.where(sql<boolean>`(created_at, id) > (${cursor.created_at}, ${cursor.id})`);
   }
-  const rows = await query.orderBy('created_at').orderBy('id').limit(limit + 1).execute();
+  const rows = await query
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
   return { data: rows.slice(0, limit), hasMore: rows.length > limit };
 }
 
-export async function getConsoleToken(store: Store, organizationId: string, id: string): Promise<ConsoleToken | undefined> {
-  return store.db.selectFrom('console_tokens').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+export async function getConsoleToken(
+  store: Store,
+  organizationId: string,
+  id: string,
+): Promise<ConsoleToken | undefined> {
+  return store.db
+    .selectFrom('console_tokens')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** Deleting the row (and so its digest) revokes the token on the next request. */
 export async function deleteConsoleToken(store: Store, organizationId: string, id: string): Promise<boolean> {
-  const result = await store.db.deleteFrom('console_tokens').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  const result = await store.db
+    .deleteFrom('console_tokens')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

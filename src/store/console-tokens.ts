@@ -31,5 +31,9 @@ export async function createConsoleToken(
  * nothing about stored ones, so an indexed lookup is not a timing oracle for the secret itself.
  */
 export async function findConsoleTokenBySecret(store: Store, secret: string): Promise<ConsoleToken | undefined> {
-  return store.db.selectFrom('console_tokens').selectAll().where('token_digest', '=', digestSecret(secret)).executeTakeFirst();
+  return store.db
+    .selectFrom('console_tokens')
+    .selectAll()
+    .where('token_digest', '=', digestSecret(secret))
+    .executeTakeFirst();
 }

@@ -76,13 +76,18 @@ export function openSqliteConnection(file: string): SQLite.Database {
   return database;
 }
 
-function openSqlite(dataDir: string, options: Pick<StoreOptions, 'backgroundCheckpoints' | 'onCheckpointError'>): Store {
+function openSqlite(
+  dataDir: string,
+  options: Pick<StoreOptions, 'backgroundCheckpoints' | 'onCheckpointError'>,
+): Store {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'gateway.sqlite');
   const database = openSqliteConnection(file);
   const cachedConnection = withStatementCache(database);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedConnection }) });
-  const checkpointer = options.backgroundCheckpoints ? startSqliteCheckpointer(database, file, { onError: options.onCheckpointError }) : undefined;
+  const checkpointer = options.backgroundCheckpoints
+    ? startSqliteCheckpointer(database, file, { onError: options.onCheckpointError })
+    : undefined;
   const close = async () => {
     await checkpointer?.stop();
     await db.destroy();
@@ -108,7 +113,12 @@ function openPostgres(url: string, options: StoreOptions): Store {
   pool.on('error', (error) => options.onConnectionError?.(error));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const location = url.replace(/\/\/[^@/]*@/, '//***@');
-  return { db, dialect: 'postgres', location: schema ? `${location} (schema ${schema})` : location, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    location: schema ? `${location} (schema ${schema})` : location,
+    close: () => db.destroy(),
+  };
 }
 
 async function migrate(store: Store): Promise<void> {
@@ -157,7 +167,10 @@ async function ensurePostgresSchema(store: Store): Promise<string> {
   const existing = current.rows[0]?.schema;
   if (existing) return existing;
   const wanted = await sql<{ search_path: string }>`show search_path`.execute(store.db);
-  const name = wanted.rows[0]?.search_path.split(',')[0]?.trim().replace(/^"(.*)"$/, '$1');
+  const name = wanted.rows[0]?.search_path
+    .split(',')[0]
+    ?.trim()
+    .replace(/^"(.*)"$/, '$1');
   if (!name) throw new Error('PostgreSQL search_path names no schema');
   try {
     await sql`create schema if not exists ${sql.id(name)}`.execute(store.db);
@@ -170,11 +183,16 @@ async function ensurePostgresSchema(store: Store): Promise<string> {
 }
 
 async function runMigrator(db: Kysely<Database>, schema: string | undefined): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
-    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? String(error)}`);
+    throw new Error(
+      `database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? String(error)}`,
+    );
   }
 }
-

@@ -13,7 +13,11 @@ export async function findOrganizationById(store: Store, id: string): Promise<Or
 }
 
 /** Creates the organization unless one with this slug exists; safe when two processes race. */
-export async function ensureOrganization(store: Store, slug: string, name: string): Promise<{ organization: Organization; created: boolean }> {
+export async function ensureOrganization(
+  store: Store,
+  slug: string,
+  name: string,
+): Promise<{ organization: Organization; created: boolean }> {
   const existing = await findOrganizationBySlug(store, slug);
   if (existing) return { organization: existing, created: false };
   const organization: Organization = { id: randomUUID(), slug, name, created_at: Date.now() };

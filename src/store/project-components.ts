@@ -72,7 +72,12 @@ export class ProjectComponentRepository {
 
   /** Active components of a project, for the collector (any organization: the project id is trusted). */
   async activeForProject(projectId: string): Promise<ProjectComponent[]> {
-    const rows = await this.store.db.selectFrom('project_components').selectAll().where('project_id', '=', projectId).where('active', '=', 1).execute();
+    const rows = await this.store.db
+      .selectFrom('project_components')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('active', '=', 1)
+      .execute();
     return rows.map(toProjectComponent);
   }
 

@@ -25,7 +25,12 @@ export class ProjectConflictError extends Error {
 
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
-  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(e?.message ?? '');
+  return (
+    e?.code === '23505' ||
+    e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    /UNIQUE constraint failed/.test(e?.message ?? '')
+  );
 }
 
 /**
@@ -37,7 +42,14 @@ export class ProjectRepository {
 
   async create(input: { organizationId: string; slug: string; name: string; domains: string[] }): Promise<Project> {
     const now = Date.now();
-    const row: ProjectsTable = { id: randomUUID(), organization_id: input.organizationId, slug: input.slug, name: input.name, created_at: now, updated_at: now };
+    const row: ProjectsTable = {
+      id: randomUUID(),
+      organization_id: input.organizationId,
+      slug: input.slug,
+      name: input.name,
+      created_at: now,
+      updated_at: now,
+    };
     await this.write(input.domains, async (trx) => {
       await trx.insertInto('projects').values(row).execute();
       await this.insertDomains(trx, row.id, row.organization_id, input.domains);
@@ -46,13 +58,22 @@ export class ProjectRepository {
   }
 
   async get(organizationId: string, id: string): Promise<Project | undefined> {
-    const row = await this.store.db.selectFrom('projects').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+    const row = await this.store.db
+      .selectFrom('projects')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!row) return undefined;
     return { ...toProject(row), domains: await this.domainsOf(row.id) };
   }
 
   /** Keyset page ordered by (created_at, id); `startingAfter` is a project id of this organization. */
-  async list(organizationId: string, limit: number, startingAfter?: string): Promise<{ data: Project[]; hasMore: boolean } | undefined> {
+  async list(
+    organizationId: string,
+    limit: number,
+    startingAfter?: string,
+  ): Promise<{ data: Project[]; hasMore: boolean } | undefined> {
     let query = this.store.db.selectFrom('projects').selectAll().where('organization_id', '=', organizationId);
     if (startingAfter !== undefined) {
       const cursor = await this.store.db
@@ -64,19 +85,35 @@ export class ProjectRepository {
       if (!cursor) return undefined;
       query = query.where(sql<boolean>`(created_at, id) > (${cursor.created_at}, ${cursor.id})`);
     }
-    const rows = await query.orderBy('created_at').orderBy('id').limit(limit + 1).execute();
+    const rows = await query
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit + 1)
+      .execute();
     const page = rows.slice(0, limit);
     const domains = await this.domainsOfMany(page.map((r) => r.id));
-    return { data: page.map((r) => ({ ...toProject(r), domains: domains.get(r.id) ?? [] })), hasMore: rows.length > limit };
+    return {
+      data: page.map((r) => ({ ...toProject(r), domains: domains.get(r.id) ?? [] })),
+      hasMore: rows.length > limit,
+    };
   }
 
-  async update(organizationId: string, id: string, patch: { slug?: string; name?: string; domains?: string[] }): Promise<Project | undefined> {
+  async update(
+    organizationId: string,
+    id: string,
+    patch: { slug?: string; name?: string; domains?: string[] },
+  ): Promise<Project | undefined> {
     let found = false;
     await this.write(patch.domains ?? [], async (trx) => {
       const changes: Partial<ProjectsTable> = { updated_at: Date.now() };
       if (patch.slug !== undefined) changes.slug = patch.slug;
       if (patch.name !== undefined) changes.name = patch.name;
-      const result = await trx.updateTable('projects').set(changes).where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+      const result = await trx
+        .updateTable('projects')
+        .set(changes)
+        .where('organization_id', '=', organizationId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       found = Number(result.numUpdatedRows) > 0;
       if (!found || patch.domains === undefined) return;
       await trx.deleteFrom('project_domains').where('project_id', '=', id).execute();
@@ -88,9 +125,20 @@ export class ProjectRepository {
   /** Removes the project and everything hanging off it: domains, settings, components, events. */
   async delete(organizationId: string, id: string): Promise<boolean> {
     return this.store.db.transaction().execute(async (trx) => {
-      const result = await trx.deleteFrom('projects').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+      const result = await trx
+        .deleteFrom('projects')
+        .where('organization_id', '=', organizationId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       if (Number(result.numDeletedRows) === 0) return false;
-      for (const table of ['project_domains', 'proxy_settings', 'project_components', 'event_deliveries', 'collected_events', 'warehouse_events'] as const) {
+      for (const table of [
+        'project_domains',
+        'proxy_settings',
+        'project_components',
+        'event_deliveries',
+        'collected_events',
+        'warehouse_events',
+      ] as const) {
         await trx.deleteFrom(table).where('project_id', '=', id).execute();
       }
       return true;
@@ -99,7 +147,11 @@ export class ProjectRepository {
 
   /** The project whose domains include `host` (any organization): the collector's lookup. */
   async findByDomain(host: string): Promise<{ id: string; organizationId: string } | undefined> {
-    const row = await this.store.db.selectFrom('project_domains').select(['project_id', 'organization_id']).where('domain', '=', host).executeTakeFirst();
+    const row = await this.store.db
+      .selectFrom('project_domains')
+      .select(['project_id', 'organization_id'])
+      .where('domain', '=', host)
+      .executeTakeFirst();
     return row && { id: row.project_id, organizationId: row.organization_id };
   }
 
@@ -111,12 +163,18 @@ export class ProjectRepository {
       const taken = domains.length
         ? await this.store.db.selectFrom('project_domains').select('domain').where('domain', 'in', domains).execute()
         : [];
-      if (taken.length > 0) throw new ProjectConflictError('domains', `The domain ${taken[0]!.domain} already belongs to a project.`);
+      if (taken.length > 0)
+        throw new ProjectConflictError('domains', `The domain ${taken[0]!.domain} already belongs to a project.`);
       throw new ProjectConflictError('slug', 'A project with this slug already exists in this organization.');
     }
   }
 
-  private async insertDomains(trx: Transaction<Database>, projectId: string, organizationId: string, domains: string[]): Promise<void> {
+  private async insertDomains(
+    trx: Transaction<Database>,
+    projectId: string,
+    organizationId: string,
+    domains: string[],
+  ): Promise<void> {
     if (domains.length === 0) return;
     await trx
       .insertInto('project_domains')
@@ -131,12 +189,25 @@ export class ProjectRepository {
   private async domainsOfMany(projectIds: string[]): Promise<Map<string, string[]>> {
     const result = new Map<string, string[]>();
     if (projectIds.length === 0) return result;
-    const rows = await this.store.db.selectFrom('project_domains').select(['project_id', 'domain']).where('project_id', 'in', projectIds).orderBy('domain').execute();
+    const rows = await this.store.db
+      .selectFrom('project_domains')
+      .select(['project_id', 'domain'])
+      .where('project_id', 'in', projectIds)
+      .orderBy('domain')
+      .execute();
     for (const row of rows) result.set(row.project_id, [...(result.get(row.project_id) ?? []), row.domain]);
     return result;
   }
 }
 
 function toProject(row: ProjectsTable): Omit<Project, 'domains'> & { domains: string[] } {
-  return { id: row.id, organizationId: row.organization_id, slug: row.slug, name: row.name, domains: [], createdAt: row.created_at, updatedAt: row.updated_at };
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    slug: row.slug,
+    name: row.name,
+    domains: [],
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }

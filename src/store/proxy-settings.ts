@@ -54,12 +54,19 @@ const toRevision = (row: ProxySettingsTable): ProxySettingsRevision => ({
 export class ProxySettingsRepository {
   constructor(private readonly store: Store) {}
 
-  async create(projectId: string, input: { description: string; isActive: boolean; backends: ProxyBackend[]; routes: ProxyRoute[] }): Promise<ProxySettingsRevision> {
+  async create(
+    projectId: string,
+    input: { description: string; isActive: boolean; backends: ProxyBackend[]; routes: ProxyRoute[] },
+  ): Promise<ProxySettingsRevision> {
     // Two concurrent creations may pick the same next number: the primary key refuses one, which retries.
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.store.db.transaction().execute(async (trx) => {
-          const last = await trx.selectFrom('proxy_settings').select((eb) => eb.fn.max('revision').as('max')).where('project_id', '=', projectId).executeTakeFirst();
+          const last = await trx
+            .selectFrom('proxy_settings')
+            .select((eb) => eb.fn.max('revision').as('max'))
+            .where('project_id', '=', projectId)
+            .executeTakeFirst();
           const now = Date.now();
           const row: ProxySettingsTable = {
             project_id: projectId,
@@ -72,7 +79,12 @@ export class ProxySettingsRepository {
             updated_at: now,
           };
           if (input.isActive) {
-            await trx.updateTable('proxy_settings').set({ is_active: 0, updated_at: now }).where('project_id', '=', projectId).where('is_active', '=', 1).execute();
+            await trx
+              .updateTable('proxy_settings')
+              .set({ is_active: 0, updated_at: now })
+              .where('project_id', '=', projectId)
+              .where('is_active', '=', 1)
+              .execute();
             row.is_active = 1;
           }
           await trx.insertInto('proxy_settings').values(row).execute();
@@ -85,26 +97,50 @@ export class ProxySettingsRepository {
   }
 
   async get(projectId: string, revision: number): Promise<ProxySettingsRevision | undefined> {
-    const row = await this.store.db.selectFrom('proxy_settings').selectAll().where('project_id', '=', projectId).where('revision', '=', revision).executeTakeFirst();
+    const row = await this.store.db
+      .selectFrom('proxy_settings')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('revision', '=', revision)
+      .executeTakeFirst();
     return row && toRevision(row);
   }
 
   async active(projectId: string): Promise<ProxySettingsRevision | undefined> {
-    const row = await this.store.db.selectFrom('proxy_settings').selectAll().where('project_id', '=', projectId).where('is_active', '=', 1).executeTakeFirst();
+    const row = await this.store.db
+      .selectFrom('proxy_settings')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('is_active', '=', 1)
+      .executeTakeFirst();
     return row && toRevision(row);
   }
 
   async list(projectId: string): Promise<ProxySettingsRevision[]> {
-    const rows = await this.store.db.selectFrom('proxy_settings').selectAll().where('project_id', '=', projectId).orderBy('revision').execute();
+    const rows = await this.store.db
+      .selectFrom('proxy_settings')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy('revision')
+      .execute();
     return rows.map(toRevision);
   }
 
-  async update(projectId: string, revision: number, patch: { description?: string; isActive?: boolean }): Promise<ProxySettingsRevision | undefined> {
+  async update(
+    projectId: string,
+    revision: number,
+    patch: { description?: string; isActive?: boolean },
+  ): Promise<ProxySettingsRevision | undefined> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.store.db.transaction().execute(async (trx) => {
           const now = Date.now();
-          const exists = await trx.selectFrom('proxy_settings').select('revision').where('project_id', '=', projectId).where('revision', '=', revision).executeTakeFirst();
+          const exists = await trx
+            .selectFrom('proxy_settings')
+            .select('revision')
+            .where('project_id', '=', projectId)
+            .where('revision', '=', revision)
+            .executeTakeFirst();
           if (!exists) return undefined;
           if (patch.isActive === true) {
             await trx
@@ -118,8 +154,18 @@ export class ProxySettingsRepository {
           const changes: Partial<ProxySettingsTable> = { updated_at: now };
           if (patch.description !== undefined) changes.description = patch.description;
           if (patch.isActive !== undefined) changes.is_active = patch.isActive ? 1 : 0;
-          await trx.updateTable('proxy_settings').set(changes).where('project_id', '=', projectId).where('revision', '=', revision).execute();
-          const row = await trx.selectFrom('proxy_settings').selectAll().where('project_id', '=', projectId).where('revision', '=', revision).executeTakeFirstOrThrow();
+          await trx
+            .updateTable('proxy_settings')
+            .set(changes)
+            .where('project_id', '=', projectId)
+            .where('revision', '=', revision)
+            .execute();
+          const row = await trx
+            .selectFrom('proxy_settings')
+            .selectAll()
+            .where('project_id', '=', projectId)
+            .where('revision', '=', revision)
+            .executeTakeFirstOrThrow();
           return toRevision(row);
         });
       } catch (error) {

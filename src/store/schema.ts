@@ -1,5 +1,3 @@
-
-
 /**
  * Column conventions, identical on SQLite and PostgreSQL so one query layer serves both:
  * times are integer milliseconds since the Unix epoch (UTC), money is integer micro-USD,
@@ -82,7 +80,6 @@ export interface BudgetReservationsTable {
   amount_micro_usd: number;
   expires_at: number;
 }
-
 
 export interface ProjectsTable {
   id: string;

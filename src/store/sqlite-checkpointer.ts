@@ -74,7 +74,11 @@ parentPort.on('message', (message) => {
  * busy, under heavy writes or behind a lingering reader): SQLite's own bound, never an
  * unbounded WAL.
  */
-export function startSqliteCheckpointer(database: SQLite.Database, file: string, options: CheckpointerOptions = {}): SqliteCheckpointer {
+export function startSqliteCheckpointer(
+  database: SQLite.Database,
+  file: string,
+  options: CheckpointerOptions = {},
+): SqliteCheckpointer {
   database.pragma('wal_autocheckpoint = 0');
   const restartPages = options.restartPages ?? 8_000;
   const worker = new Worker(WORKER_SOURCE, {

@@ -39,7 +39,11 @@ function tagPattern(tag: string): string {
  * page 1 and memory holds one page. Key names come from api_keys, soft-deleted rows included.
  * The tag filter is a LIKE pre-filter on the JSON text, confirmed exactly on the decoded array.
  */
-export async function* usageExportPages(store: Store, filter: UsageExportFilter, pageSize = 1_000): AsyncGenerator<UsageExportRow[]> {
+export async function* usageExportPages(
+  store: Store,
+  filter: UsageExportFilter,
+  pageSize = 1_000,
+): AsyncGenerator<UsageExportRow[]> {
   let cursor: { createdAt: number; id: string } | undefined;
   const wanted = new Set(filter.tags);
   for (;;) {
@@ -68,7 +72,9 @@ export async function* usageExportPages(store: Store, filter: UsageExportFilter,
       .where('u.created_at', '<', filter.to);
     if (filter.apiKeyIds.length > 0) query = query.where('u.api_key_id', 'in', filter.apiKeyIds);
     if (filter.tags.length > 0) {
-      query = query.where((eb) => eb.or(filter.tags.map((tag) => sql<boolean>`u.tags like ${tagPattern(tag)} escape '\\'`)));
+      query = query.where((eb) =>
+        eb.or(filter.tags.map((tag) => sql<boolean>`u.tags like ${tagPattern(tag)} escape '\\'`)),
+      );
     }
     // Not a row-value comparison: SQLite does not seek an index with one. With the lower bound
     // above, both planners start the (organization_id, created_at, id) index scan at the cursor.

@@ -39,7 +39,10 @@ export const UNTAGGED = '(untagged)';
  * (UTC hours or days). Tags are a JSON array per row: rows are grouped by the array's text and
  * split here, so a request with two tags counts once under each.
  */
-export async function usageCells(store: Store, query: UsageSummaryQuery): Promise<{ cells: UsageCell[]; totals: UsageTotals }> {
+export async function usageCells(
+  store: Store,
+  query: UsageSummaryQuery,
+): Promise<{ cells: UsageCell[]; totals: UsageTotals }> {
   const width = sql.raw(String(BUCKET_MS[query.granularity]));
   const bucket = sql<number>`created_at - created_at % ${width}`;
   const column = GROUP_COLUMN[query.groupBy];
@@ -102,7 +105,11 @@ export interface KeyMonthSpend {
 }
 
 /** The key_spend rows of `month` ('YYYY-MM') for these keys. */
-export async function keySpendForMonth(store: Store, apiKeyIds: string[], month: string): Promise<Map<string, KeyMonthSpend>> {
+export async function keySpendForMonth(
+  store: Store,
+  apiKeyIds: string[],
+  month: string,
+): Promise<Map<string, KeyMonthSpend>> {
   const spend = new Map<string, KeyMonthSpend>();
   if (apiKeyIds.length === 0) return spend;
   const rows = await store.db
@@ -112,13 +119,21 @@ export async function keySpendForMonth(store: Store, apiKeyIds: string[], month:
     .where('api_key_id', 'in', apiKeyIds)
     .execute();
   for (const row of rows) {
-    spend.set(row.api_key_id, { apiKeyId: row.api_key_id, spentMicroUsd: Number(row.spent_micro_usd), reservedMicroUsd: Number(row.reserved_micro_usd) });
+    spend.set(row.api_key_id, {
+      apiKeyId: row.api_key_id,
+      spentMicroUsd: Number(row.spent_micro_usd),
+      reservedMicroUsd: Number(row.reserved_micro_usd),
+    });
   }
   return spend;
 }
 
 /** Names of keys (deleted ones included, marked) for labelling a breakdown by key. */
-export async function keyNames(store: Store, organizationId: string, apiKeyIds: string[]): Promise<Map<string, string>> {
+export async function keyNames(
+  store: Store,
+  organizationId: string,
+  apiKeyIds: string[],
+): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   if (apiKeyIds.length === 0) return names;
   const rows = await store.db

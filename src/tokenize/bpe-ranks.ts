@@ -103,7 +103,10 @@ export function mergeRanks(name: TokenizerName): MergeRanks {
   const file = requireModule.resolve(`tiktoken/encoders/${name}.json`);
   const { bpe_ranks: table } = JSON.parse(readFileSync(file, 'utf8')) as { bpe_ranks: string };
   // Lines of `<prefix> <first rank> <base64 token> <base64 token> …`, ranks consecutive.
-  const lines = table.split('\n').map((line) => line.split(' ')).filter((fields) => fields.length >= 3);
+  const lines = table
+    .split('\n')
+    .map((line) => line.split(' '))
+    .filter((fields) => fields.length >= 3);
   ranks = new MergeRanks(lines.reduce((n, fields) => n + fields.length - 2, 0));
   for (const fields of lines) {
     const first = Number(fields[1]);

@@ -61,7 +61,7 @@ export class LineCounter {
 
   count(text: string): number {
     let total = 0;
-    for (let start = 0; ; ) {
+    for (let start = 0; ;) {
       const cut = nextCut(text, start);
       const end = cut < 0 ? text.length : cut;
       total += this.lineCount(start === 0 && end === text.length ? text : text.slice(start, end));
@@ -77,7 +77,8 @@ export class LineCounter {
   }
 
   private lineCount(line: string): number {
-    if (line.length < this.options.minLineChars || line.length > this.options.maxLineChars) return this.pieces.count(line);
+    if (line.length < this.options.minLineChars || line.length > this.options.maxLineChars)
+      return this.pieces.count(line);
     const young = this.young.get(line);
     if (young !== undefined) return young;
     const count = this.old.get(line) ?? this.pieces.count(line);

@@ -51,7 +51,7 @@ export class PieceCounter {
     let total = 0;
     const length = text.length;
     const pieceEnd = this.pieceEnd;
-    for (let i = 0; i < length; ) {
+    for (let i = 0; i < length;) {
       const end = pieceEnd(text, i);
       total += this.pieceCountAt(text, i, end);
       i = end;

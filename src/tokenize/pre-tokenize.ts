@@ -250,7 +250,7 @@ export function pieceEnd(text: string, i: number, name: TokenizerName): number {
 /** The pieces of `text`, in order (tests compare them with the regex's). */
 export function splitPieces(text: string, name: TokenizerName): string[] {
   const pieces: string[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const end = pieceEnd(text, i, name);
     pieces.push(text.slice(i, end));
     i = end;

@@ -94,7 +94,12 @@ export class TextTokenCache {
   }
 
   stats(): TextTokenCacheStats {
-    return { entries: this.young.size + this.old.size, chars: this.youngChars + this.oldChars, hits: this.hits, misses: this.misses };
+    return {
+      entries: this.young.size + this.old.size,
+      chars: this.youngChars + this.oldChars,
+      hits: this.hits,
+      misses: this.misses,
+    };
   }
 
   /** Into the young map; a full one becomes the old map first (each holds ≤ half the budget). */

@@ -28,11 +28,15 @@ function newestMtime(dir: string): number {
 export function buildDist(): void {
   const built = join(REPO_ROOT, 'dist', 'cli', 'main.js');
   if (existsSync(built) && statSync(built).mtimeMs > newestMtime(join(REPO_ROOT, 'src'))) return;
-  const result = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: REPO_ROOT,
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  const result = spawnSync(
+    process.execPath,
+    [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
   // tsc still emits when another part of the tree has a type error; the CLI only needs its own files.
   if (!existsSync(join(REPO_ROOT, 'dist', 'cli', 'main.js'))) {
     throw new Error(`build failed (exit ${result.status}): ${result.stdout}${result.stderr}`);
@@ -55,8 +59,17 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function runCli(mode: CliMode, args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<CliResult> {
-  const child = spawn(process.execPath, cliArgs(mode, args), { cwd: REPO_ROOT, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export async function runCli(
+  mode: CliMode,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<CliResult> {
+  const child = spawn(process.execPath, cliArgs(mode, args), {
+    cwd: REPO_ROOT,
+    env: cliEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -78,8 +91,16 @@ export interface ServeProcess {
   stop(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; elapsedMs: number }>;
 }
 
-export async function startServe(mode: CliMode, env: Record<string, string>, timeoutMs = 30_000): Promise<ServeProcess> {
-  const child = spawn(process.execPath, cliArgs(mode, ['serve']), { cwd: REPO_ROOT, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServe(
+  mode: CliMode,
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<ServeProcess> {
+  const child = spawn(process.execPath, cliArgs(mode, ['serve']), {
+    cwd: REPO_ROOT,
+    env: cliEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -129,7 +150,11 @@ export interface HttpsResult {
 /** An HTTPS client that trusts exactly one CA (the gateway's certificate). */
 export function httpsClient(ca: string) {
   const dispatcher = new Agent({ connect: { ca }, keepAliveTimeout: 500 });
-  async function call(url: string, method: string, init: { token?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string } = {}): Promise<HttpsResult> {
+  async function call(
+    url: string,
+    method: string,
+    init: { token?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string } = {},
+  ): Promise<HttpsResult> {
     const headers: Record<string, string> = { ...(init.headers ?? {}) };
     if (init.token) headers.authorization = `Bearer ${init.token}`;
     let body: string | undefined = init.rawBody;

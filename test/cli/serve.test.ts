@@ -14,7 +14,8 @@ import { buildDist, httpsClient, runCli, startServe, type ServeProcess } from '.
  * listening line, `bin/gateway admin bootstrap`, then the console and gateway over HTTPS with
  * the generated certificate, SIGTERM, and a restart on the same data dir.
  */
-const LISTENING = /^\{"event":"listening","gateway":"https:\/\/127\.0\.0\.1:\d+","console":"https:\/\/127\.0\.0\.1:\d+","collector":"https:\/\/127\.0\.0\.1:\d+"\}$/;
+const LISTENING =
+  /^\{"event":"listening","gateway":"https:\/\/127\.0\.0\.1:\d+","console":"https:\/\/127\.0\.0\.1:\d+","collector":"https:\/\/127\.0\.0\.1:\d+"\}$/;
 
 function fingerprintOf(url: string, ca: string): Promise<string> {
   const { hostname, port } = new URL(url);
@@ -40,7 +41,9 @@ for (const store of storeKinds()) {
       CONSOLE_PORT: '0',
       COLLECTOR_PORT: '0',
       LOG_LEVEL: 'warn',
-      ...(store === 'postgres' ? { DATABASE_URL: process.env.GATEWAY_TEST_DATABASE_URL!, DATABASE_SCHEMA: schema } : {}),
+      ...(store === 'postgres'
+        ? { DATABASE_URL: process.env.GATEWAY_TEST_DATABASE_URL!, DATABASE_SCHEMA: schema }
+        : {}),
     };
     let serve: ServeProcess | undefined;
     let client: ReturnType<typeof httpsClient>;
@@ -91,7 +94,10 @@ for (const store of storeKinds()) {
       const list = await client.call(base, 'GET', { token });
       assert.equal(list.status, 200);
       assert.equal(list.json.object, 'list');
-      assert.deepEqual(list.json.data.map((k: { id: string }) => k.id), [id]);
+      assert.deepEqual(
+        list.json.data.map((k: { id: string }) => k.id),
+        [id],
+      );
       assert.equal(list.json.data[0].key, undefined);
 
       const revealed = await client.call(`${base}/${id}/reveal`, 'GET', { token });
@@ -135,9 +141,14 @@ for (const store of storeKinds()) {
       const second = JSON.parse(result.stdout.trim());
       assert.equal(second.organization_id, org.organization_id);
       assert.notEqual(second.console_token, org.console_token);
-      const list = await client.call(`${serve!.urls.console}/v1/organizations/${org.organization_id}/api_keys`, 'GET', { token: second.console_token });
+      const list = await client.call(`${serve!.urls.console}/v1/organizations/${org.organization_id}/api_keys`, 'GET', {
+        token: second.console_token,
+      });
       assert.equal(list.status, 200);
-      assert.deepEqual(list.json.data.map((k: { id: string }) => k.id), [keptKey.id]);
+      assert.deepEqual(
+        list.json.data.map((k: { id: string }) => k.id),
+        [keptKey.id],
+      );
     });
 
     it('bootstrap refuses a slug that is not lowercase letters, digits and dashes', async () => {
@@ -170,9 +181,13 @@ for (const store of storeKinds()) {
       client = httpsClient(certBefore); // the old certificate still verifies the new process
       const models = await client.call(`${serve.urls.gateway}/v1/models`, 'GET', { token: keptKey.key });
       assert.equal(models.status, 200);
-      const revealed = await client.call(`${serve.urls.console}/v1/organizations/${org.organization_id}/api_keys/${keptKey.id}/reveal`, 'GET', {
-        token: org.console_token,
-      });
+      const revealed = await client.call(
+        `${serve.urls.console}/v1/organizations/${org.organization_id}/api_keys/${keptKey.id}/reveal`,
+        'GET',
+        {
+          token: org.console_token,
+        },
+      );
       assert.equal(revealed.json.key, keptKey.key);
     });
   });
@@ -186,7 +201,15 @@ describe('bin/gateway serve with TLS_CERT_FILE and TLS_KEY_FILE', () => {
         keyType: 'ec',
         curve: 'P-256',
         algorithm: 'sha256',
-        extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+        extensions: [
+          {
+            name: 'subjectAltName',
+            altNames: [
+              { type: 2, value: 'localhost' },
+              { type: 7, ip: '127.0.0.1' },
+            ],
+          },
+        ],
       });
       const certFile = join(dataDir, 'operator-cert.pem');
       const keyFile = join(dataDir, 'operator-key.pem');
@@ -217,7 +240,13 @@ describe('bin/gateway serve with TLS_CERT_FILE and TLS_KEY_FILE', () => {
   it('refuses to start when only one of TLS_CERT_FILE and TLS_KEY_FILE is set', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gateway-cli-tls-'));
     try {
-      const result = await runCli('bin', ['serve'], { GATEWAY_DATA_DIR: dataDir, GATEWAY_PORT: '0', CONSOLE_PORT: '0', COLLECTOR_PORT: '0', TLS_CERT_FILE: '/nonexistent.pem' });
+      const result = await runCli('bin', ['serve'], {
+        GATEWAY_DATA_DIR: dataDir,
+        GATEWAY_PORT: '0',
+        CONSOLE_PORT: '0',
+        COLLECTOR_PORT: '0',
+        TLS_CERT_FILE: '/nonexistent.pem',
+      });
       assert.equal(result.status, 1);
       assert.equal(result.stdout, '');
       assert.match(result.stderr, /TLS_CERT_FILE and TLS_KEY_FILE must be given together/);

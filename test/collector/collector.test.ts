@@ -8,7 +8,11 @@ import { collectorClient } from '../support/collector-client.js';
 /** POST /_gateway/event on the collector listener (spec 2.12, 4.3) and delivery to components. */
 type Org = { id: string; token: string; slug: string };
 
-const pageEvent = (extra: Record<string, unknown> = {}) => ({ type: 'page', data: { title: 'Home', path: '/' }, ...extra });
+const pageEvent = (extra: Record<string, unknown> = {}) => ({
+  type: 'page',
+  data: { title: 'Home', path: '/' },
+  ...extra,
+});
 
 for (const store of storeKinds()) {
   describe(`collector (${store})`, () => {
@@ -20,7 +24,12 @@ for (const store of storeKinds()) {
       hook = await startWebhookReceiver();
       h = await startHarness({
         store,
-        env: { GATEWAY_WEBHOOK_ALLOW_PRIVATE: '1', GATEWAY_OUTBOX_POLL_MS: '50', GATEWAY_OUTBOX_RETRY_BASE_MS: '50', GATEWAY_OUTBOX_RETRY_MAX_MS: '200' },
+        env: {
+          GATEWAY_WEBHOOK_ALLOW_PRIVATE: '1',
+          GATEWAY_OUTBOX_POLL_MS: '50',
+          GATEWAY_OUTBOX_RETRY_BASE_MS: '50',
+          GATEWAY_OUTBOX_RETRY_MAX_MS: '200',
+        },
       });
       org = await h.organization();
       client = collectorClient(h.running.urls.collector, h.ca);
@@ -33,7 +42,10 @@ for (const store of storeKinds()) {
 
     async function project(components: Array<Record<string, unknown>> = []) {
       const domain = `shop-${randomBytes(4).toString('hex')}.example.test`;
-      const created = await h.console('POST', '/v1/projects', { token: org.token, body: { slug: `p-${randomBytes(4).toString('hex')}`, name: 'Shop', domains: [domain] } });
+      const created = await h.console('POST', '/v1/projects', {
+        token: org.token,
+        body: { slug: `p-${randomBytes(4).toString('hex')}`, name: 'Shop', domains: [domain] },
+      });
       assert.equal(created.status, 201, created.text);
       const attached = [];
       for (const body of components) {
@@ -51,8 +63,16 @@ for (const store of storeKinds()) {
       const p = await project([{ component_slug: 'gateway/warehouse' }]);
       const result = await post(p.domain, {
         data_collection: {
-          context: { client: { timezone: 'Europe/Paris', screen_width: 1440 }, page: { url: 'https://shop.example.test/', referrer: 'https://search.example/' }, user: { anonymous_id: 'anon-1' } },
-          events: [pageEvent(), { type: 'track', id: 'client-id-1', data: { name: 'signup', properties: { plan: 'pro' } } }, { type: 'user', data: { user_id: 'u-1' } }],
+          context: {
+            client: { timezone: 'Europe/Paris', screen_width: 1440 },
+            page: { url: 'https://shop.example.test/', referrer: 'https://search.example/' },
+            user: { anonymous_id: 'anon-1' },
+          },
+          events: [
+            pageEvent(),
+            { type: 'track', id: 'client-id-1', data: { name: 'signup', properties: { plan: 'pro' } } },
+            { type: 'user', data: { user_id: 'u-1' } },
+          ],
         },
       });
       assert.equal(result.status, 202, result.text);
@@ -88,12 +108,22 @@ for (const store of storeKinds()) {
       assert.equal((await post(p.domain, body)).status, 202);
       await new Promise((r) => setTimeout(r, 300));
       const listed = await h.console('GET', `/v1/projects/${p.id}/events`, { token: org.token });
-      assert.deepEqual(listed.json.data.map((e: any) => e.id), ['retry-me']);
+      assert.deepEqual(
+        listed.json.data.map((e: any) => e.id),
+        ['retry-me'],
+      );
     });
 
     it('a client id repeated within one request, and across requests of one batch, is stored and delivered once', async () => {
-      const p = await project([{ component_slug: 'gateway/warehouse' }, { component_slug: 'gateway/webhook', settings: { url: hook.url } }]);
-      const twice = { data_collection: { events: [pageEvent({ id: 'dup-1' }), { type: 'track', id: 'dup-1', data: { name: 'second' } }, pageEvent()] } };
+      const p = await project([
+        { component_slug: 'gateway/warehouse' },
+        { component_slug: 'gateway/webhook', settings: { url: hook.url } },
+      ]);
+      const twice = {
+        data_collection: {
+          events: [pageEvent({ id: 'dup-1' }), { type: 'track', id: 'dup-1', data: { name: 'second' } }, pageEvent()],
+        },
+      };
       // Concurrent requests share a group commit: the same id arrives in one transaction several times.
       const results = await Promise.all([post(p.domain, twice), post(p.domain, twice), post(p.domain, twice)]);
       for (const result of results) assert.equal(result.status, 202, result.text);
@@ -102,7 +132,13 @@ for (const store of storeKinds()) {
       while (delivered().length < 4 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
       await new Promise((r) => setTimeout(r, 300));
       // Raw deliveries, not de-duplicated: one outbox row per stored event.
-      assert.deepEqual(delivered().filter((e) => e.id === 'dup-1').map((e) => e.type), ['page'], 'the first occurrence is the one stored, once');
+      assert.deepEqual(
+        delivered()
+          .filter((e) => e.id === 'dup-1')
+          .map((e) => e.type),
+        ['page'],
+        'the first occurrence is the one stored, once',
+      );
       assert.equal(delivered().length, 4, 'dup-1 and three events with server ids');
       const listed = await h.console('GET', `/v1/projects/${p.id}/events`, { token: org.token });
       assert.equal(listed.json.data.length, 4);
@@ -133,42 +169,66 @@ for (const store of storeKinds()) {
         assert.equal(result.json.error, 'Bad Request');
         assert.match(result.json.message + ' ' + (result.json.param ?? ''), param, JSON.stringify(body));
       }
-      const malformed = await client.call('POST', p.domain, { rawBody: '{"data_collection":', headers: { 'content-type': 'application/json' } });
+      const malformed = await client.call('POST', p.domain, {
+        rawBody: '{"data_collection":',
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(malformed.status, 400);
       const big = { data_collection: { events: [pageEvent({ data: { title: 'x'.repeat(300 * 1024) } })] } };
       const tooLarge = await post(p.domain, big);
       assert.equal(tooLarge.status, 413);
       // navigator.sendBeacon posts text/plain.
-      const beacon = await client.call('POST', p.domain, { rawBody: JSON.stringify({ data_collection: { events: [pageEvent()] } }), headers: { 'content-type': 'text/plain;charset=UTF-8' } });
+      const beacon = await client.call('POST', p.domain, {
+        rawBody: JSON.stringify({ data_collection: { events: [pageEvent()] } }),
+        headers: { 'content-type': 'text/plain;charset=UTF-8' },
+      });
       assert.equal(beacon.status, 202);
     });
 
     it('answers the CORS preflight and puts CORS headers on the POST response', async () => {
       const p = await project();
       const preflight = await client.call('OPTIONS', p.domain, {
-        headers: { origin: 'https://www.shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+        headers: {
+          origin: 'https://www.shop.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
       });
       assert.equal(preflight.status, 204);
       assert.equal(preflight.headers['access-control-allow-origin'], 'https://www.shop.example');
       assert.match(String(preflight.headers['access-control-allow-methods']), /POST/);
       assert.match(String(preflight.headers['access-control-allow-headers']), /content-type/);
-      const posted = await post(p.domain, { data_collection: { events: [pageEvent()] } }, { origin: 'https://www.shop.example' });
+      const posted = await post(
+        p.domain,
+        { data_collection: { events: [pageEvent()] } },
+        { origin: 'https://www.shop.example' },
+      );
       assert.equal(posted.status, 202);
       assert.equal(posted.headers['access-control-allow-origin'], 'https://www.shop.example');
     });
 
     it('delivers to a webhook once per event id, retrying after failures, and only the configured event types', async () => {
-      const p = await project([{ component_slug: 'gateway/webhook', settings: { url: hook.url, batch_size: 7, event_types: ['page', 'track'] } }]);
+      const p = await project([
+        {
+          component_slug: 'gateway/webhook',
+          settings: { url: hook.url, batch_size: 7, event_types: ['page', 'track'] },
+        },
+      ]);
       hook.failNext(2);
       const accepted: string[] = [];
       for (let i = 0; i < 5; i++) {
-        const result = await post(p.domain, { data_collection: { events: [pageEvent(), { type: 'track', data: { name: `t${i}` } }, { type: 'user', data: { user_id: 'u' } }] } });
+        const result = await post(p.domain, {
+          data_collection: {
+            events: [pageEvent(), { type: 'track', data: { name: `t${i}` } }, { type: 'user', data: { user_id: 'u' } }],
+          },
+        });
         assert.equal(result.status, 202);
         accepted.push(result.json.ids[0], result.json.ids[1]);
       }
       await hook.waitFor(hook.events.size + 0);
       const until = Date.now() + 10_000;
-      while (!accepted.every((id) => hook.events.has(id)) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      while (!accepted.every((id) => hook.events.has(id)) && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 50));
       for (const id of accepted) assert.ok(hook.events.has(id), `event ${id} delivered`);
       for (const event of hook.events.values()) assert.notEqual(event.type, 'user');
       const batch = hook.batches.find((b) => b.project_id === p.id);
@@ -181,9 +241,23 @@ for (const store of storeKinds()) {
       const strict = await startHarness({ store });
       try {
         const o = await strict.organization();
-        const created = await strict.console('POST', '/v1/projects', { token: o.token, body: { slug: 'strict', name: 'Strict' } });
-        for (const url of ['http://127.0.0.1:9/hook', 'https://127.0.0.1/hook', 'https://10.1.2.3/x', 'https://[::1]/x', 'https://169.254.169.254/latest', 'https://localhost/x', 'https://[::ffff:127.0.0.1]/x']) {
-          const result = await strict.console('POST', `/v1/projects/${created.json.id}/components`, { token: o.token, body: { component_slug: 'gateway/webhook', settings: { url } } });
+        const created = await strict.console('POST', '/v1/projects', {
+          token: o.token,
+          body: { slug: 'strict', name: 'Strict' },
+        });
+        for (const url of [
+          'http://127.0.0.1:9/hook',
+          'https://127.0.0.1/hook',
+          'https://10.1.2.3/x',
+          'https://[::1]/x',
+          'https://169.254.169.254/latest',
+          'https://localhost/x',
+          'https://[::ffff:127.0.0.1]/x',
+        ]) {
+          const result = await strict.console('POST', `/v1/projects/${created.json.id}/components`, {
+            token: o.token,
+            body: { component_slug: 'gateway/webhook', settings: { url } },
+          });
           assert.equal(result.status, 400, url);
           assert.equal(result.json.param, 'settings.url', url);
         }

@@ -70,124 +70,149 @@ after(async () => {
 for (const kind of storeKinds()) {
   for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
     describe(`collector restart under load (${kind}, ${signal})`, () => {
-      it(`every acknowledged event of ${TOTAL_EVENTS} is stored once and delivered to the webhook once per id`, { timeout: 90_000 }, async () => {
-        const dataDir = mkdtempSync(join(tmpdir(), 'gateway-restart-'));
-        const schema = kind === 'postgres' ? `t_restart_${randomBytes(5).toString('hex')}` : undefined;
-        const databaseUrl = kind === 'postgres' ? process.env.GATEWAY_TEST_DATABASE_URL : undefined;
-        cleanups.push(async () => {
-          rmSync(dataDir, { recursive: true, force: true });
-          if (schema) await dropSchema(schema);
-        });
-        const hook = await startWebhookReceiver();
-        cleanups.push(() => hook.close());
-
-        // Organization and console token straight in the store, as `gateway admin bootstrap` does.
-        const setup = await openStore({ dataDir, databaseUrl, schema });
-        const { organization } = await ensureOrganization(setup, 'restart', 'Restart');
-        const { secret: token } = await createConsoleToken(setup, { organizationId: organization.id, name: 'test', permission: 'admin' });
-        await setup.close();
-
-        const env: Record<string, string> = {
-          GATEWAY_DATA_DIR: dataDir,
-          GATEWAY_PORT: '0',
-          CONSOLE_PORT: '0',
-          COLLECTOR_PORT: '0',
-          LOG_LEVEL: 'error',
-          GATEWAY_WEBHOOK_ALLOW_PRIVATE: '1',
-          GATEWAY_OUTBOX_LEASE_MS: '2000',
-          GATEWAY_OUTBOX_POLL_MS: '50',
-          GATEWAY_OUTBOX_RETRY_BASE_MS: '100',
-          GATEWAY_OUTBOX_RETRY_MAX_MS: '1000',
-          ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema! } : {}),
-        };
-        let gateway = await spawnGateway(env);
-        cleanups.push(async () => {
-          gateway.child.kill('SIGKILL');
-        });
-        const ca = readFileSync(join(dataDir, 'tls', 'cert.pem'), 'utf8');
-        const dispatcher = new Agent({ connect: { ca, checkServerIdentity: () => undefined }, connections: CONCURRENCY, keepAliveTimeout: 1_000 });
-        cleanups.push(() => dispatcher.close());
-
-        const consoleCall = async (path: string, body: unknown) => {
-          const response = await request(gateway.urls.console + path, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-            body: JSON.stringify(body),
-            dispatcher,
+      it(
+        `every acknowledged event of ${TOTAL_EVENTS} is stored once and delivered to the webhook once per id`,
+        { timeout: 90_000 },
+        async () => {
+          const dataDir = mkdtempSync(join(tmpdir(), 'gateway-restart-'));
+          const schema = kind === 'postgres' ? `t_restart_${randomBytes(5).toString('hex')}` : undefined;
+          const databaseUrl = kind === 'postgres' ? process.env.GATEWAY_TEST_DATABASE_URL : undefined;
+          cleanups.push(async () => {
+            rmSync(dataDir, { recursive: true, force: true });
+            if (schema) await dropSchema(schema);
           });
-          const json = (await response.body.json()) as any;
-          assert.equal(response.statusCode, 201, JSON.stringify(json));
-          return json;
-        };
-        const domain = 'restart.example.test';
-        const project = await consoleCall('/v1/projects', { slug: 'restart', name: 'Restart', domains: [domain] });
-        await consoleCall(`/v1/projects/${project.id}/components`, { component_slug: 'gateway/webhook', settings: { url: hook.url, batch_size: 200 } });
+          const hook = await startWebhookReceiver();
+          cleanups.push(() => hook.close());
 
-        // Post 1,000 requests of 10 events; stop the gateway once half are acknowledged.
-        const acknowledged = new Set<string>();
-        let restarting: Promise<void> | undefined;
-        let failures = 0;
-        const restart = async () => {
-          const old = gateway;
-          old.child.kill(signal);
-          await old.exited;
-          gateway = await spawnGateway(env);
-        };
-        const requests = Array.from({ length: TOTAL_EVENTS / EVENTS_PER_REQUEST }, (_, r) => r);
-        const worker = async () => {
-          for (let r = requests.shift(); r !== undefined; r = requests.shift()) {
-            const ids = Array.from({ length: EVENTS_PER_REQUEST }, (_, i) => `ev-${r}-${i}`);
-            const body = JSON.stringify({ data_collection: { events: ids.map((id) => ({ type: 'track', id, data: { name: 'load', properties: { r } } })) } });
-            // No pause while the gateway is down: requests keep coming and fail until it is back.
-            for (;;) {
-              try {
-                const response = await request(`${gateway.urls.collector}/_gateway/event`, {
-                  method: 'POST',
-                  headers: { host: domain, 'content-type': 'application/json' },
-                  body,
-                  dispatcher,
-                });
-                const json = (await response.body.json()) as { ids?: string[] };
-                if (response.statusCode === 202) {
-                  assert.deepEqual(json.ids, ids);
-                  for (const id of ids) acknowledged.add(id);
-                  break;
+          // Organization and console token straight in the store, as `gateway admin bootstrap` does.
+          const setup = await openStore({ dataDir, databaseUrl, schema });
+          const { organization } = await ensureOrganization(setup, 'restart', 'Restart');
+          const { secret: token } = await createConsoleToken(setup, {
+            organizationId: organization.id,
+            name: 'test',
+            permission: 'admin',
+          });
+          await setup.close();
+
+          const env: Record<string, string> = {
+            GATEWAY_DATA_DIR: dataDir,
+            GATEWAY_PORT: '0',
+            CONSOLE_PORT: '0',
+            COLLECTOR_PORT: '0',
+            LOG_LEVEL: 'error',
+            GATEWAY_WEBHOOK_ALLOW_PRIVATE: '1',
+            GATEWAY_OUTBOX_LEASE_MS: '2000',
+            GATEWAY_OUTBOX_POLL_MS: '50',
+            GATEWAY_OUTBOX_RETRY_BASE_MS: '100',
+            GATEWAY_OUTBOX_RETRY_MAX_MS: '1000',
+            ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema! } : {}),
+          };
+          let gateway = await spawnGateway(env);
+          cleanups.push(async () => {
+            gateway.child.kill('SIGKILL');
+          });
+          const ca = readFileSync(join(dataDir, 'tls', 'cert.pem'), 'utf8');
+          const dispatcher = new Agent({
+            connect: { ca, checkServerIdentity: () => undefined },
+            connections: CONCURRENCY,
+            keepAliveTimeout: 1_000,
+          });
+          cleanups.push(() => dispatcher.close());
+
+          const consoleCall = async (path: string, body: unknown) => {
+            const response = await request(gateway.urls.console + path, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+              body: JSON.stringify(body),
+              dispatcher,
+            });
+            const json = (await response.body.json()) as any;
+            assert.equal(response.statusCode, 201, JSON.stringify(json));
+            return json;
+          };
+          const domain = 'restart.example.test';
+          const project = await consoleCall('/v1/projects', { slug: 'restart', name: 'Restart', domains: [domain] });
+          await consoleCall(`/v1/projects/${project.id}/components`, {
+            component_slug: 'gateway/webhook',
+            settings: { url: hook.url, batch_size: 200 },
+          });
+
+          // Post 1,000 requests of 10 events; stop the gateway once half are acknowledged.
+          const acknowledged = new Set<string>();
+          let restarting: Promise<void> | undefined;
+          let failures = 0;
+          const restart = async () => {
+            const old = gateway;
+            old.child.kill(signal);
+            await old.exited;
+            gateway = await spawnGateway(env);
+          };
+          const requests = Array.from({ length: TOTAL_EVENTS / EVENTS_PER_REQUEST }, (_, r) => r);
+          const worker = async () => {
+            for (let r = requests.shift(); r !== undefined; r = requests.shift()) {
+              const ids = Array.from({ length: EVENTS_PER_REQUEST }, (_, i) => `ev-${r}-${i}`);
+              const body = JSON.stringify({
+                data_collection: {
+                  events: ids.map((id) => ({ type: 'track', id, data: { name: 'load', properties: { r } } })),
+                },
+              });
+              // No pause while the gateway is down: requests keep coming and fail until it is back.
+              for (;;) {
+                try {
+                  const response = await request(`${gateway.urls.collector}/_gateway/event`, {
+                    method: 'POST',
+                    headers: { host: domain, 'content-type': 'application/json' },
+                    body,
+                    dispatcher,
+                  });
+                  const json = (await response.body.json()) as { ids?: string[] };
+                  if (response.statusCode === 202) {
+                    assert.deepEqual(json.ids, ids);
+                    for (const id of ids) acknowledged.add(id);
+                    break;
+                  }
+                  failures++;
+                } catch {
+                  failures++;
                 }
-                failures++;
-              } catch {
-                failures++;
+                await new Promise((resolve) => setTimeout(resolve, 50));
               }
-              await new Promise((resolve) => setTimeout(resolve, 50));
+              if (!restarting && acknowledged.size >= TOTAL_EVENTS / 2) restarting = restart();
             }
-            if (!restarting && acknowledged.size >= TOTAL_EVENTS / 2) restarting = restart();
+          };
+          const started = Date.now();
+          await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+          await restarting;
+          assert.equal(acknowledged.size, TOTAL_EVENTS);
+          const posted = Date.now();
+
+          await hook.waitFor(TOTAL_EVENTS, 45_000);
+          const delivered = Date.now();
+          for (const id of acknowledged) assert.ok(hook.events.has(id), `acknowledged event ${id} delivered`);
+          assert.equal(hook.events.size, TOTAL_EVENTS);
+
+          gateway.child.kill('SIGTERM');
+          await gateway.exited;
+          const check = await openStore({ dataDir, databaseUrl, schema });
+          try {
+            const stored = await check.db
+              .selectFrom('collected_events')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow();
+            assert.equal(Number(stored.n), TOTAL_EVENTS, 'each event stored once');
+            const pending = await check.db
+              .selectFrom('event_deliveries')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow();
+            assert.equal(Number(pending.n), 0, 'outbox empty');
+          } finally {
+            await check.close();
           }
-        };
-        const started = Date.now();
-        await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-        await restarting;
-        assert.equal(acknowledged.size, TOTAL_EVENTS);
-        const posted = Date.now();
-
-        await hook.waitFor(TOTAL_EVENTS, 45_000);
-        const delivered = Date.now();
-        for (const id of acknowledged) assert.ok(hook.events.has(id), `acknowledged event ${id} delivered`);
-        assert.equal(hook.events.size, TOTAL_EVENTS);
-
-        gateway.child.kill('SIGTERM');
-        await gateway.exited;
-        const check = await openStore({ dataDir, databaseUrl, schema });
-        try {
-          const stored = await check.db.selectFrom('collected_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-          assert.equal(Number(stored.n), TOTAL_EVENTS, 'each event stored once');
-          const pending = await check.db.selectFrom('event_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-          assert.equal(Number(pending.n), 0, 'outbox empty');
-        } finally {
-          await check.close();
-        }
-        process.stdout.write(
-          `# ${kind} ${signal}: ${TOTAL_EVENTS} acknowledged, ${failures} failed attempts retried, ${hook.deliveries} webhook deliveries, ${hook.duplicates} duplicates de-duplicated; posting ${posted - started} ms, delivery tail ${delivered - posted} ms\n`,
-        );
-      });
+          process.stdout.write(
+            `# ${kind} ${signal}: ${TOTAL_EVENTS} acknowledged, ${failures} failed attempts retried, ${hook.deliveries} webhook deliveries, ${hook.duplicates} duplicates de-duplicated; posting ${posted - started} ms, delivery tail ${delivered - posted} ms\n`,
+          );
+        },
+      );
     });
   }
 }

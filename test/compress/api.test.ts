@@ -15,8 +15,28 @@ const dialogue: Dialogue = {
   system: 'You are a coding agent.',
   task: 'Fix the failing test.',
   turns: [
-    { assistant: 'Install first.', calls: [{ id: 'call_1', name: 'bash', args: { command: 'pip install -e .[dev]' }, output: observations.pip_install.output }] },
-    { assistant: 'Run tests.', calls: [{ id: 'call_2', name: 'bash', args: { command: 'pytest -v' }, output: fixtureText('pytest-verbose-failure.txt') }] },
+    {
+      assistant: 'Install first.',
+      calls: [
+        {
+          id: 'call_1',
+          name: 'bash',
+          args: { command: 'pip install -e .[dev]' },
+          output: observations.pip_install.output,
+        },
+      ],
+    },
+    {
+      assistant: 'Run tests.',
+      calls: [
+        {
+          id: 'call_2',
+          name: 'bash',
+          args: { command: 'pytest -v' },
+          output: fixtureText('pytest-verbose-failure.txt'),
+        },
+      ],
+    },
   ],
 };
 
@@ -50,7 +70,10 @@ describe('POST /v1/compress rules (4.1)', () => {
       assert.equal(compression.technique, 'auto');
       assert.ok(compression.applied_strategies.includes('tool_result_trimming'));
       assert.ok(compression.compressed_input_tokens < compression.uncompressed_input_tokens);
-      assert.ok(Number.isInteger(compression.uncompressed_input_tokens) && Number.isInteger(compression.compressed_input_tokens));
+      assert.ok(
+        Number.isInteger(compression.uncompressed_input_tokens) &&
+          Number.isInteger(compression.compressed_input_tokens),
+      );
       assert.equal(
         compression.compression_rate,
         compressionRate(compression.uncompressed_input_tokens, compression.compressed_input_tokens),
@@ -89,8 +112,17 @@ describe('POST /v1/compress rules (4.1)', () => {
     rejects({ model: 'm', messages: 'hi' }, 'messages');
     rejects({ model: 'm', messages: [{ content: 'no role' }] }, 'messages[0].role');
     rejects({ model: 'm', messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].tool_call_id');
-    rejects({ model: 'm', messages: [{ role: 'assistant', tool_calls: [{ id: 1, function: { name: 'f', arguments: '{}' } }] }] }, 'messages[0].tool_calls[0].id');
-    rejects({ model: 'm', system: 'x', messages: [{ role: 'user', content: [{ type: 'tool_result' }] }] }, 'messages[0].content[0].tool_use_id');
+    rejects(
+      {
+        model: 'm',
+        messages: [{ role: 'assistant', tool_calls: [{ id: 1, function: { name: 'f', arguments: '{}' } }] }],
+      },
+      'messages[0].tool_calls[0].id',
+    );
+    rejects(
+      { model: 'm', system: 'x', messages: [{ role: 'user', content: [{ type: 'tool_result' }] }] },
+      'messages[0].content[0].tool_use_id',
+    );
     rejects({ model: 'm', system: 7, messages: [{ role: 'user', content: 'x' }] }, 'system');
     rejects({ model: 'm', input: [{ type: 'function_call_output', output: 'x' }] }, 'input[0].call_id');
     rejects({ model: 'm', input: 5 }, 'input');

@@ -44,7 +44,11 @@ describe('tool_result_trimming filters', () => {
     const out = trimOutput(output, classifyCommand(command), keep);
     assert.ok(out.length < output.length / 3, `${out.length} vs ${output.length}`);
     assert.ok(!/^Requirement already satisfied: /m.test(out));
-    assert.match(out, /\(Current directory: \/marshmallow-code__marshmallow\)\nbash-\$$/, 'the status footer stays last');
+    assert.match(
+      out,
+      /\(Current directory: \/marshmallow-code__marshmallow\)\nbash-\$$/,
+      'the status footer stays last',
+    );
     assert.match(out, /\d+ "Requirement already satisfied"/);
     assert.match(out, /Successfully installed/);
   });
@@ -98,7 +102,10 @@ describe('tool_result_trimming filters', () => {
   it('python traceback (real output) survives untouched', () => {
     const { output } = observations.python_traceback;
     const out = trimOutput(output, 'shell', keep);
-    for (const line of output.replace(/\r\n/g, '\n').split('\n').filter((l) => /Traceback|File "|Error/.test(l))) {
+    for (const line of output
+      .replace(/\r\n/g, '\n')
+      .split('\n')
+      .filter((l) => /Traceback|File "|Error/.test(l))) {
       assert.ok(out.includes(line.trimEnd()), line);
     }
   });
@@ -107,7 +114,10 @@ describe('tool_result_trimming filters', () => {
 describe('line-number prefixes', () => {
   it('Claude Code `N→` prefixes go, with the range in one header', () => {
     const out = stripLineNumbers(fixtureText('claude-read.txt'));
-    assert.match(out, /^\[lines 1-40; line numbers removed\]\n {4}line 1 of the module\n {4}line 2 of the module\nline 3/);
+    assert.match(
+      out,
+      /^\[lines 1-40; line numbers removed\]\n {4}line 1 of the module\n {4}line 2 of the module\nline 3/,
+    );
     assert.equal(stripLineNumbers(out), out);
   });
 
@@ -125,7 +135,10 @@ describe('line-number prefixes', () => {
 
 describe('generic cuts', () => {
   it('collapses runs of identical lines with a count', () => {
-    assert.equal(collapseRepeats('a\nwarn x\nwarn x\nwarn x\nwarn x\nb'), 'a\nwarn x\n[… previous line repeated 3 more times]\nb');
+    assert.equal(
+      collapseRepeats('a\nwarn x\nwarn x\nwarn x\nwarn x\nb'),
+      'a\nwarn x\n[… previous line repeated 3 more times]\nb',
+    );
   });
 
   it('keeps head, tail and every error line of a long output, and says what was removed', () => {

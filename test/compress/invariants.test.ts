@@ -2,7 +2,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { BUNDLES, COMPRESSION_MODELS, compressPayload, detectFormat, type BundleName } from '../../src/compress/index.js';
+import {
+  BUNDLES,
+  COMPRESSION_MODELS,
+  compressPayload,
+  detectFormat,
+  type BundleName,
+} from '../../src/compress/index.js';
 import { GENERIC_BUNDLE } from '../../src/compress/bundles.js';
 import { isPlaceholder } from '../../src/compress/filters/markers.js';
 import { countBodyTokens, tokenizerFor } from '../../src/compress/token-count.js';
@@ -14,18 +20,52 @@ const RUNS = Number(process.env.FC_RUNS ?? 120);
 
 const realOutputs = [
   ...Object.values(observations).map((o) => o.output),
-  ...['pytest-verbose-failure.txt', 'git-diff.txt', 'git-status.txt', 'npm-install.txt', 'tsc-errors.txt', 'rg-output.txt', 'find-output.txt', 'claude-read.txt', 'ansi-progress.txt'].map(fixtureText),
+  ...[
+    'pytest-verbose-failure.txt',
+    'git-diff.txt',
+    'git-status.txt',
+    'npm-install.txt',
+    'tsc-errors.txt',
+    'rg-output.txt',
+    'find-output.txt',
+    'claude-read.txt',
+    'ansi-progress.txt',
+  ].map(fixtureText),
   '{\n  "ok": true,\n  "items": [1, 2, 3]\n}',
   'File updated.',
   '',
 ];
 const output = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...realOutputs) },
-  { weight: 1, arbitrary: fc.array(fc.constantFrom('ok', 'ERROR x', 'row', 'row', '\x1b[31mred\x1b[0m', '  12→code', ''), { maxLength: 300 }).map((l) => l.join('\n')) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(fc.constantFrom('ok', 'ERROR x', 'row', 'row', '\x1b[31mred\x1b[0m', '  12→code', ''), { maxLength: 300 })
+      .map((l) => l.join('\n')),
+  },
   { weight: 1, arbitrary: fc.string({ maxLength: 400 }) },
 );
-const toolName = fc.constantFrom('bash', 'Bash', 'shell', 'read_file', 'Read', 'grep', 'run_terminal_cmd', 'open', 'custom_tool');
-const command = fc.constantFrom('pytest -v', 'pip install -e .', 'git diff', 'rg -n x', 'find .', 'ls', 'python x.py', 'npx tsc');
+const toolName = fc.constantFrom(
+  'bash',
+  'Bash',
+  'shell',
+  'read_file',
+  'Read',
+  'grep',
+  'run_terminal_cmd',
+  'open',
+  'custom_tool',
+);
+const command = fc.constantFrom(
+  'pytest -v',
+  'pip install -e .',
+  'git diff',
+  'rg -n x',
+  'find .',
+  'ls',
+  'python x.py',
+  'npx tsc',
+);
 
 const dialogueArb: fc.Arbitrary<Dialogue> = fc
   .record({
@@ -35,7 +75,10 @@ const dialogueArb: fc.Arbitrary<Dialogue> = fc
       fc.record({
         user: fc.option(fc.string({ minLength: 1, maxLength: 30 }), { nil: undefined, freq: 8 }),
         assistant: fc.string({ maxLength: 40 }),
-        calls: fc.array(fc.record({ name: toolName, command, path: fc.constantFrom('a.py', 'b.py'), output }), { minLength: 1, maxLength: 2 }),
+        calls: fc.array(fc.record({ name: toolName, command, path: fc.constantFrom('a.py', 'b.py'), output }), {
+          minLength: 1,
+          maxLength: 2,
+        }),
       }),
       { minLength: 1, maxLength: 18 },
     ),
@@ -46,7 +89,12 @@ const dialogueArb: fc.Arbitrary<Dialogue> = fc
     turns: d.turns.map((t, i) => ({
       ...(t.user === undefined ? {} : { user: t.user }),
       assistant: t.assistant,
-      calls: t.calls.map((c, k) => ({ id: `call_${i}_${k}`, name: c.name, args: { command: c.command, path: c.path }, output: c.output })),
+      calls: t.calls.map((c, k) => ({
+        id: `call_${i}_${k}`,
+        name: c.name,
+        args: { command: c.command, path: c.path },
+        output: c.output,
+      })),
     })),
   }));
 const shapeArb = fc.constantFrom<Shape>(...SHAPES);
@@ -60,7 +108,12 @@ function withoutOutputs(item: Record<string, unknown>): unknown {
   if (item.role === 'tool') return { ...item, content: null };
   if (item.type === 'function_call_output') return { ...item, output: null };
   if (Array.isArray(item.content)) {
-    return { ...item, content: (item.content as Record<string, unknown>[]).map((b) => (b.type === 'tool_result' ? { ...b, content: null } : b)) };
+    return {
+      ...item,
+      content: (item.content as Record<string, unknown>[]).map((b) =>
+        b.type === 'tool_result' ? { ...b, content: null } : b,
+      ),
+    };
   }
   return item;
 }

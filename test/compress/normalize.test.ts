@@ -15,17 +15,46 @@ function normalizeByRegex(text: string): string {
 }
 
 const fragment = fc.constantFrom(
-  ' ', '  ', '\t', ' \t ', '\n', '\n\n\n\n', '\r\n', '\r', '\u2028', '\u2029', 'x', 'def f():', '    return 1',
-  ' 45%|████▌     |', '[=====>    ]', '3.2 MB/s', '  -  ', '⠋', 'error 50%', 'Dload  Upload', '\x1b[31m', '--:--:--',
+  ' ',
+  '  ',
+  '\t',
+  ' \t ',
+  '\n',
+  '\n\n\n\n',
+  '\r\n',
+  '\r',
+  '\u2028',
+  '\u2029',
+  'x',
+  'def f():',
+  '    return 1',
+  ' 45%|████▌     |',
+  '[=====>    ]',
+  '3.2 MB/s',
+  '  -  ',
+  '⠋',
+  'error 50%',
+  'Dload  Upload',
+  '\x1b[31m',
+  '--:--:--',
 );
-const text = fc.oneof(fc.array(fragment, { maxLength: 40 }).map((parts) => parts.join('')), fc.string({ maxLength: 80 }));
+const text = fc.oneof(
+  fc.array(fragment, { maxLength: 40 }).map((parts) => parts.join('')),
+  fc.string({ maxLength: 80 }),
+);
 
 describe('normalize', () => {
   it('strips blanks at line ends exactly as /[ \\t]+$/gm does', () => {
-    fc.assert(fc.property(text, (t) => assert.equal(stripTrailingBlanks(t), t.replace(/[ \t]+$/gm, ''))), { numRuns: 2000 });
+    fc.assert(
+      fc.property(text, (t) => assert.equal(stripTrailingBlanks(t), t.replace(/[ \t]+$/gm, ''))),
+      { numRuns: 2000 },
+    );
   });
 
   it('gives the output of its regex-only form', () => {
-    fc.assert(fc.property(text, (t) => assert.equal(normalize(t, { fileContent: false }), normalizeByRegex(t))), { numRuns: 2000 });
+    fc.assert(
+      fc.property(text, (t) => assert.equal(normalize(t, { fileContent: false }), normalizeByRegex(t))),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -11,11 +11,19 @@ const turn = (i: number, call?: Partial<Call>): Turn => ({
   assistant: `step ${i}`,
   calls: [{ id: `c${i}`, name: 'bash', args: { command: `python step${i}.py` }, output: bigOutput(i), ...call }],
 });
-const dialogue = (turns: Turn[], extra: Partial<Dialogue> = {}): Dialogue => ({ system: 'sys', task: 'task', turns, ...extra });
+const dialogue = (turns: Turn[], extra: Partial<Dialogue> = {}): Dialogue => ({
+  system: 'sys',
+  task: 'task',
+  turns,
+  ...extra,
+});
 
 describe('observation_masking', () => {
   it('the window moves in steps of 8 and always leaves the latest 4 turns', () => {
-    assert.deepEqual([0, 4, 11, 12, 19, 20].map((n) => frozenBefore(n, { keep: 4, step: 8 })), [0, 0, 0, 8, 8, 16]);
+    assert.deepEqual(
+      [0, 4, 11, 12, 19, 20].map((n) => frozenBefore(n, { keep: 4, step: 8 })),
+      [0, 0, 0, 8, 8, 16],
+    );
   });
 
   it('masks old results with a placeholder that states their size', () => {
@@ -60,8 +68,10 @@ describe('status_line_dedup', () => {
   });
 
   it("drops SWE-agent's edit reminder when the previous observation ended with it too", () => {
-    const reminder = 'File updated. Please review the changes and make sure they are correct (correct indentation, no duplicate lines, etc). Edit the file again if necessary.';
-    const edited = (line: string) => `[File: /r/a.py (3 lines total)]\n1:${line}\n${reminder}\n(Open file: /r/a.py)\nbash-$`;
+    const reminder =
+      'File updated. Please review the changes and make sure they are correct (correct indentation, no duplicate lines, etc). Edit the file again if necessary.';
+    const edited = (line: string) =>
+      `[File: /r/a.py (3 lines total)]\n1:${line}\n${reminder}\n(Open file: /r/a.py)\nbash-$`;
     const turns = [turn(0, { output: edited('x = 1') }), turn(1, { output: edited('x = 2') })];
     const out = outputs(compressPayload(build(dialogue(turns), 'chat')).body);
     assert.equal(out.get('c0'), edited('x = 1'));
@@ -81,7 +91,13 @@ describe('bundles', () => {
   });
 
   it('codex: the argv `shell` command picks the filter', () => {
-    const turns = [turn(0, { name: 'shell', args: { command: ['bash', '-lc', 'pip install -e .'] }, output: observations.pip_install.output })];
+    const turns = [
+      turn(0, {
+        name: 'shell',
+        args: { command: ['bash', '-lc', 'pip install -e .'] },
+        output: observations.pip_install.output,
+      }),
+    ];
     const { body, compression } = compressPayload(build(dialogue(turns), 'responses'), { bundle: 'codex' });
     assert.match(outputs(body).get('c0')!, /routine install lines/);
     assert.ok(compression.applied_strategies.includes('tool_result_trimming'));
@@ -89,7 +105,9 @@ describe('bundles', () => {
 
   it('generic: SWE-agent views keep line numbers when the system prompt edits by line', () => {
     const view = turn(0, { name: 'open', args: { path: 'server.py' }, output: observations.file_view.output });
-    const editsByLine = compressPayload(build(dialogue([view], { system: 'edit <start_line>:<end_line> replaces lines' }), 'chat'));
+    const editsByLine = compressPayload(
+      build(dialogue([view], { system: 'edit <start_line>:<end_line> replaces lines' }), 'chat'),
+    );
     assert.match(outputs(editsByLine.body).get('c0')!, /^1:/m);
     const plain = compressPayload(build(dialogue([view]), 'chat'));
     assert.match(outputs(plain.body).get('c0')!, /line numbers removed/);
@@ -97,27 +115,40 @@ describe('bundles', () => {
 
   it('opencode and cursor name their own tools', () => {
     const pytest = fixtureText('pytest-verbose-failure.txt');
-    for (const [bundle, name] of [['opencode', 'bash'], ['cursor', 'run_terminal_cmd']] as const) {
+    for (const [bundle, name] of [
+      ['opencode', 'bash'],
+      ['cursor', 'run_terminal_cmd'],
+    ] as const) {
       const turns = [turn(0, { name, args: { command: 'pytest -v' }, output: pytest })];
-      assert.ok(!outputs(compressPayload(build(dialogue(turns), 'chat'), { bundle }).body).get('c0')!.includes('PASSED'), bundle);
+      assert.ok(
+        !outputs(compressPayload(build(dialogue(turns), 'chat'), { bundle }).body)
+          .get('c0')!
+          .includes('PASSED'),
+        bundle,
+      );
     }
   });
 });
 
 describe('tool_surface_reduction', () => {
   it('drops annotations and whitespace, keeps every name, type, enum and required field', () => {
-    const tools = [{
-      name: 'Bash',
-      description: 'Runs a command.   \n\n\n\nUse it wisely.  ',
-      parameters: {
-        $schema: 'http://json-schema.org/draft-07/schema#',
-        title: 'BashInput',
-        type: 'object',
-        additionalProperties: true,
-        properties: { title: { type: 'string', title: 'Title', description: ' the title ' }, mode: { type: 'string', enum: ['a', 'b'] } },
-        required: ['title'],
+    const tools = [
+      {
+        name: 'Bash',
+        description: 'Runs a command.   \n\n\n\nUse it wisely.  ',
+        parameters: {
+          $schema: 'http://json-schema.org/draft-07/schema#',
+          title: 'BashInput',
+          type: 'object',
+          additionalProperties: true,
+          properties: {
+            title: { type: 'string', title: 'Title', description: ' the title ' },
+            mode: { type: 'string', enum: ['a', 'b'] },
+          },
+          required: ['title'],
+        },
       },
-    }];
+    ];
     for (const shape of ['chat', 'messages', 'responses'] as const) {
       const { body, compression } = compressPayload(build(dialogue([turn(0)], { tools }), shape));
       assert.ok(compression.applied_strategies.includes('tool_surface_reduction'), shape);

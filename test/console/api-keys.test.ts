@@ -12,7 +12,12 @@ for (const store of storeKinds()) {
 
     it('creates a key and returns the secret once, then lists it without the secret', async () => {
       const org = await h.organization();
-      const created = await h.createKey(org, { name: 'ci', models: ['openai/gpt-4o-mini'], max_usage: 10, expires_in_days: 7 });
+      const created = await h.createKey(org, {
+        name: 'ci',
+        models: ['openai/gpt-4o-mini'],
+        max_usage: 10,
+        expires_in_days: 7,
+      });
       assert.equal(created.object, 'ai_gateway_api_key');
       assert.match(created.key, /^gw-[A-Za-z0-9_-]{43}$/);
       assert.equal(created.organization_id, org.id);
@@ -30,7 +35,9 @@ for (const store of storeKinds()) {
     it('reveals the same secret that was created', async () => {
       const org = await h.organization();
       const created = await h.createKey(org);
-      const revealed = await h.console('GET', `/v1/organizations/${org.id}/api_keys/${created.id}/reveal`, { token: org.token });
+      const revealed = await h.console('GET', `/v1/organizations/${org.id}/api_keys/${created.id}/reveal`, {
+        token: org.token,
+      });
       assert.equal(revealed.status, 200);
       assert.equal(revealed.json.key, created.key);
     });
@@ -49,7 +56,10 @@ for (const store of storeKinds()) {
 
     it('requires coding_assistant for coding_agent keys', async () => {
       const org = await h.organization();
-      const result = await h.console('POST', `/v1/organizations/${org.id}/api_keys`, { token: org.token, body: { name: 'a', type: 'coding_agent' } });
+      const result = await h.console('POST', `/v1/organizations/${org.id}/api_keys`, {
+        token: org.token,
+        body: { name: 'a', type: 'coding_agent' },
+      });
       assert.equal(result.status, 400);
       assert.match(result.json.message, /coding_assistant/);
       const ok = await h.createKey(org, { name: 'a', type: 'coding_agent', coding_assistant: 'codex' });
@@ -61,7 +71,10 @@ for (const store of storeKinds()) {
       const created = await h.createKey(org);
       const ok = await h.gateway('GET', '/v1/models', { token: created.key });
       assert.equal(ok.status, 200);
-      await h.console('POST', `/v1/organizations/${org.id}/api_keys/${created.id}`, { token: org.token, body: { active: false } });
+      await h.console('POST', `/v1/organizations/${org.id}/api_keys/${created.id}`, {
+        token: org.token,
+        body: { active: false },
+      });
       const inactive = await h.gateway('GET', '/v1/models', { token: created.key });
       assert.equal(inactive.status, 403);
       assert.equal(inactive.json.error.code, 'forbidden');
@@ -108,14 +121,31 @@ for (const store of storeKinds()) {
       assert.equal(result.json.compression, true);
       assert.equal(result.json.key, undefined);
       assert.equal(result.json.created_at, created.created_at);
-      const cleared = await h.console('POST', `/v1/organizations/${org.id}/api_keys/${created.id}`, { token: org.token, body: { max_usage: null } });
+      const cleared = await h.console('POST', `/v1/organizations/${org.id}/api_keys/${created.id}`, {
+        token: org.token,
+        body: { max_usage: null },
+      });
       assert.equal(cleared.json.max_usage, null);
     });
 
     it('returns spec 2.8 objects: ISO 8601 times, no expires_at unless asked, null last_used_at before any use', async () => {
       const org = await h.organization();
       const created = await h.createKey(org, { name: 'shape' });
-      for (const field of ['object', 'id', 'organization_id', 'name', 'type', 'models', 'max_usage', 'active', 'debug_mode', 'created_at', 'expires_at', 'last_used_at', 'key']) {
+      for (const field of [
+        'object',
+        'id',
+        'organization_id',
+        'name',
+        'type',
+        'models',
+        'max_usage',
+        'active',
+        'debug_mode',
+        'created_at',
+        'expires_at',
+        'last_used_at',
+        'key',
+      ]) {
         assert.ok(field in created, field);
       }
       assert.equal(created.type, 'api');
@@ -124,7 +154,9 @@ for (const store of storeKinds()) {
       assert.equal(created.expires_at, null);
       assert.equal(created.last_used_at, null);
       assert.equal(new Date(created.created_at as string).toISOString(), created.created_at);
-      const fetched = await h.console('GET', `/v1/organizations/${org.id}/api_keys/${created.id}`, { token: org.token });
+      const fetched = await h.console('GET', `/v1/organizations/${org.id}/api_keys/${created.id}`, {
+        token: org.token,
+      });
       const { key: _secret, ...withoutSecret } = created;
       assert.deepEqual(fetched.json, withoutSecret);
     });

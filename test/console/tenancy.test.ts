@@ -36,7 +36,10 @@ for (const store of storeKinds()) {
 
     it("organization B's token gets 403 Forbidden on every organization-A route, and the response holds none of A's data", async () => {
       for (const route of keyRoutes(a.id, aKey.id)) {
-        const result = await h.console(route.method, route.path, { token: b.token, ...(route.body ? { body: route.body } : {}) });
+        const result = await h.console(route.method, route.path, {
+          token: b.token,
+          ...(route.body ? { body: route.body } : {}),
+        });
         const what = `${route.method} ${route.path}`;
         assert.equal(result.status, 403, what);
         assert.deepEqual(Object.keys(result.json).sort(), ['error', 'message'], what);
@@ -47,7 +50,10 @@ for (const store of storeKinds()) {
       }
       // Nothing changed in A.
       const list = await h.console('GET', `/v1/organizations/${a.id}/api_keys`, { token: a.token });
-      assert.deepEqual(list.json.data.map((k: { id: string }) => k.id), [aKey.id]);
+      assert.deepEqual(
+        list.json.data.map((k: { id: string }) => k.id),
+        [aKey.id],
+      );
       assert.equal(list.json.data[0].active, true);
       assert.equal(list.json.data[0].name, 'secret-project-alpha');
       assert.equal((await h.gateway('GET', '/v1/models', { token: aKey.key })).status, 200);
@@ -55,7 +61,10 @@ for (const store of storeKinds()) {
 
     it("organization B's token on A's key id under B's own path gets 404, not A's key", async () => {
       for (const route of keyRoutes(b.id, aKey.id).filter((r) => r.path.includes(aKey.id))) {
-        const result = await h.console(route.method, route.path, { token: b.token, ...(route.body ? { body: route.body } : {}) });
+        const result = await h.console(route.method, route.path, {
+          token: b.token,
+          ...(route.body ? { body: route.body } : {}),
+        });
         assert.equal(result.status, 404, `${route.method} ${route.path}`);
         assert.equal(result.json.error, 'Not Found');
         assert.ok(!result.text.includes(aKey.key));
@@ -66,8 +75,13 @@ for (const store of storeKinds()) {
 
     it('an unknown key id in its own organization gets 404 on get, update, delete and reveal', async () => {
       for (const id of [randomUUID(), 'not-a-uuid', "x' or '1'='1"]) {
-        for (const route of keyRoutes(a.id, encodeURIComponent(id)).filter((r) => r.path.includes(encodeURIComponent(id)))) {
-          const result = await h.console(route.method, route.path, { token: a.token, ...(route.body ? { body: route.body } : {}) });
+        for (const route of keyRoutes(a.id, encodeURIComponent(id)).filter((r) =>
+          r.path.includes(encodeURIComponent(id)),
+        )) {
+          const result = await h.console(route.method, route.path, {
+            token: a.token,
+            ...(route.body ? { body: route.body } : {}),
+          });
           assert.equal(result.status, 404, `${route.method} ${route.path}`);
           assert.deepEqual(Object.keys(result.json).sort(), ['error', 'message']);
         }
@@ -92,7 +106,10 @@ for (const store of storeKinds()) {
       assert.equal(del.status, 403);
       const list = await h.console('GET', base, { token: reader.token });
       assert.equal(list.status, 200);
-      assert.deepEqual(list.json.data.map((k: { id: string }) => k.id), [aKey.id]);
+      assert.deepEqual(
+        list.json.data.map((k: { id: string }) => k.id),
+        [aKey.id],
+      );
       const get = await h.console('GET', `${base}/${aKey.id}`, { token: reader.token });
       assert.equal(get.status, 200);
       assert.equal(get.json.active, true, 'the refused update changed nothing');
@@ -111,9 +128,17 @@ for (const store of storeKinds()) {
     });
 
     it('an expired console token gets 401 on every route, a missing one too', async () => {
-      const { secret } = await createConsoleToken(h.running.store, { organizationId: a.id, name: 'expired', permission: 'admin', expiresAt: Date.now() - 1000 });
+      const { secret } = await createConsoleToken(h.running.store, {
+        organizationId: a.id,
+        name: 'expired',
+        permission: 'admin',
+        expiresAt: Date.now() - 1000,
+      });
       for (const route of keyRoutes(a.id, aKey.id)) {
-        const expired = await h.console(route.method, route.path, { token: secret, ...(route.body ? { body: route.body } : {}) });
+        const expired = await h.console(route.method, route.path, {
+          token: secret,
+          ...(route.body ? { body: route.body } : {}),
+        });
         assert.equal(expired.status, 401, `${route.method} ${route.path}`);
         assert.equal(expired.json.error, 'Unauthorized');
         assert.ok(!expired.text.includes(aKey.key));
@@ -124,7 +149,10 @@ for (const store of storeKinds()) {
     });
 
     it('the organization of a new key comes from the path, never from the body', async () => {
-      const result = await h.console('POST', `/v1/organizations/${a.id}/api_keys`, { token: a.token, body: { name: 'x', organization_id: b.id } });
+      const result = await h.console('POST', `/v1/organizations/${a.id}/api_keys`, {
+        token: a.token,
+        body: { name: 'x', organization_id: b.id },
+      });
       assert.equal(result.status, 400);
       assert.match(result.json.message, /organization_id/);
       const bList = await h.console('GET', `/v1/organizations/${b.id}/api_keys`, { token: b.token });
@@ -139,7 +167,10 @@ for (const store of storeKinds()) {
       const cList = await h.console('GET', `/v1/organizations/${c.id}/api_keys`, { token: c.token });
       const dList = await h.console('GET', `/v1/organizations/${d.id}/api_keys`, { token: d.token });
       assert.deepEqual(cList.json.data.map((k: { id: string }) => k.id).sort(), cKeys.map((k) => k.id).sort());
-      assert.deepEqual(dList.json.data.map((k: { id: string }) => k.id), dKeys.map((k) => k.id));
+      assert.deepEqual(
+        dList.json.data.map((k: { id: string }) => k.id),
+        dKeys.map((k) => k.id),
+      );
       for (const k of cList.json.data) assert.equal(k.organization_id, c.id);
       for (const k of dList.json.data) assert.equal(k.organization_id, d.id);
     });

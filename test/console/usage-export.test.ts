@@ -8,8 +8,22 @@ import type { UsageRecordsTable } from '../../src/store/schema.js';
 
 /** GET /v1/organizations/{orgId}/logs/export (spec 2.9, 4.2): CSV and JSON round trips, filters, errors. */
 const HOUR = 3_600_000;
-const AWKWARD_NAMES = ['plain', 'comma, "quoted" name', 'line one\nline two\r\nthree', 'ünïcødé 🚀 名前', '=SUM(A1) ; tab\there', '  spaces around  '];
-const AWKWARD_TAGS = [['prod'], ['say "hi"', 'émoji 🎉'], ['multi\nline', 'semi;colon'], [], ['back\\slash', 'with, comma'], [' padded tag ']];
+const AWKWARD_NAMES = [
+  'plain',
+  'comma, "quoted" name',
+  'line one\nline two\r\nthree',
+  'ünïcødé 🚀 名前',
+  '=SUM(A1) ; tab\there',
+  '  spaces around  ',
+];
+const AWKWARD_TAGS = [
+  ['prod'],
+  ['say "hi"', 'émoji 🎉'],
+  ['multi\nline', 'semi;colon'],
+  [],
+  ['back\\slash', 'with, comma'],
+  [' padded tag '],
+];
 
 interface Expected {
   id: string;
@@ -41,17 +55,61 @@ for (const store of storeKinds()) {
       AWKWARD_NAMES.forEach((name, i) => {
         for (let j = 0; j < 3; j++) {
           const created_at = now - (i * 3 + j + 1) * HOUR;
-          const row = usageRow({ organization_id: org.id, api_key_id: keyIds[i]!, created_at, tags: AWKWARD_TAGS[i]!, cost: 1_234_567 * (j + 1) + i, input: 1000 + i, output: 20 + j, model: `openai/gpt-${i}` });
+          const row = usageRow({
+            organization_id: org.id,
+            api_key_id: keyIds[i]!,
+            created_at,
+            tags: AWKWARD_TAGS[i]!,
+            cost: 1_234_567 * (j + 1) + i,
+            input: 1000 + i,
+            output: 20 + j,
+            model: `openai/gpt-${i}`,
+          });
           rows.push(row);
-          expected.push({ id: row.id, created_at, api_key_id: keyIds[i]!, name, tags: AWKWARD_TAGS[i]!, cost: row.cost_micro_usd, input: row.input_tokens, output: row.output_tokens, model: row.model });
+          expected.push({
+            id: row.id,
+            created_at,
+            api_key_id: keyIds[i]!,
+            name,
+            tags: AWKWARD_TAGS[i]!,
+            cost: row.cost_micro_usd,
+            input: row.input_tokens,
+            output: row.output_tokens,
+            model: row.model,
+          });
         }
       });
       // Outside the default 24h window, and another organization's row: never exported here.
-      rows.push(usageRow({ organization_id: org.id, api_key_id: keyIds[0]!, created_at: now - 30 * HOUR, tags: ['old'], cost: 1, input: 1, output: 1, model: 'openai/old' }));
-      rows.push(usageRow({ organization_id: other.id, api_key_id: otherKey.id, created_at: now - HOUR, tags: ['prod'], cost: 1, input: 1, output: 1, model: 'openai/other' }));
+      rows.push(
+        usageRow({
+          organization_id: org.id,
+          api_key_id: keyIds[0]!,
+          created_at: now - 30 * HOUR,
+          tags: ['old'],
+          cost: 1,
+          input: 1,
+          output: 1,
+          model: 'openai/old',
+        }),
+      );
+      rows.push(
+        usageRow({
+          organization_id: other.id,
+          api_key_id: otherKey.id,
+          created_at: now - HOUR,
+          tags: ['prod'],
+          cost: 1,
+          input: 1,
+          output: 1,
+          model: 'openai/other',
+        }),
+      );
       await h.running.store.db.insertInto('usage_records').values(rows).execute();
       // A deleted key keeps its name in the export (api_keys rows are soft-deleted).
-      assert.equal((await h.console('DELETE', `/v1/organizations/${org.id}/api_keys/${keyIds[4]}`, { token: org.token })).status, 200);
+      assert.equal(
+        (await h.console('DELETE', `/v1/organizations/${org.id}/api_keys/${keyIds[4]}`, { token: org.token })).status,
+        200,
+      );
       expected.sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1));
     });
     after(async () => h.stop());
@@ -62,9 +120,21 @@ for (const store of storeKinds()) {
       const result = await h.console('GET', exportPath(query), { token: org.token });
       assert.equal(result.status, 200, result.text);
       assert.match(String(result.headers['content-type']), /^text\/csv/);
-      assert.match(String(result.headers['content-disposition']), /^attachment; filename="usage-\d{8}T\d{6}Z-\d{8}T\d{6}Z\.csv"$/);
+      assert.match(
+        String(result.headers['content-disposition']),
+        /^attachment; filename="usage-\d{8}T\d{6}Z-\d{8}T\d{6}Z\.csv"$/,
+      );
       const [header, ...records] = parseCsv(result.text);
-      assert.deepEqual(header, ['Timestamp', 'API Key', 'Model', 'Provider', 'Input Tokens', 'Output Tokens', 'Cost', 'Tags']);
+      assert.deepEqual(header, [
+        'Timestamp',
+        'API Key',
+        'Model',
+        'Provider',
+        'Input Tokens',
+        'Output Tokens',
+        'Cost',
+        'Tags',
+      ]);
       return records;
     }
 
@@ -132,7 +202,10 @@ for (const store of storeKinds()) {
       const want = expected.filter((r) => r.api_key_id === keyIds[1] || r.api_key_id === keyIds[4]);
       assertCsvMatches(await csv(`api_key_id[]=${keyIds[1]}&api_key_id[]=${keyIds[4]}`), want);
       assertJsonMatches(await json(`format=json&api_key_id=${keyIds[1]}&api_key_id=${keyIds[4]}`), want);
-      assertCsvMatches(await csv(`api_key_id=${keyIds[2]}`), expected.filter((r) => r.api_key_id === keyIds[2]));
+      assertCsvMatches(
+        await csv(`api_key_id=${keyIds[2]}`),
+        expected.filter((r) => r.api_key_id === keyIds[2]),
+      );
     });
 
     it('filters by tags[] (any of the tags), awkward tags included', async () => {
@@ -145,13 +218,24 @@ for (const store of storeKinds()) {
     });
 
     it('period and from_date/to_date select the window; to_date as a bare date covers that day', async () => {
-      assertCsvMatches(await csv('period=4h'), expected.filter((r) => r.created_at > now - 4 * HOUR));
+      assertCsvMatches(
+        await csv('period=4h'),
+        expected.filter((r) => r.created_at > now - 4 * HOUR),
+      );
       assertJsonMatches(await json('format=json&period=20h'), [...expected]);
       const from = new Date(now - 7 * HOUR).toISOString();
       const to = new Date(now - 2 * HOUR).toISOString();
-      assertJsonMatches(await json(`format=json&from_date=${from}&to_date=${to}`), expected.filter((r) => r.created_at >= now - 7 * HOUR && r.created_at < now - 2 * HOUR));
-      const old = await json(`format=json&from_date=${new Date(now - 31 * HOUR).toISOString()}&to_date=${new Date(now - 29 * HOUR).toISOString()}`);
-      assert.deepEqual(old.map((r) => r.model), ['openai/old']);
+      assertJsonMatches(
+        await json(`format=json&from_date=${from}&to_date=${to}`),
+        expected.filter((r) => r.created_at >= now - 7 * HOUR && r.created_at < now - 2 * HOUR),
+      );
+      const old = await json(
+        `format=json&from_date=${new Date(now - 31 * HOUR).toISOString()}&to_date=${new Date(now - 29 * HOUR).toISOString()}`,
+      );
+      assert.deepEqual(
+        old.map((r) => r.model),
+        ['openai/old'],
+      );
       const day = new Date(now + 86_400_000).toISOString().slice(0, 10);
       assert.equal((await json(`format=json&from_date=2000-01-01&to_date=${day}`)).length, expected.length + 1);
     });
@@ -189,7 +273,16 @@ for (const store of storeKinds()) {
   });
 }
 
-function usageRow(input: { organization_id: string; api_key_id: string; created_at: number; tags: string[]; cost: number; input: number; output: number; model: string }): UsageRecordsTable {
+function usageRow(input: {
+  organization_id: string;
+  api_key_id: string;
+  created_at: number;
+  tags: string[];
+  cost: number;
+  input: number;
+  output: number;
+  model: string;
+}): UsageRecordsTable {
   return {
     id: randomUUID(),
     request_id: `req_${randomUUID().replace(/-/g, '')}`,

@@ -13,7 +13,9 @@ import { ensureWebBuilt } from '../support/web-build.js';
  * playwright-core (no browser download). Skipped, with the reason, where Chromium is missing.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH to run the browser test`;
+const skip = existsSync(CHROMIUM)
+  ? false
+  : `Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH to run the browser test`;
 const ARTIFACTS = join('test-artifacts', 'web-console');
 const MODEL = 'openai/gpt-4o-priced';
 // $2.50 / $10 per million tokens: each request below (1,200 in, 800 out) costs $0.011.
@@ -45,13 +47,27 @@ describe('web console in headless Chromium', { skip }, () => {
     org = await h.organization('acme-e2e');
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
-    context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1400, height: 900 }, acceptDownloads: true });
+    context = await browser.newContext({
+      ignoreHTTPSErrors: true,
+      viewport: { width: 1400, height: 900 },
+      acceptDownloads: true,
+    });
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(`pageerror: ${error.message}`));
     page.on('console', (message) => {
-      if (message.type() === 'error' && !/401 \(Unauthorized\)/.test(message.text())) pageErrors.push(`console: ${message.text()}`);
+      if (message.type() === 'error' && !/401 \(Unauthorized\)/.test(message.text()))
+        pageErrors.push(`console: ${message.text()}`);
     });
   });
 
@@ -101,16 +117,25 @@ describe('web console in headless Chromium', { skip }, () => {
   it('the key works at the gateway, and its spend appears on the usage page', async () => {
     mock.setScenario({ usage: { inputTokens: 1200, outputTokens: 800 } });
     for (const tags of [['checkout'], ['checkout', 'batch'], []]) {
-      const result = await h.gateway('POST', '/v1/chat/completions', { token: secret, body: { model: MODEL, messages: [{ role: 'user', content: 'Hello' }], tags } });
+      const result = await h.gateway('POST', '/v1/chat/completions', {
+        token: secret,
+        body: { model: MODEL, messages: [{ role: 'user', content: 'Hello' }], tags },
+      });
       assert.equal(result.status, 200, result.text);
     }
-    const echo = await h.gateway('POST', '/v1/chat/completions', { token: secret, body: { model: 'local/echo', messages: [{ role: 'user', content: 'Hi' }] } });
+    const echo = await h.gateway('POST', '/v1/chat/completions', {
+      token: secret,
+      body: { model: 'local/echo', messages: [{ role: 'user', content: 'Hi' }] },
+    });
     assert.equal(echo.status, 200, echo.text);
     // Rows and the key's ledger are written just after the answers: wait for them through the API.
-    await waitFor(async () => {
-      const keys = await h.console('GET', `/v1/organizations/${org.id}/usage/keys`, { token: org.token });
-      return keys.json.data[0]?.spent_micro_usd === 33_000;
-    }, { what: 'the key spend', timeoutMs: 10_000 });
+    await waitFor(
+      async () => {
+        const keys = await h.console('GET', `/v1/organizations/${org.id}/usage/keys`, { token: org.token });
+        return keys.json.data[0]?.spent_micro_usd === 33_000;
+      },
+      { what: 'the key spend', timeoutMs: 10_000 },
+    );
 
     await page.getByRole('link', { name: 'Usage and cost' }).click();
     await page.waitForURL('**/usage');
@@ -144,7 +169,10 @@ describe('web console in headless Chromium', { skip }, () => {
     assert.match(await table.innerText(), /0\.011000/);
     await shot('06-logs');
     for (const format of ['csv', 'json'] as const) {
-      const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId(`download-${format}`).click()]);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByTestId(`download-${format}`).click(),
+      ]);
       const file = await download.path();
       const text = readFileSync(file, 'utf8');
       if (format === 'csv') assert.match(text.split('\n')[0]!, /^Timestamp,API Key,Model/);
@@ -157,16 +185,28 @@ describe('web console in headless Chromium', { skip }, () => {
   });
 
   it('the projects page lists projects with their components, proxy settings and events', async () => {
-    const created = await h.console('POST', '/v1/projects', { token: org.token, body: { slug: 'shop', name: 'Shop', domains: ['shop.example.com'] } });
+    const created = await h.console('POST', '/v1/projects', {
+      token: org.token,
+      body: { slug: 'shop', name: 'Shop', domains: ['shop.example.com'] },
+    });
     if (created.status === 201) {
       // Best effort, to show a filled page: these routes belong to the projects feature.
       await h.console('POST', `/v1/projects/${created.json.id}/proxy-settings`, {
         token: org.token,
-        body: { description: 'first revision', is_active: true, backends: [{ name: 'origin', address: 'origin.example.com', default: true }], routes: [{ path: '/', backend_name: 'origin' }] },
+        body: {
+          description: 'first revision',
+          is_active: true,
+          backends: [{ name: 'origin', address: 'origin.example.com', default: true }],
+          routes: [{ path: '/', backend_name: 'origin' }],
+        },
       });
       const catalogue = await h.console('GET', '/v1/components?limit=1', { token: org.token });
       const component = catalogue.json?.data?.[0];
-      if (component) await h.console('POST', `/v1/projects/${created.json.id}/components`, { token: org.token, body: { component_id: component.id } });
+      if (component)
+        await h.console('POST', `/v1/projects/${created.json.id}/components`, {
+          token: org.token,
+          body: { component_id: component.id },
+        });
     }
     await page.getByRole('link', { name: 'Projects' }).click();
     await page.waitForURL('**/projects');
@@ -185,7 +225,10 @@ describe('web console in headless Chromium', { skip }, () => {
     const row = page.locator('[data-testid=key-row][data-key-name="e2e key"]');
     await row.getByRole('button', { name: 'Deactivate' }).click();
     await row.getByText('Inactive').waitFor();
-    const refused = await h.gateway('POST', '/v1/chat/completions', { token: secret, body: { model: 'local/echo', messages: [{ role: 'user', content: 'Hi' }] } });
+    const refused = await h.gateway('POST', '/v1/chat/completions', {
+      token: secret,
+      body: { model: 'local/echo', messages: [{ role: 'user', content: 'Hi' }] },
+    });
     assert.equal(refused.status, 403, 'an inactive key is refused');
     await row.getByRole('button', { name: 'Reveal' }).click();
     assert.equal((await page.getByTestId('secret').innerText()).trim(), secret);

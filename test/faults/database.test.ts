@@ -8,7 +8,15 @@ import { dropSchema } from '../support/gateway-harness.js';
 import { startMockOpenAI, type MockUpstream } from '../support/mock-upstreams/index.js';
 import { spawnGateway, type GatewayChild } from '../support/gateway-children.js';
 import { assertGatewayError, header, usageRowOf, waitFor } from '../support/chat-kit.js';
-import { assertNoLeakedReservation, assertSpendMatchesRows, prepareData, startDatabaseProxy, timed, type DatabaseProxy, type PreparedData } from '../support/fault-kit.js';
+import {
+  assertNoLeakedReservation,
+  assertSpendMatchesRows,
+  prepareData,
+  startDatabaseProxy,
+  timed,
+  type DatabaseProxy,
+  type PreparedData,
+} from '../support/fault-kit.js';
 
 /**
  * The database goes away and comes back (issue 9, item 3). The gateway runs as its own process
@@ -39,13 +47,17 @@ async function start(mock: MockUpstream, kind: 'sqlite' | 'postgres', databaseUr
   const data = await prepareData(kind, config(mock), { MOCK_KEY: 'sk-mock', GATEWAY_KEY_CACHE_TTL_MS: '60000' });
   const child = await spawnGateway({ ...data.env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
   const create = async (extra: Record<string, unknown>) => {
-    const created = await child.console('POST', `/v1/organizations/${data.organization.id}/api_keys`, { token: data.organization.token, body: { name: 'db', ...extra } });
+    const created = await child.console('POST', `/v1/organizations/${data.organization.id}/api_keys`, {
+      token: data.organization.token,
+      body: { name: 'db', ...extra },
+    });
     assert.equal(created.status, 201, created.text);
     return created.json as { id: string; key: string };
   };
   const capped = await create({ max_usage: 1_000 });
   const open = await create({});
-  for (const key of [capped, open]) assert.equal((await child.gateway('POST', '/v1/chat/completions', { token: key.key, body: body() })).status, 200);
+  for (const key of [capped, open])
+    assert.equal((await child.gateway('POST', '/v1/chat/completions', { token: key.key, body: body() })).status, 200);
   return { data, child, capped, open };
 }
 
@@ -62,85 +74,106 @@ function assertAlive(f: Fixture): void {
   assert.equal(f.child.child.signalCode, null);
 }
 
-describe('PostgreSQL goes away and comes back', { timeout: 60_000, skip: process.env.GATEWAY_TEST_DATABASE_URL ? false : 'GATEWAY_TEST_DATABASE_URL is not set' }, () => {
-  let mock: MockUpstream;
-  let proxy: DatabaseProxy;
-  let f: Fixture;
-  before(async () => {
-    mock = await startMockOpenAI();
-    proxy = await startDatabaseProxy(process.env.GATEWAY_TEST_DATABASE_URL!);
-    f = await start(mock, 'postgres', proxy.url);
-  });
-  after(async () => {
-    await proxy?.up().catch(() => undefined);
-    await stopFixture(f);
-    await proxy?.close();
-    await mock?.close();
-  });
+describe(
+  'PostgreSQL goes away and comes back',
+  { timeout: 60_000, skip: process.env.GATEWAY_TEST_DATABASE_URL ? false : 'GATEWAY_TEST_DATABASE_URL is not set' },
+  () => {
+    let mock: MockUpstream;
+    let proxy: DatabaseProxy;
+    let f: Fixture;
+    before(async () => {
+      mock = await startMockOpenAI();
+      proxy = await startDatabaseProxy(process.env.GATEWAY_TEST_DATABASE_URL!);
+      f = await start(mock, 'postgres', proxy.url);
+    });
+    after(async () => {
+      await proxy?.up().catch(() => undefined);
+      await stopFixture(f);
+      await proxy?.close();
+      await mock?.close();
+    });
 
-  it('every pooled connection reset while idle (database restart): the process lives and the next request succeeds', async () => {
-    assert.ok(proxy.connections() > 0, 'the gateway holds pooled connections');
-    await proxy.down();
-    await proxy.up();
-    await delay(100);
-    assertAlive(f);
-    const result = await f.child.gateway('POST', '/v1/chat/completions', { token: f.capped.key, body: body() });
-    assert.equal(result.status, 200, result.text);
-    await assertNoLeakedReservation(f.data.store, f.capped.id);
-  });
-
-  it('while the database is away: a capped key gets 503 database_unavailable with retry-after at once; an uncapped cached key is answered and its row written once the database is back', async () => {
-    await proxy.down();
-    try {
-      const refused = await timed(() => f.child.gateway('POST', '/v1/chat/completions', { token: f.capped.key, body: body() }));
-      assertGatewayError(refused.value, { status: 503, code: 'database_unavailable', type: 'server_error', param: null });
-      assert.equal(header(refused.value, 'retry-after'), '1');
-      assert.ok(refused.ms < 1_000, `answered in ${refused.ms.toFixed(0)} ms`);
-      // Anthropic-shaped route: same code in Anthropic's envelope.
-      const messages = await f.child.gateway('POST', '/v1/messages', { headers: { 'x-api-key': f.capped.key }, body: { model: 'test/db', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] } });
-      assert.equal(messages.status, 503, messages.text);
-      assert.equal(messages.json.type, 'error');
-      assert.equal(messages.json.error.code, 'database_unavailable');
-
-      // No ceiling: nothing to reserve, so the request is served; its row cannot be committed,
-      // so the answer waits for it at most 2 s (metering.ts MAX_COMMIT_WAIT_MS), then completes.
-      const served = await timed(() => f.child.gateway('POST', '/v1/chat/completions', { token: f.open.key, body: body('during the outage') }));
-      assert.equal(served.value.status, 200, served.value.text);
-      assert.ok(served.ms >= 1_900 && served.ms < 3_500, `answered after ${served.ms.toFixed(0)} ms`);
-      assertAlive(f);
-      await proxy.up();
-      // The queued row is written by the writer's retry once the database is back.
-      const row = await usageRowOf(f.data.store, header(served.value, 'x-request-id')!, 5_000);
-      assert.equal(row.status_code, 200);
-    } finally {
-      await proxy.up().catch(() => undefined);
-    }
-    const again = await f.child.gateway('POST', '/v1/chat/completions', { token: f.capped.key, body: body() });
-    assert.equal(again.status, 200, again.text);
-    await assertNoLeakedReservation(f.data.store, f.capped.id);
-    await assertSpendMatchesRows(f.data.store, f.capped.id);
-    await assertSpendMatchesRows(f.data.store, f.open.id);
-  });
-
-  it('connections reset while requests hold reservations and wait for the upstream: they complete, rows written, reservations settled', async () => {
-    mock.setScenario({ hangBeforeHeadersMs: 400 });
-    try {
-      const pending = Array.from({ length: 6 }, (_, i) => f.child.gateway('POST', '/v1/chat/completions', { token: f.capped.key, body: body(`mid ${i}`) }));
-      await waitFor(() => mock.requests.filter((r) => r.body?.messages?.[0]?.content?.startsWith('mid ')).length === 6, { what: 'all six at the upstream' });
+    it('every pooled connection reset while idle (database restart): the process lives and the next request succeeds', async () => {
+      assert.ok(proxy.connections() > 0, 'the gateway holds pooled connections');
       await proxy.down();
-      await delay(150);
       await proxy.up();
-      const results = await Promise.all(pending);
-      for (const r of results) assert.equal(r.status, 200, r.text);
-      for (const r of results) await usageRowOf(f.data.store, header(r, 'x-request-id')!);
-    } finally {
-      mock.setScenario({});
-    }
-    assertAlive(f);
-    await assertNoLeakedReservation(f.data.store, f.capped.id);
-    await assertSpendMatchesRows(f.data.store, f.capped.id);
-  });
-});
+      await delay(100);
+      assertAlive(f);
+      const result = await f.child.gateway('POST', '/v1/chat/completions', { token: f.capped.key, body: body() });
+      assert.equal(result.status, 200, result.text);
+      await assertNoLeakedReservation(f.data.store, f.capped.id);
+    });
+
+    it('while the database is away: a capped key gets 503 database_unavailable with retry-after at once; an uncapped cached key is answered and its row written once the database is back', async () => {
+      await proxy.down();
+      try {
+        const refused = await timed(() =>
+          f.child.gateway('POST', '/v1/chat/completions', { token: f.capped.key, body: body() }),
+        );
+        assertGatewayError(refused.value, {
+          status: 503,
+          code: 'database_unavailable',
+          type: 'server_error',
+          param: null,
+        });
+        assert.equal(header(refused.value, 'retry-after'), '1');
+        assert.ok(refused.ms < 1_000, `answered in ${refused.ms.toFixed(0)} ms`);
+        // Anthropic-shaped route: same code in Anthropic's envelope.
+        const messages = await f.child.gateway('POST', '/v1/messages', {
+          headers: { 'x-api-key': f.capped.key },
+          body: { model: 'test/db', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] },
+        });
+        assert.equal(messages.status, 503, messages.text);
+        assert.equal(messages.json.type, 'error');
+        assert.equal(messages.json.error.code, 'database_unavailable');
+
+        // No ceiling: nothing to reserve, so the request is served; its row cannot be committed,
+        // so the answer waits for it at most 2 s (metering.ts MAX_COMMIT_WAIT_MS), then completes.
+        const served = await timed(() =>
+          f.child.gateway('POST', '/v1/chat/completions', { token: f.open.key, body: body('during the outage') }),
+        );
+        assert.equal(served.value.status, 200, served.value.text);
+        assert.ok(served.ms >= 1_900 && served.ms < 3_500, `answered after ${served.ms.toFixed(0)} ms`);
+        assertAlive(f);
+        await proxy.up();
+        // The queued row is written by the writer's retry once the database is back.
+        const row = await usageRowOf(f.data.store, header(served.value, 'x-request-id')!, 5_000);
+        assert.equal(row.status_code, 200);
+      } finally {
+        await proxy.up().catch(() => undefined);
+      }
+      const again = await f.child.gateway('POST', '/v1/chat/completions', { token: f.capped.key, body: body() });
+      assert.equal(again.status, 200, again.text);
+      await assertNoLeakedReservation(f.data.store, f.capped.id);
+      await assertSpendMatchesRows(f.data.store, f.capped.id);
+      await assertSpendMatchesRows(f.data.store, f.open.id);
+    });
+
+    it('connections reset while requests hold reservations and wait for the upstream: they complete, rows written, reservations settled', async () => {
+      mock.setScenario({ hangBeforeHeadersMs: 400 });
+      try {
+        const pending = Array.from({ length: 6 }, (_, i) =>
+          f.child.gateway('POST', '/v1/chat/completions', { token: f.capped.key, body: body(`mid ${i}`) }),
+        );
+        await waitFor(
+          () => mock.requests.filter((r) => r.body?.messages?.[0]?.content?.startsWith('mid ')).length === 6,
+          { what: 'all six at the upstream' },
+        );
+        await proxy.down();
+        await delay(150);
+        await proxy.up();
+        const results = await Promise.all(pending);
+        for (const r of results) assert.equal(r.status, 200, r.text);
+        for (const r of results) await usageRowOf(f.data.store, header(r, 'x-request-id')!);
+      } finally {
+        mock.setScenario({});
+      }
+      assertAlive(f);
+      await assertNoLeakedReservation(f.data.store, f.capped.id);
+      await assertSpendMatchesRows(f.data.store, f.capped.id);
+    });
+  },
+);
 
 describe('SQLite locked by another connection', { timeout: 30_000 }, () => {
   let mock: MockUpstream;
@@ -158,14 +191,24 @@ describe('SQLite locked by another connection', { timeout: 30_000 }, () => {
     const locker = new SQLite(join(f.data.dataDir, 'gateway.sqlite'));
     locker.exec('BEGIN EXCLUSIVE');
     const lockedAt = performance.now();
-    const pending = Array.from({ length: 4 }, (_, i) => timed(() => f.child.gateway('POST', '/v1/chat/completions', { token: i % 2 ? f.open.key : f.capped.key, body: body(`locked ${i}`) })));
+    const pending = Array.from({ length: 4 }, (_, i) =>
+      timed(() =>
+        f.child.gateway('POST', '/v1/chat/completions', {
+          token: i % 2 ? f.open.key : f.capped.key,
+          body: body(`locked ${i}`),
+        }),
+      ),
+    );
     await delay(1_500);
     locker.exec('COMMIT');
     locker.close();
     const results = await Promise.all(pending);
     for (const { value, ms } of results) {
       assert.equal(value.status, 200, value.text);
-      assert.ok(ms < 1_500 + 2_500, `answered ${ms.toFixed(0)} ms after the lock (released at ${(performance.now() - lockedAt).toFixed(0)} ms)`);
+      assert.ok(
+        ms < 1_500 + 2_500,
+        `answered ${ms.toFixed(0)} ms after the lock (released at ${(performance.now() - lockedAt).toFixed(0)} ms)`,
+      );
       await usageRowOf(f.data.store, header(value, 'x-request-id')!);
     }
     assertAlive(f);

@@ -4,7 +4,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startHarness, storeKinds, type Harness } from '../support/gateway-harness.js';
 import { startMockOpenAI, type MockUpstream } from '../support/mock-upstreams/index.js';
-import { assertGatewayError, closedPort, header, rawClient, sseData, usageRowOf, type RawClient } from '../support/chat-kit.js';
+import {
+  assertGatewayError,
+  closedPort,
+  header,
+  rawClient,
+  sseData,
+  usageRowOf,
+  type RawClient,
+} from '../support/chat-kit.js';
 import { assertNoLeakedReservation, assertSpendMatchesRows, timed } from '../support/fault-kit.js';
 
 /**
@@ -21,14 +29,22 @@ const PRICING = { input_per_mtok: 1, output_per_mtok: 2 };
 const user = (content = 'fault') => [{ role: 'user', content }];
 
 /** Answers 200 with a body that is not what the provider promised (JSON that does not parse, SSE of garbage). */
-async function startBrokenUpstream(): Promise<{ server: Server; baseUrl: string; mode: { value: 'bad-json' | 'bad-sse' | 'html-502' | 'empty-200' } }> {
+async function startBrokenUpstream(): Promise<{
+  server: Server;
+  baseUrl: string;
+  mode: { value: 'bad-json' | 'bad-sse' | 'html-502' | 'empty-200' };
+}> {
   const mode = { value: 'bad-json' as 'bad-json' | 'bad-sse' | 'html-502' | 'empty-200' };
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      if (mode.value === 'bad-json') res.writeHead(200, { 'content-type': 'application/json' }).end('{"id": "chatcmpl-x", "choices": [ {"message": ');
+      if (mode.value === 'bad-json')
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end('{"id": "chatcmpl-x", "choices": [ {"message": ');
       else if (mode.value === 'empty-200') res.writeHead(200, { 'content-type': 'application/json' }).end('');
-      else if (mode.value === 'html-502') res.writeHead(502, { 'content-type': 'text/html' }).end('<html><body>Bad Gateway</body></html>');
+      else if (mode.value === 'html-502')
+        res.writeHead(502, { 'content-type': 'text/html' }).end('<html><body>Bad Gateway</body></html>');
       else res.writeHead(200, { 'content-type': 'text/event-stream' }).end('data: {not json at all\n\ndata: [1, 2\n\n');
     });
   });
@@ -77,7 +93,12 @@ for (const store of storeKinds()) {
     beforeEach(() => mock.reset());
 
     const chat = (model: string, extra: Record<string, unknown> = {}) =>
-      timed(() => h.gateway('POST', '/v1/chat/completions', { token: capped.key, body: { model, messages: user(), max_tokens: 16, ...extra } }));
+      timed(() =>
+        h.gateway('POST', '/v1/chat/completions', {
+          token: capped.key,
+          body: { model, messages: user(), max_tokens: 16, ...extra },
+        }),
+      );
 
     async function settledAndAlive(): Promise<void> {
       await assertNoLeakedReservation(h.running.store, capped.id);
@@ -89,7 +110,12 @@ for (const store of storeKinds()) {
     it('connection refused (JSON and stream): 502 provider_error, upstream_status null, after the retries, at once', async () => {
       for (const stream of [false, true]) {
         const { value, ms } = await chat('test/dead', { stream });
-        const error = assertGatewayError(value, { status: 502, code: 'provider_error', type: 'provider_error', param: null });
+        const error = assertGatewayError(value, {
+          status: 502,
+          code: 'provider_error',
+          type: 'provider_error',
+          param: null,
+        });
         assert.equal(error.upstream_status, null);
         assert.equal(error.provider, 'dead');
         assert.match(error.message, /unreachable/i);
@@ -103,7 +129,10 @@ for (const store of storeKinds()) {
 
     it('reset mid-stream: chat ends with an error event, /v1/messages with event: error, /v1/responses with response.failed', async () => {
       mock.setScenario({ closeMidStream: true, textChunks: ['one ', 'two ', 'three ', 'four ', 'five ', 'six'] });
-      const chatStream = await h.gateway('POST', '/v1/chat/completions', { token: capped.key, body: { model: 'test/mock', messages: user(), stream: true } });
+      const chatStream = await h.gateway('POST', '/v1/chat/completions', {
+        token: capped.key,
+        body: { model: 'test/mock', messages: user(), stream: true },
+      });
       assert.equal(chatStream.status, 200);
       const last = sseData(chatStream.text).at(-1);
       assert.deepEqual(Object.keys(last), ['error']);
@@ -111,7 +140,10 @@ for (const store of storeKinds()) {
       assert.equal(last.error.type, 'provider_error');
       assert.equal(last.error.param, null);
 
-      const messages = await h.gateway('POST', '/v1/messages', { headers: { 'x-api-key': capped.key }, body: { model: 'test/mock', max_tokens: 16, messages: user(), stream: true } });
+      const messages = await h.gateway('POST', '/v1/messages', {
+        headers: { 'x-api-key': capped.key },
+        body: { model: 'test/mock', max_tokens: 16, messages: user(), stream: true },
+      });
       assert.equal(messages.status, 200);
       const tail = messages.text.trim().split('\n\n').at(-1)!;
       assert.match(tail, /^event: error\ndata: /);
@@ -120,12 +152,16 @@ for (const store of storeKinds()) {
       assert.equal(anthropicError.error.type, 'api_error');
       assert.equal(anthropicError.error.code, 'provider_error');
 
-      const responses = await h.gateway('POST', '/v1/responses', { token: capped.key, body: { model: 'test/mock', input: 'fault', stream: true } });
+      const responses = await h.gateway('POST', '/v1/responses', {
+        token: capped.key,
+        body: { model: 'test/mock', input: 'fault', stream: true },
+      });
       assert.equal(responses.status, 200);
       const failed = responses.text.trim().split('\n\n').at(-1)!;
       assert.match(failed, /^event: response\.failed\n/);
       assert.equal(JSON.parse(failed.split('\n')[1]!.slice(6)).response.error.code, 'provider_error');
-      for (const r of [chatStream, messages, responses]) assert.equal(Number((await usageRowOf(h.running.store, header(r, 'x-request-id')!)).status_code), 502);
+      for (const r of [chatStream, messages, responses])
+        assert.equal(Number((await usageRowOf(h.running.store, header(r, 'x-request-id')!)).status_code), 502);
       await settledAndAlive();
     });
 
@@ -140,14 +176,21 @@ for (const store of storeKinds()) {
     });
 
     it('hang between chunks: the stream ends with a provider_timeout event about between_chunks_ms after the last chunk; the tokens seen are metered', async () => {
-      mock.setScenario({ textChunks: ['alpha ', 'beta ', 'gamma ', 'delta'], hangAfterEvent: 2, hangBetweenChunksMs: Infinity });
+      mock.setScenario({
+        textChunks: ['alpha ', 'beta ', 'gamma ', 'delta'],
+        hangAfterEvent: 2,
+        hangBetweenChunksMs: Infinity,
+      });
       const { value, ms } = await chat('test/mock', { stream: true });
       assert.equal(value.status, 200);
       const events = sseData(value.text);
       const last = events.at(-1);
       assert.equal(last.error.code, 'provider_timeout');
       assert.equal(last.error.type, 'provider_error');
-      assert.ok(events.some((e) => e.choices?.[0]?.delta?.content === 'alpha '), 'chunks before the hang were delivered');
+      assert.ok(
+        events.some((e) => e.choices?.[0]?.delta?.content === 'alpha '),
+        'chunks before the hang were delivered',
+      );
       assert.ok(ms < TIMEOUTS.between_chunks_ms + 700, `ended after ${ms.toFixed(0)} ms`);
       await mock.requests[0]!.closed;
       const row = await usageRowOf(h.running.store, header(value, 'x-request-id')!);
@@ -160,7 +203,12 @@ for (const store of storeKinds()) {
       for (const mode of ['bad-json', 'empty-200', 'html-502'] as const) {
         broken.mode.value = mode;
         const { value } = await chat('test/broken');
-        const error = assertGatewayError(value, { status: 502, code: 'provider_error', type: 'provider_error', param: null });
+        const error = assertGatewayError(value, {
+          status: 502,
+          code: 'provider_error',
+          type: 'provider_error',
+          param: null,
+        });
         // A non-JSON error body is quoted, sanitised and bounded (providers/shared/sanitize.ts), never parsed.
         assert.ok(String(error.message).length <= 600, `${mode}: message bounded`);
         assert.equal(error.provider, 'broken', mode);
@@ -186,7 +234,9 @@ for (const store of storeKinds()) {
 
     it('a 5xx storm: 30 concurrent requests (JSON and stream) all get 502 after bounded retries, nothing leaks, the next request succeeds', async () => {
       mock.setScenario({ status: 503, errorMessage: 'storm' });
-      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => chat('test/mock', { stream: i % 2 === 0 })));
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => chat('test/mock', { stream: i % 2 === 0 })),
+      );
       for (const { value } of results) {
         const error = assertGatewayError(value, { status: 502, code: 'provider_error', type: 'provider_error' });
         assert.equal(error.upstream_status, 503);
@@ -201,7 +251,11 @@ for (const store of storeKinds()) {
     it('a client that leaves mid-stream on a capped key: metered as 499, reservation settled', async () => {
       mock.setScenario({ textChunks: Array.from({ length: 100 }, (_, i) => `w${i} `), chunkDelayMs: 10 });
       const controller = new AbortController();
-      const response = await raw.post('/v1/chat/completions', { model: 'test/mock', messages: user(), stream: true }, { token: capped.key, signal: controller.signal, headers: { 'x-request-id': `leave-${Date.now()}` } });
+      const response = await raw.post(
+        '/v1/chat/completions',
+        { model: 'test/mock', messages: user(), stream: true },
+        { token: capped.key, signal: controller.signal, headers: { 'x-request-id': `leave-${Date.now()}` } },
+      );
       const requestId = String(response.headers['x-request-id']);
       try {
         let seen = 0;

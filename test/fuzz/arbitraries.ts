@@ -9,12 +9,19 @@ import type { Harness, HttpResult } from '../support/gateway-harness.js';
 export const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
 export const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() ^ (Math.random() * 0x7fffffff);
 
-export const STACK_TRACE = /\n\s+at\s|\bat\s+\S+\s+\(?\/|(?:\/|\\)(?:src|node_modules|work|home|tmp)(?:\/|\\)\S+\.(?:ts|js|mjs|cjs)|\.(?:ts|js):\d+:\d+|\b[A-Z][A-Za-z]*Error: [^"]*\/[^"]*\.(?:ts|js)/;
+export const STACK_TRACE =
+  /\n\s+at\s|\bat\s+\S+\s+\(?\/|(?:\/|\\)(?:src|node_modules|work|home|tmp)(?:\/|\\)\S+\.(?:ts|js|mjs|cjs)|\.(?:ts|js):\d+:\d+|\b[A-Z][A-Za-z]*Error: [^"]*\/[^"]*\.(?:ts|js)/;
 
 // ---- generators -------------------------------------------------------------------------------
 
 /** Objects that break code which stringifies or coerces input (String(x), `${x}`, x + ''). */
-export const hostile = fc.constantFrom<unknown>({ toString: null }, { toString: null, valueOf: null }, [{ toString: null }], { length: -1 }, { constructor: null });
+export const hostile = fc.constantFrom<unknown>(
+  { toString: null },
+  { toString: null, valueOf: null },
+  [{ toString: null }],
+  { length: -1 },
+  { constructor: null },
+);
 /** Any value JSON can carry, including ones from fc.anything() that survive serialisation. */
 export const jsonish = fc.oneof(
   fc.jsonValue(),
@@ -31,33 +38,77 @@ export const jsonish = fc.oneof(
 export const weirdString = fc.oneof(
   fc.string(),
   fc.string({ unit: 'grapheme' }),
-  fc.constantFrom('', ' ', '\u0000', '__proto__', 'constructor', '../..', '%00', '\uD800', 'a/b/c', 'x'.repeat(300), '{}', 'null'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '__proto__',
+    'constructor',
+    '../..',
+    '%00',
+    '\uD800',
+    'a/b/c',
+    'x'.repeat(300),
+    '{}',
+    'null',
+  ),
 );
 /** A plausible value for a field, or a value of a random type. */
-export const maybe = <T>(...plausible: T[]) => fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...plausible) }, { weight: 1, arbitrary: jsonish }, { weight: 1, arbitrary: weirdString });
+export const maybe = <T>(...plausible: T[]) =>
+  fc.oneof(
+    { weight: 2, arbitrary: fc.constantFrom(...plausible) },
+    { weight: 1, arbitrary: jsonish },
+    { weight: 1, arbitrary: weirdString },
+  );
 /** An object with some of the given fields (each plausible or random) and sometimes an extra one. */
 export function fields(shape: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<Record<string, unknown>> {
   return fc
-    .tuple(fc.record(shape, { requiredKeys: [] }), fc.option(fc.dictionary(weirdString, jsonish, { maxKeys: 2 }), { nil: undefined }))
+    .tuple(
+      fc.record(shape, { requiredKeys: [] }),
+      fc.option(fc.dictionary(weirdString, jsonish, { maxKeys: 2 }), { nil: undefined }),
+    )
     .map(([known, extra]) => ({ ...(extra ?? {}), ...known }));
 }
 
 export const message = fields({
   role: maybe('system', 'user', 'assistant', 'tool', 'developer'),
-  content: fc.oneof(maybe('hello', '', null), fc.array(fields({ type: maybe('text', 'image_url'), text: maybe('hi'), image_url: jsonish }), { maxLength: 3 })),
+  content: fc.oneof(
+    maybe('hello', '', null),
+    fc.array(fields({ type: maybe('text', 'image_url'), text: maybe('hi'), image_url: jsonish }), { maxLength: 3 }),
+  ),
   name: maybe('alice'),
   tool_call_id: maybe('call_1'),
   refusal: maybe('no'),
   tool_calls: fc.oneof(
     jsonish,
-    fc.array(fields({ id: maybe('call_1'), type: maybe('function'), function: fields({ name: maybe('f'), arguments: maybe('{}', '{"a":1}') }) }), { maxLength: 2 }),
+    fc.array(
+      fields({
+        id: maybe('call_1'),
+        type: maybe('function'),
+        function: fields({ name: maybe('f'), arguments: maybe('{}', '{"a":1}') }),
+      }),
+      { maxLength: 2 },
+    ),
   ),
   cache_control: fc.oneof(jsonish, fields({ type: maybe('ephemeral') })),
 });
-export const messages = fc.oneof({ weight: 3, arbitrary: fc.array(message, { maxLength: 4 }) }, { weight: 1, arbitrary: jsonish });
+export const messages = fc.oneof(
+  { weight: 3, arbitrary: fc.array(message, { maxLength: 4 }) },
+  { weight: 1, arbitrary: jsonish },
+);
 export const tools = fc.oneof(
   jsonish,
-  fc.array(fields({ type: maybe('function'), function: fields({ name: maybe('f', 'get_weather'), description: maybe('d'), parameters: maybe({ type: 'object' }, {}) }) }), { maxLength: 2 }),
+  fc.array(
+    fields({
+      type: maybe('function'),
+      function: fields({
+        name: maybe('f', 'get_weather'),
+        description: maybe('d'),
+        parameters: maybe({ type: 'object' }, {}),
+      }),
+    }),
+    { maxLength: 2 },
+  ),
 );
 
 export const chatBody = fields({
@@ -68,7 +119,10 @@ export const chatBody = fields({
   stream: maybe(true, false),
   stream_options: fc.oneof(jsonish, fields({ include_usage: maybe(true, false) })),
   tools,
-  tool_choice: fc.oneof(maybe('none', 'auto', 'required'), fields({ type: maybe('auto', 'none', 'function', 'required'), function: fields({ name: maybe('f') }) })),
+  tool_choice: fc.oneof(
+    maybe('none', 'auto', 'required'),
+    fields({ type: maybe('auto', 'none', 'function', 'required'), function: fields({ name: maybe('f') }) }),
+  ),
   gateway_tool_ids: fc.oneof(jsonish, fc.array(weirdString, { maxLength: 3 })),
   gateway_pending_id: maybe('pending_1'),
   tags: fc.oneof(jsonish, fc.array(weirdString, { maxLength: 3 })),
@@ -85,8 +139,30 @@ export const countTokensBody = fields({
 });
 export const compressBody = fc.oneof(
   chatBody,
-  fields({ model: maybe('anthropic/claude-sonnet-4-5'), system: fc.oneof(maybe('sys'), fc.array(fields({ type: maybe('text'), text: maybe('x') }))), messages, tools, max_tokens: maybe(100) }),
-  fields({ model: maybe('openai/gpt-5'), input: fc.oneof(maybe('hi'), fc.array(fields({ type: maybe('message', 'function_call_output'), role: maybe('user'), content: maybe('x'), output: maybe('y'), call_id: maybe('c') }))), instructions: maybe('i'), tools }),
+  fields({
+    model: maybe('anthropic/claude-sonnet-4-5'),
+    system: fc.oneof(maybe('sys'), fc.array(fields({ type: maybe('text'), text: maybe('x') }))),
+    messages,
+    tools,
+    max_tokens: maybe(100),
+  }),
+  fields({
+    model: maybe('openai/gpt-5'),
+    input: fc.oneof(
+      maybe('hi'),
+      fc.array(
+        fields({
+          type: maybe('message', 'function_call_output'),
+          role: maybe('user'),
+          content: maybe('x'),
+          output: maybe('y'),
+          call_id: maybe('c'),
+        }),
+      ),
+    ),
+    instructions: maybe('i'),
+    tools,
+  }),
 );
 export const createKeyBody = fields({
   name: maybe('key', '', 'x'.repeat(201)),
@@ -117,7 +193,15 @@ export function payload(shaped: fc.Arbitrary<unknown>): fc.Arbitrary<Payload> {
   return fc.oneof(
     { weight: 4, arbitrary: shaped.map((value): Payload => ({ kind: 'json', value })) },
     { weight: 2, arbitrary: jsonish.map((value): Payload => ({ kind: 'json', value })) },
-    { weight: 1, arbitrary: fc.oneof(weirdString, fc.constantFrom('{', '[1,]', '{"a":1}}', 'nul', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}')).map((text): Payload => ({ kind: 'raw', text })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .oneof(
+          weirdString,
+          fc.constantFrom('{', '[1,]', '{"a":1}}', 'nul', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}'),
+        )
+        .map((text): Payload => ({ kind: 'raw', text })),
+    },
     { weight: 1, arbitrary: fc.constant<Payload>({ kind: 'none' }) },
   );
 }
@@ -126,7 +210,15 @@ export const headerValue = fc.stringMatching(/^[\x20-\x7e]{0,40}$/).map((s) => s
 export const headers = fc.record(
   {
     'content-type': fc.oneof(
-      fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/json; charset=utf-16', '*/*'),
+      fc.constantFrom(
+        'application/json',
+        'application/json; charset=utf-8',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data',
+        'application/json; charset=utf-16',
+        '*/*',
+      ),
       headerValue,
     ),
     accept: fc.constantFrom('application/json', 'text/event-stream', '*/*', 'text/html'),
@@ -137,24 +229,37 @@ export const headers = fc.record(
   },
   { requiredKeys: [] },
 );
-export const query = fc.option(fc.dictionary(fc.oneof(fc.constantFrom('provider', 'limit', '__proto__'), weirdString), weirdString, { maxKeys: 3 }), { nil: undefined }).map((q) => {
-  if (!q) return '';
-  const search = new URLSearchParams();
-  for (const [k, v] of Object.entries(q)) search.append(k, v);
-  return `?${search.toString()}`;
-});
+export const query = fc
+  .option(
+    fc.dictionary(fc.oneof(fc.constantFrom('provider', 'limit', '__proto__'), weirdString), weirdString, {
+      maxKeys: 3,
+    }),
+    { nil: undefined },
+  )
+  .map((q) => {
+    if (!q) return '';
+    const search = new URLSearchParams();
+    for (const [k, v] of Object.entries(q)) search.append(k, v);
+    return `?${search.toString()}`;
+  });
 
 // ---- assertions -------------------------------------------------------------------------------
 
 export function assertNoLeak(result: HttpResult, what: string): void {
-  assert.ok(!STACK_TRACE.test(result.text), `${what}: a stack trace or source path leaked: ${result.text.slice(0, 500)}`);
+  assert.ok(
+    !STACK_TRACE.test(result.text),
+    `${what}: a stack trace or source path leaked: ${result.text.slice(0, 500)}`,
+  );
 }
 
 export function assertGatewayAnswer(result: HttpResult, what: string): void {
   assert.ok(result.status < 500, `${what}: ${result.status} ${result.text.slice(0, 300)}`);
   assertNoLeak(result, what);
   if (result.status < 400) return;
-  assert.ok(result.json && typeof result.json === 'object', `${what}: error body is not JSON: ${result.text.slice(0, 200)}`);
+  assert.ok(
+    result.json && typeof result.json === 'object',
+    `${what}: error body is not JSON: ${result.text.slice(0, 200)}`,
+  );
   const error = result.json.error;
   assert.equal(typeof error?.message, 'string', what);
   assert.equal(typeof error.type, 'string', what);
@@ -166,13 +271,26 @@ export function assertConsoleAnswer(result: HttpResult, what: string): void {
   assert.ok(result.status < 500, `${what}: ${result.status} ${result.text.slice(0, 300)}`);
   assertNoLeak(result, what);
   if (result.status < 400) return;
-  assert.ok(result.json && typeof result.json === 'object', `${what}: error body is not JSON: ${result.text.slice(0, 200)}`);
+  assert.ok(
+    result.json && typeof result.json === 'object',
+    `${what}: error body is not JSON: ${result.text.slice(0, 200)}`,
+  );
   assert.equal(typeof result.json.error, 'string', what);
   assert.equal(typeof result.json.message, 'string', what);
 }
 
-export function describeRequest(method: string, path: string, body: Payload, sentHeaders: Record<string, string>): string {
-  const shown = body.kind === 'json' ? JSON.stringify(body.value) : body.kind === 'raw' ? `raw ${JSON.stringify(body.text)}` : 'no body';
+export function describeRequest(
+  method: string,
+  path: string,
+  body: Payload,
+  sentHeaders: Record<string, string>,
+): string {
+  const shown =
+    body.kind === 'json'
+      ? JSON.stringify(body.value)
+      : body.kind === 'raw'
+        ? `raw ${JSON.stringify(body.text)}`
+        : 'no body';
   return `${method} ${path} headers=${JSON.stringify(sentHeaders)} body=${shown?.slice(0, 400)}`;
 }
 
@@ -193,4 +311,3 @@ export async function send(
 export async function check(property: fc.IAsyncPropertyWithHooks<any> | fc.IAsyncProperty<any>): Promise<void> {
   await fc.assert(property, { numRuns: RUNS, seed: SEED, endOnFailure: true, includeErrorInReport: true });
 }
-

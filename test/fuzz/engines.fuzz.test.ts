@@ -47,16 +47,30 @@ function cut(bytes: Uint8Array, offsets: number[]): Uint8Array[] {
 const sseLine = fc.oneof(
   fc.string().map((s) => `data: ${s}`),
   fc.string({ unit: 'grapheme' }).map((s) => `data:${s}`),
-  fc.constantFrom('', 'data: [DONE]', ': comment', 'event: message_delta', 'id: 7', 'retry: 10', 'data', 'event:', '\ufeffdata: bom'),
+  fc.constantFrom(
+    '',
+    'data: [DONE]',
+    ': comment',
+    'event: message_delta',
+    'id: 7',
+    'retry: 10',
+    'data',
+    'event:',
+    '\ufeffdata: bom',
+  ),
   fc.string(),
 );
 const lineEnd = fc.constantFrom('\n', '\r\n', '\r');
-const sseText = fc.array(fc.tuple(sseLine, lineEnd), { maxLength: 30 }).map((lines) => lines.map(([l, e]) => l + e).join(''));
+const sseText = fc
+  .array(fc.tuple(sseLine, lineEnd), { maxLength: 30 })
+  .map((lines) => lines.map(([l, e]) => l + e).join(''));
 
 describe(`SSE parser (readSse) on arbitrary streams (seed ${SEED})`, () => {
   it('replays the corpus: parses, and cutting every byte apart gives the same events', async () => {
     for (const entry of corpus<{ note: string; chunks?: string[]; base64Chunks?: string[] }>('sse.json')) {
-      const pieces = entry.chunks ? entry.chunks.map((c) => new TextEncoder().encode(c)) : entry.base64Chunks!.map((c) => Buffer.from(c, 'base64'));
+      const pieces = entry.chunks
+        ? entry.chunks.map((c) => new TextEncoder().encode(c))
+        : entry.base64Chunks!.map((c) => Buffer.from(c, 'base64'));
       const whole = Buffer.concat(pieces);
       const expected = await parse([whole]);
       assert.deepEqual(await parse(pieces), expected, entry.note);
@@ -80,9 +94,13 @@ describe(`SSE parser (readSse) on arbitrary streams (seed ${SEED})`, () => {
 
   it('arbitrary bytes (invalid UTF-8 included) never throw', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ maxLength: 300 }), fc.array(fc.nat(), { maxLength: 5 }), async (bytes, offsets) => {
-        assert.deepEqual(await parse(cut(bytes, offsets)), await parse([bytes]));
-      }),
+      fc.asyncProperty(
+        fc.uint8Array({ maxLength: 300 }),
+        fc.array(fc.nat(), { maxLength: 5 }),
+        async (bytes, offsets) => {
+          assert.deepEqual(await parse(cut(bytes, offsets)), await parse([bytes]));
+        },
+      ),
       options,
     );
   });
@@ -91,7 +109,11 @@ describe(`SSE parser (readSse) on arbitrary streams (seed ${SEED})`, () => {
 // ---- tokenizer front end ----------------------------------------------------------------------
 
 const countable = fc.oneof(
-  fields({ messages, system: fc.oneof(maybe('be brief'), fc.array(fields({ type: maybe('text'), text: maybe('x') }), { maxLength: 2 })), tools }),
+  fields({
+    messages,
+    system: fc.oneof(maybe('be brief'), fc.array(fields({ type: maybe('text'), text: maybe('x') }), { maxLength: 2 })),
+    tools,
+  }),
   jsonish,
   hostile,
 );
@@ -105,23 +127,32 @@ describe(`tokenizer front end (countRequestTokens) on arbitrary JSON (seed ${SEE
   }
 
   it('replays the corpus', () => {
-    for (const entry of corpus<{ note: string; input: unknown }>('count-tokens.json')) assertCount(entry.input, entry.note);
+    for (const entry of corpus<{ note: string; input: unknown }>('count-tokens.json'))
+      assertCount(entry.input, entry.note);
   });
 
   it('any body gives a non-negative integer for every tokenizer, and never throws', () => {
     fc.assert(
-      fc.property(countable, (body) => assertCount(typeof body === 'object' ? body : { messages: [body] }, JSON.stringify(body)?.slice(0, 300) ?? '')),
+      fc.property(countable, (body) =>
+        assertCount(typeof body === 'object' ? body : { messages: [body] }, JSON.stringify(body)?.slice(0, 300) ?? ''),
+      ),
       options,
     );
   });
 
   it('adding a message never lowers the count', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ role: fc.constantFrom('user', 'assistant', 'system'), content: fc.string() }), { maxLength: 5 }), fc.string(), (list, extra) => {
-        const before = countRequestTokens({ messages: list }, 'o200k_base');
-        const after = countRequestTokens({ messages: [...list, { role: 'user', content: extra }] }, 'o200k_base');
-        assert.ok(after > before);
-      }),
+      fc.property(
+        fc.array(fc.record({ role: fc.constantFrom('user', 'assistant', 'system'), content: fc.string() }), {
+          maxLength: 5,
+        }),
+        fc.string(),
+        (list, extra) => {
+          const before = countRequestTokens({ messages: list }, 'o200k_base');
+          const after = countRequestTokens({ messages: [...list, { role: 'user', content: extra }] }, 'o200k_base');
+          assert.ok(after > before);
+        },
+      ),
       options,
     );
   });
@@ -135,7 +166,10 @@ describe(`compressor (compressPayload) on arbitrary JSON (seed ${SEED})`, () => 
     try {
       result = compressPayload(body);
     } catch (error) {
-      assert.ok(error instanceof CompressionInputError, `${what}: threw ${(error as Error)?.constructor?.name}: ${(error as Error)?.stack}`);
+      assert.ok(
+        error instanceof CompressionInputError,
+        `${what}: threw ${(error as Error)?.constructor?.name}: ${(error as Error)?.stack}`,
+      );
       assert.ok(error.message.length > 0);
       return;
     }
@@ -146,7 +180,8 @@ describe(`compressor (compressPayload) on arbitrary JSON (seed ${SEED})`, () => 
   }
 
   it('replays the corpus', () => {
-    for (const entry of corpus<{ note: string; input: unknown }>('compress.json')) assertCompressOrInputError(entry.input, entry.note);
+    for (const entry of corpus<{ note: string; input: unknown }>('compress.json'))
+      assertCompressOrInputError(entry.input, entry.note);
   });
 
   it('any JSON body compresses or throws CompressionInputError, nothing else', () => {
@@ -154,10 +189,18 @@ describe(`compressor (compressPayload) on arbitrary JSON (seed ${SEED})`, () => 
       { weight: 3, arbitrary: compressBody },
       { weight: 1, arbitrary: jsonish },
       { weight: 1, arbitrary: hostile },
-      { weight: 1, arbitrary: fields({ messages, compression_model: fc.oneof(fc.constantFrom(...COMPRESSION_MODELS), weirdString, jsonish) }) },
+      {
+        weight: 1,
+        arbitrary: fields({
+          messages,
+          compression_model: fc.oneof(fc.constantFrom(...COMPRESSION_MODELS), weirdString, jsonish),
+        }),
+      },
     );
     fc.assert(
-      fc.property(body, (value) => assertCompressOrInputError(value, JSON.stringify(value)?.slice(0, 400) ?? String(value))),
+      fc.property(body, (value) =>
+        assertCompressOrInputError(value, JSON.stringify(value)?.slice(0, 400) ?? String(value)),
+      ),
       { ...options, numRuns: Math.ceil(RUNS / 2) },
     );
   });

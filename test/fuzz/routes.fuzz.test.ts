@@ -92,22 +92,50 @@ for (const store of storeKinds()) {
     for (const path of Object.keys(gatewayBodies)) {
       it(`POST ${path} with random bodies, field types, headers and credentials`, async (t) => {
         if (!gatewayRoutes.includes(path)) return t.skip(`${path} is not built yet`);
-        const property = fc.asyncProperty(payload(gatewayBodies[path]!), headers, gatewayAuth, query, async (body, extra, auth, q) => {
-          const sent = gatewayHeaders(auth, extra);
-          const result = await send(h.gateway, 'POST', `${path}${q}`, body, sent);
-          assertGatewayAnswer(result, describeRequest('POST', `${path}${q}`, body, sent));
-        });
+        const property = fc.asyncProperty(
+          payload(gatewayBodies[path]!),
+          headers,
+          gatewayAuth,
+          query,
+          async (body, extra, auth, q) => {
+            const sent = gatewayHeaders(auth, extra);
+            const result = await send(h.gateway, 'POST', `${path}${q}`, body, sent);
+            assertGatewayAnswer(result, describeRequest('POST', `${path}${q}`, body, sent));
+          },
+        );
         // Found by this test once; kept as a fixed example so it stays covered whatever the seed.
-        const found: Payload = { kind: 'json', value: { model: 'local/echo', messages: [{ role: 'user', content: 'hi' }], compression_model: [{ toString: null }] } };
-        await fc.assert(property, { numRuns: RUNS, seed: SEED, endOnFailure: true, includeErrorInReport: true, examples: [[found, {}, 'bearer', '']] });
+        const found: Payload = {
+          kind: 'json',
+          value: {
+            model: 'local/echo',
+            messages: [{ role: 'user', content: 'hi' }],
+            compression_model: [{ toString: null }],
+          },
+        };
+        await fc.assert(property, {
+          numRuns: RUNS,
+          seed: SEED,
+          endOnFailure: true,
+          includeErrorInReport: true,
+          examples: [[found, {}, 'bearer', '']],
+        });
       });
     }
 
     /** Path parameters: the caller's org, another org, the real key, or random text. */
-    const orgId = () => fc.oneof({ weight: 4, arbitrary: fc.constant(org.id) }, { weight: 1, arbitrary: fc.constant(other.id) }, { weight: 2, arbitrary: weirdString });
+    const orgId = () =>
+      fc.oneof(
+        { weight: 4, arbitrary: fc.constant(org.id) },
+        { weight: 1, arbitrary: fc.constant(other.id) },
+        { weight: 2, arbitrary: weirdString },
+      );
     const keyId = () => fc.oneof({ weight: 3, arbitrary: fc.constant(key.id) }, { weight: 2, arbitrary: weirdString });
-    const segment = (value: string) => (value === '' ? '%20' : encodeURIComponent(Buffer.from(value, 'utf8').toString('utf8')));
-    const consoleAuth = fc.oneof({ weight: 6, arbitrary: fc.constant('token') }, { weight: 1, arbitrary: fc.constantFrom('none', 'gateway-key', 'garbage') });
+    const segment = (value: string) =>
+      value === '' ? '%20' : encodeURIComponent(Buffer.from(value, 'utf8').toString('utf8'));
+    const consoleAuth = fc.oneof(
+      { weight: 6, arbitrary: fc.constant('token') },
+      { weight: 1, arbitrary: fc.constantFrom('none', 'gateway-key', 'garbage') },
+    );
     function consoleHeaders(auth: string, extra: Record<string, string>): Record<string, string> {
       const result = { ...extra };
       if (auth === 'token') result.authorization = `Bearer ${org.token}`;
@@ -116,7 +144,12 @@ for (const store of storeKinds()) {
       return result;
     }
 
-    const consoleRoutes: Array<{ name: string; method: string; path: (o: string, k: string) => string; body?: fc.Arbitrary<unknown> }> = [
+    const consoleRoutes: Array<{
+      name: string;
+      method: string;
+      path: (o: string, k: string) => string;
+      body?: fc.Arbitrary<unknown>;
+    }> = [
       { name: 'create', method: 'POST', path: (o) => `/v1/organizations/${o}/api_keys`, body: createKeyBody },
       { name: 'list', method: 'GET', path: (o) => `/v1/organizations/${o}/api_keys` },
       { name: 'get', method: 'GET', path: (o, k) => `/v1/organizations/${o}/api_keys/${k}` },
@@ -128,14 +161,23 @@ for (const store of storeKinds()) {
     for (const route of consoleRoutes) {
       it(`console ${route.name} (${route.method}) with random path parameters, bodies, query strings and headers`, async () => {
         await check(
-          fc.asyncProperty(orgId(), keyId(), payload(route.body ?? jsonish), headers, consoleAuth, query, async (o, k, body, extra, auth, q) => {
-            const path = route.path(segment(o), segment(k)) + q;
-            const sent = consoleHeaders(auth, extra);
-            const sentBody: Payload = route.method === 'GET' ? { kind: 'none' } : body;
-            const result = await send(h.console, route.method, path, sentBody, sent);
-            assertConsoleAnswer(result, describeRequest(route.method, path, sentBody, sent));
-            if (route.name !== 'reveal' && route.name !== 'create') assert.ok(!result.text.includes(key.key), 'the secret appears outside create and reveal');
-          }),
+          fc.asyncProperty(
+            orgId(),
+            keyId(),
+            payload(route.body ?? jsonish),
+            headers,
+            consoleAuth,
+            query,
+            async (o, k, body, extra, auth, q) => {
+              const path = route.path(segment(o), segment(k)) + q;
+              const sent = consoleHeaders(auth, extra);
+              const sentBody: Payload = route.method === 'GET' ? { kind: 'none' } : body;
+              const result = await send(h.console, route.method, path, sentBody, sent);
+              assertConsoleAnswer(result, describeRequest(route.method, path, sentBody, sent));
+              if (route.name !== 'reveal' && route.name !== 'create')
+                assert.ok(!result.text.includes(key.key), 'the secret appears outside create and reveal');
+            },
+          ),
         );
       });
     }

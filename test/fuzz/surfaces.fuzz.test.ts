@@ -46,28 +46,59 @@ const block = fields({
   input: jsonish,
   tool_use_id: maybe('toolu_1'),
   content: fc.oneof(maybe('out'), fc.array(fields({ type: maybe('text'), text: maybe('x') }), { maxLength: 2 })),
-  source: fields({ type: maybe('base64', 'url'), media_type: maybe('image/png'), data: maybe('AAAA'), url: maybe('https://x.test/a.png') }),
+  source: fields({
+    type: maybe('base64', 'url'),
+    media_type: maybe('image/png'),
+    data: maybe('AAAA'),
+    url: maybe('https://x.test/a.png'),
+  }),
   cache_control: fields({ type: maybe('ephemeral') }),
 });
-const anthropicMessage = fields({ role: maybe('user', 'assistant'), content: fc.oneof(maybe('hello', ''), fc.array(block, { maxLength: 3 })) });
+const anthropicMessage = fields({
+  role: maybe('user', 'assistant'),
+  content: fc.oneof(maybe('hello', ''), fc.array(block, { maxLength: 3 })),
+});
 const messagesBody = fields({
   model: maybe('local/echo', 'echo', 'claude-sonnet-4-5', 'no/such'),
   max_tokens: maybe(1, 16, 0, -1, 1.5),
-  messages: fc.oneof({ weight: 3, arbitrary: fc.array(anthropicMessage, { maxLength: 3 }) }, { weight: 1, arbitrary: messages }),
+  messages: fc.oneof(
+    { weight: 3, arbitrary: fc.array(anthropicMessage, { maxLength: 3 }) },
+    { weight: 1, arbitrary: messages },
+  ),
   system: fc.oneof(maybe('be brief'), fc.array(fields({ type: maybe('text'), text: maybe('x') }), { maxLength: 2 })),
   stream: maybe(true, false),
-  tools: fc.oneof(tools, fc.array(fields({ name: maybe('f'), description: maybe('d'), input_schema: maybe({ type: 'object' }) }), { maxLength: 2 })),
+  tools: fc.oneof(
+    tools,
+    fc.array(fields({ name: maybe('f'), description: maybe('d'), input_schema: maybe({ type: 'object' }) }), {
+      maxLength: 2,
+    }),
+  ),
   tool_choice: fields({ type: maybe('auto', 'any', 'tool', 'none'), name: maybe('f') }),
   metadata: fields({ user_id: maybe('u') }),
   stop_sequences: fc.oneof(jsonish, fc.array(weirdString, { maxLength: 2 })),
   temperature: maybe(0, 1, 2),
   thinking: fields({ type: maybe('enabled', 'disabled'), budget_tokens: maybe(1024, 0) }),
 });
-const messagesCountBody = fields({ model: maybe('local/echo', 'claude-sonnet-4-5'), messages: fc.array(anthropicMessage, { maxLength: 3 }), system: maybe('s'), tools });
+const messagesCountBody = fields({
+  model: maybe('local/echo', 'claude-sonnet-4-5'),
+  messages: fc.array(anthropicMessage, { maxLength: 3 }),
+  system: maybe('s'),
+  tools,
+});
 const inputItem = fields({
   type: maybe('message', 'function_call', 'function_call_output', 'reasoning', 'input_text'),
   role: maybe('user', 'assistant', 'system', 'developer'),
-  content: fc.oneof(maybe('hi'), fc.array(fields({ type: maybe('input_text', 'output_text', 'input_image'), text: maybe('x'), image_url: maybe('https://x.test/i.png') }), { maxLength: 2 })),
+  content: fc.oneof(
+    maybe('hi'),
+    fc.array(
+      fields({
+        type: maybe('input_text', 'output_text', 'input_image'),
+        text: maybe('x'),
+        image_url: maybe('https://x.test/i.png'),
+      }),
+      { maxLength: 2 },
+    ),
+  ),
   call_id: maybe('c1'),
   name: maybe('f'),
   arguments: maybe('{}', '{"a":'),
@@ -79,23 +110,57 @@ const responsesBody = fields({
   instructions: maybe('be brief'),
   stream: maybe(true, false),
   max_output_tokens: maybe(16, 0, -1),
-  tools: fc.oneof(jsonish, fc.array(fields({ type: maybe('function', 'web_search'), name: maybe('f'), parameters: maybe({ type: 'object' }) }), { maxLength: 2 })),
+  tools: fc.oneof(
+    jsonish,
+    fc.array(
+      fields({ type: maybe('function', 'web_search'), name: maybe('f'), parameters: maybe({ type: 'object' }) }),
+      { maxLength: 2 },
+    ),
+  ),
   tool_choice: fc.oneof(maybe('auto', 'none', 'required'), fields({ type: maybe('function'), name: maybe('f') })),
   reasoning: fields({ effort: maybe('low', 'high', 'max') }),
   text: fields({ format: fields({ type: maybe('text', 'json_schema') }) }),
   store: maybe(true, false),
   previous_response_id: maybe('resp_1'),
 });
-const tokenBody = fields({ name: maybe('t', '', 'x'.repeat(201)), permission: maybe('read', 'write', 'admin'), expires_in_days: maybe(1, 0, 3651) });
-const projectBody = fields({ slug: maybe('p1', 'Bad Slug', ''), name: maybe('P', ''), domains: fc.oneof(jsonish, fc.array(maybe('a.example', 'UPPER.example', 'bad_domain', ''), { maxLength: 3 })) });
-const backend = fields({ name: maybe('api', 'bad name'), url: maybe('https://api.example', 'http://127.0.0.1:1', 'ftp://x', 'not a url'), headers: jsonish });
+const tokenBody = fields({
+  name: maybe('t', '', 'x'.repeat(201)),
+  permission: maybe('read', 'write', 'admin'),
+  expires_in_days: maybe(1, 0, 3651),
+});
+const projectBody = fields({
+  slug: maybe('p1', 'Bad Slug', ''),
+  name: maybe('P', ''),
+  domains: fc.oneof(jsonish, fc.array(maybe('a.example', 'UPPER.example', 'bad_domain', ''), { maxLength: 3 })),
+});
+const backend = fields({
+  name: maybe('api', 'bad name'),
+  url: maybe('https://api.example', 'http://127.0.0.1:1', 'ftp://x', 'not a url'),
+  headers: jsonish,
+});
 const proxyBody = fields({
   backends: fc.oneof(jsonish, fc.array(backend, { maxLength: 2 })),
-  routes: fc.oneof(jsonish, fc.array(fields({ path: maybe('/api/*', '', 'no-slash'), backend: maybe('api'), strip_prefix: maybe(true) }), { maxLength: 2 })),
+  routes: fc.oneof(
+    jsonish,
+    fc.array(fields({ path: maybe('/api/*', '', 'no-slash'), backend: maybe('api'), strip_prefix: maybe(true) }), {
+      maxLength: 2,
+    }),
+  ),
   comment: maybe('c'),
 });
-const componentBody = fields({ component: maybe('warehouse', 'webhook', 'nope'), component_id: maybe('x'), version: maybe('1', 'latest'), config: fields({ url: maybe('https://hook.example', 'http://10.0.0.1/'), secret: maybe('s') }), active: maybe(true) });
-const toolBody = fields({ active: maybe(true, false), hydrate: maybe(true, false), api_key_ids: fc.oneof(jsonish, fc.array(weirdString, { maxLength: 2 })), config: jsonish });
+const componentBody = fields({
+  component: maybe('warehouse', 'webhook', 'nope'),
+  component_id: maybe('x'),
+  version: maybe('1', 'latest'),
+  config: fields({ url: maybe('https://hook.example', 'http://10.0.0.1/'), secret: maybe('s') }),
+  active: maybe(true),
+});
+const toolBody = fields({
+  active: maybe(true, false),
+  hydrate: maybe(true, false),
+  api_key_ids: fc.oneof(jsonish, fc.array(weirdString, { maxLength: 2 })),
+  config: jsonish,
+});
 const event = fields({
   id: maybe('evt_1', '', 'x'.repeat(300)),
   type: maybe('page', 'track', 'identify', 'nope'),
@@ -106,7 +171,15 @@ const event = fields({
   user_id: maybe('u'),
 });
 const collectBody = fc.oneof(
-  { weight: 3, arbitrary: fields({ data_collection: fields({ events: fc.oneof(fc.array(event, { minLength: 1, maxLength: 3 }), jsonish), context: jsonish }) }) },
+  {
+    weight: 3,
+    arbitrary: fields({
+      data_collection: fields({
+        events: fc.oneof(fc.array(event, { minLength: 1, maxLength: 3 }), jsonish),
+        context: jsonish,
+      }),
+    }),
+  },
   { weight: 1, arbitrary: jsonish },
 );
 
@@ -151,7 +224,10 @@ for (const store of storeKinds()) {
       h = await startHarness({ store, config: OFFLINE_CONFIG, env: { GATEWAY_WEBHOOK_ALLOW_PRIVATE: '0' } });
       org = await h.organization();
       key = await h.createKey(org, { name: 'fuzz' });
-      const created = await h.console('POST', '/v1/projects', { token: org.token, body: { slug: 'fuzz', name: 'Fuzz', domains: [domain] } });
+      const created = await h.console('POST', '/v1/projects', {
+        token: org.token,
+        body: { slug: 'fuzz', name: 'Fuzz', domains: [domain] },
+      });
       assert.equal(created.status, 201, created.text);
       project = created.json;
       collector = collectorClient(h.running.urls.collector, h.ca);
@@ -163,15 +239,31 @@ for (const store of storeKinds()) {
 
     it('replays test/fuzz/corpus/routes.json', async () => {
       for (const entry of corpus) {
-        const body: Payload = entry.raw !== undefined ? { kind: 'raw', text: entry.raw } : entry.body !== undefined ? { kind: 'json', value: entry.body } : { kind: 'none' };
+        const body: Payload =
+          entry.raw !== undefined
+            ? { kind: 'raw', text: entry.raw }
+            : entry.body !== undefined
+              ? { kind: 'json', value: entry.body }
+              : { kind: 'none' };
         const path = entry.path.replace('{org}', org.id).replace('{key}', key.id).replace('{project}', project.id);
         if (entry.surface === 'collector') {
-          const result = await collector.call(entry.method, domain, body.kind === 'json' ? { body: body.value } : body.kind === 'raw' ? { rawBody: body.text, headers: { 'content-type': 'application/json' } } : {});
+          const result = await collector.call(
+            entry.method,
+            domain,
+            body.kind === 'json'
+              ? { body: body.value }
+              : body.kind === 'raw'
+                ? { rawBody: body.text, headers: { 'content-type': 'application/json' } }
+                : {},
+          );
           assertConsoleAnswer(result, entry.note);
           continue;
         }
         const token = entry.surface === 'gateway' ? key.key : org.token;
-        const result = await send(entry.surface === 'gateway' ? h.gateway : h.console, entry.method, path, body, { authorization: `Bearer ${token}`, 'x-api-key': key.key });
+        const result = await send(entry.surface === 'gateway' ? h.gateway : h.console, entry.method, path, body, {
+          authorization: `Bearer ${token}`,
+          'x-api-key': key.key,
+        });
         if (entry.surface === 'console') assertConsoleAnswer(result, entry.note);
         else if (path.startsWith('/v1/messages')) assertAnthropicAnswer(result, entry.note);
         else assertGatewayEnvelope(result, entry.note);
@@ -186,22 +278,33 @@ for (const store of storeKinds()) {
     for (const [path, body, check] of gatewayRoutes) {
       it(`POST ${path} with random bodies and headers`, async () => {
         await fc.assert(
-          fc.asyncProperty(payload(body), headers, fc.constantFrom('bearer', 'x-api-key', 'none'), async (sent, extra, auth) => {
-            const h2: Record<string, string> = { ...extra };
-            if (auth === 'bearer') h2.authorization = `Bearer ${key.key}`;
-            if (auth === 'x-api-key') h2['x-api-key'] = key.key;
-            const result = await send(h.gateway, 'POST', path, sent, h2);
-            check(result, describeRequest('POST', path, sent, h2));
-          }),
+          fc.asyncProperty(
+            payload(body),
+            headers,
+            fc.constantFrom('bearer', 'x-api-key', 'none'),
+            async (sent, extra, auth) => {
+              const h2: Record<string, string> = { ...extra };
+              if (auth === 'bearer') h2.authorization = `Bearer ${key.key}`;
+              if (auth === 'x-api-key') h2['x-api-key'] = key.key;
+              const result = await send(h.gateway, 'POST', path, sent, h2);
+              check(result, describeRequest('POST', path, sent, h2));
+            },
+          ),
           options,
         );
       });
     }
 
     /** Path parameters: the real id mostly, or random text. */
-    const realOr = (value: () => string) => fc.oneof({ weight: 3, arbitrary: fc.constant(null).map(() => value()) }, { weight: 1, arbitrary: weirdString });
-    const segment = (value: string) => (value === '' ? '%20' : encodeURIComponent(Buffer.from(value, 'utf8').toString('utf8')));
-    const consoleRoutes: Array<{ method: string; path: (p: { org: string; key: string; project: string; x: string }) => string; body?: fc.Arbitrary<unknown> }> = [
+    const realOr = (value: () => string) =>
+      fc.oneof({ weight: 3, arbitrary: fc.constant(null).map(() => value()) }, { weight: 1, arbitrary: weirdString });
+    const segment = (value: string) =>
+      value === '' ? '%20' : encodeURIComponent(Buffer.from(value, 'utf8').toString('utf8'));
+    const consoleRoutes: Array<{
+      method: string;
+      path: (p: { org: string; key: string; project: string; x: string }) => string;
+      body?: fc.Arbitrary<unknown>;
+    }> = [
       { method: 'GET', path: () => '/v1/organizations/me' },
       { method: 'GET', path: ({ org }) => `/v1/organizations/${org}/gateway_tools` },
       { method: 'GET', path: ({ org, x }) => `/v1/organizations/${org}/gateway_tools/${x}` },
@@ -235,7 +338,9 @@ for (const store of storeKinds()) {
 
     it(`${consoleRoutes.length} console routes with random path parameters, bodies, query strings and headers`, async () => {
       // A route index and a body shaped for that route (or random JSON), so a counterexample prints as data.
-      const routeAndBody = fc.nat({ max: consoleRoutes.length - 1 }).chain((i) => fc.tuple(fc.constant(i), payload(consoleRoutes[i]!.body ?? jsonish)));
+      const routeAndBody = fc
+        .nat({ max: consoleRoutes.length - 1 })
+        .chain((i) => fc.tuple(fc.constant(i), payload(consoleRoutes[i]!.body ?? jsonish)));
       await fc.assert(
         fc.asyncProperty(
           routeAndBody,
@@ -260,11 +365,30 @@ for (const store of storeKinds()) {
 
     it('POST /_gateway/event with random bodies, hosts and content types', async () => {
       await fc.assert(
-        fc.asyncProperty(payload(collectBody), fc.oneof({ weight: 4, arbitrary: fc.constant(domain) }, { weight: 1, arbitrary: fc.constantFrom('unknown.example', 'localhost', `${domain}:443`, domain.toUpperCase()) }), headers, async (sent, host, extra) => {
-          const init = sent.kind === 'json' ? { rawBody: JSON.stringify(sent.value) ?? 'null' } : sent.kind === 'raw' ? { rawBody: sent.text } : {};
-          const result = await collector.call('POST', host, { ...init, headers: { 'content-type': 'application/json', ...extra } });
-          assertConsoleAnswer(result, describeRequest('POST', `/_gateway/event host=${host}`, sent, extra));
-        }),
+        fc.asyncProperty(
+          payload(collectBody),
+          fc.oneof(
+            { weight: 4, arbitrary: fc.constant(domain) },
+            {
+              weight: 1,
+              arbitrary: fc.constantFrom('unknown.example', 'localhost', `${domain}:443`, domain.toUpperCase()),
+            },
+          ),
+          headers,
+          async (sent, host, extra) => {
+            const init =
+              sent.kind === 'json'
+                ? { rawBody: JSON.stringify(sent.value) ?? 'null' }
+                : sent.kind === 'raw'
+                  ? { rawBody: sent.text }
+                  : {};
+            const result = await collector.call('POST', host, {
+              ...init,
+              headers: { 'content-type': 'application/json', ...extra },
+            });
+            assertConsoleAnswer(result, describeRequest('POST', `/_gateway/event host=${host}`, sent, extra));
+          },
+        ),
         { ...options, numRuns: RUNS * 2 },
       );
     });

@@ -1,6 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { calculatorTool, evaluateExpression, MAX_EXPRESSION_LENGTH, MAX_NESTING_DEPTH } from '../../src/gateway-tools/tools/calculator.js';
+import {
+  calculatorTool,
+  evaluateExpression,
+  MAX_EXPRESSION_LENGTH,
+  MAX_NESTING_DEPTH,
+} from '../../src/gateway-tools/tools/calculator.js';
 import { runGatewayTool } from '../../src/gateway-tools/run-tool.js';
 import { ToolFailure } from '../../src/gateway-tools/types.js';
 
@@ -58,7 +63,10 @@ describe('gateway_calculator parser', () => {
   ];
   for (const [expression, message] of failures) {
     it(`refuses ${JSON.stringify(expression)}`, () => {
-      assert.throws(() => evaluateExpression(expression), (error: unknown) => error instanceof ToolFailure && message.test(error.message));
+      assert.throws(
+        () => evaluateExpression(expression),
+        (error: unknown) => error instanceof ToolFailure && message.test(error.message),
+      );
     });
   }
 
@@ -89,7 +97,10 @@ describe('gateway_calculator parser', () => {
     assert.deepEqual(JSON.parse(zero.content), { error: 'Division by zero.' });
     const extra = await runGatewayTool(calculatorTool, JSON.stringify({ expression: '1', code: 'x' }));
     assert.equal(extra.success, false);
-    const tooLong = await runGatewayTool(calculatorTool, JSON.stringify({ expression: '1'.repeat(MAX_EXPRESSION_LENGTH + 1) }));
+    const tooLong = await runGatewayTool(
+      calculatorTool,
+      JSON.stringify({ expression: '1'.repeat(MAX_EXPRESSION_LENGTH + 1) }),
+    );
     assert.equal(tooLong.success, false);
     assert.match(tooLong.error!, /Invalid arguments at \/expression/);
   });

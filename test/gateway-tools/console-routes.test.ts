@@ -16,7 +16,8 @@ for (const store of storeKinds()) {
       assert.equal(list.status, 200);
       assert.equal(list.json.object, 'list');
       const ids = list.json.data.map((t: any) => t.id);
-      for (const id of ['gateway_current_time', 'gateway_generate_uuid', 'gateway_calculator']) assert.ok(ids.includes(id));
+      for (const id of ['gateway_current_time', 'gateway_generate_uuid', 'gateway_calculator'])
+        assert.ok(ids.includes(id));
       for (const tool of list.json.data) {
         assert.equal(tool.object, 'gateway_tool');
         assert.equal(tool.active, false);
@@ -35,11 +36,17 @@ for (const store of storeKinds()) {
       assert.equal(activated.status, 200);
       assert.equal(activated.json.active, true);
       assert.ok(activated.json.updated_at);
-      const hydrated = await h.console('POST', path, { token: org.token, body: { hydrate_key_ids: [key.id], active_key_ids: [key.id] } });
+      const hydrated = await h.console('POST', path, {
+        token: org.token,
+        body: { hydrate_key_ids: [key.id], active_key_ids: [key.id] },
+      });
       assert.equal(hydrated.json.active, true);
       assert.deepEqual(hydrated.json.hydrate_key_ids, [key.id]);
       assert.deepEqual(hydrated.json.active_key_ids, [key.id]);
-      const reopened = await h.console('POST', path, { token: org.token, body: { active_key_ids: null, hydrate: true } });
+      const reopened = await h.console('POST', path, {
+        token: org.token,
+        body: { active_key_ids: null, hydrate: true },
+      });
       assert.equal(reopened.json.active_key_ids, null);
       assert.equal(reopened.json.hydrate, true);
       const one = await h.console('GET', path, { token: org.token });
@@ -49,7 +56,10 @@ for (const store of storeKinds()) {
     it('an unknown tool id is 404, for read and write', async () => {
       const org = await h.organization();
       for (const method of ['GET', 'POST']) {
-        const result = await h.console(method, `/v1/organizations/${org.id}/gateway_tools/gateway_nope`, { token: org.token, ...(method === 'POST' ? { body: { active: true } } : {}) });
+        const result = await h.console(method, `/v1/organizations/${org.id}/gateway_tools/gateway_nope`, {
+          token: org.token,
+          ...(method === 'POST' ? { body: { active: true } } : {}),
+        });
         assert.equal(result.status, 404);
         assert.equal(result.json.error, 'Not Found');
         assert.match(result.json.message, /gateway_nope/);
@@ -61,7 +71,10 @@ for (const store of storeKinds()) {
       const other = await h.organization();
       const foreignKey = await h.createKey(other);
       for (const field of ['active_key_ids', 'hydrate_key_ids']) {
-        const result = await h.console('POST', `/v1/organizations/${org.id}/gateway_tools/gateway_calculator`, { token: org.token, body: { [field]: [foreignKey.id] } });
+        const result = await h.console('POST', `/v1/organizations/${org.id}/gateway_tools/gateway_calculator`, {
+          token: org.token,
+          body: { [field]: [foreignKey.id] },
+        });
         assert.equal(result.status, 400);
         assert.equal(result.json.error, 'Bad Request');
         assert.match(result.json.message, new RegExp(`${field}.*${foreignKey.id}`));
@@ -71,7 +84,12 @@ for (const store of storeKinds()) {
     it('refuses unknown members and wrong types', async () => {
       const org = await h.organization();
       const path = `/v1/organizations/${org.id}/gateway_tools/gateway_calculator`;
-      for (const body of [{ enabled: true }, { active: 'yes' }, { hydrate_key_ids: 'k' }, { hydrate_key_ids: ['a', 'a'] }]) {
+      for (const body of [
+        { enabled: true },
+        { active: 'yes' },
+        { hydrate_key_ids: 'k' },
+        { hydrate_key_ids: ['a', 'a'] },
+      ]) {
         const result = await h.console('POST', path, { token: org.token, body });
         assert.equal(result.status, 400, JSON.stringify(body));
         assert.equal(result.json.error, 'Bad Request');
@@ -82,15 +100,32 @@ for (const store of storeKinds()) {
       const org = await h.organization();
       const other = await h.organization();
       const read = await h.organization(undefined, 'read');
-      for (const [method, path] of [['GET', `/v1/organizations/${org.id}/gateway_tools`], ['POST', `/v1/organizations/${org.id}/gateway_tools/gateway_calculator`]] as const) {
-        const result = await h.console(method, path, { token: other.token, ...(method === 'POST' ? { body: { active: true } } : {}) });
+      for (const [method, path] of [
+        ['GET', `/v1/organizations/${org.id}/gateway_tools`],
+        ['POST', `/v1/organizations/${org.id}/gateway_tools/gateway_calculator`],
+      ] as const) {
+        const result = await h.console(method, path, {
+          token: other.token,
+          ...(method === 'POST' ? { body: { active: true } } : {}),
+        });
         assert.equal(result.status, 403);
         assert.equal(result.json.error, 'Forbidden');
       }
       const list = await h.console('GET', `/v1/organizations/${org.id}/gateway_tools`, { token: org.token });
       assert.ok(list.json.data.every((t: any) => t.active === false));
-      assert.equal((await h.console('GET', `/v1/organizations/${read.id}/gateway_tools`, { token: read.token })).status, 200);
-      assert.equal((await h.console('POST', `/v1/organizations/${read.id}/gateway_tools/gateway_calculator`, { token: read.token, body: { active: true } })).status, 403);
+      assert.equal(
+        (await h.console('GET', `/v1/organizations/${read.id}/gateway_tools`, { token: read.token })).status,
+        200,
+      );
+      assert.equal(
+        (
+          await h.console('POST', `/v1/organizations/${read.id}/gateway_tools/gateway_calculator`, {
+            token: read.token,
+            body: { active: true },
+          })
+        ).status,
+        403,
+      );
       assert.equal((await h.console('GET', `/v1/organizations/${org.id}/gateway_tools`)).status, 401);
     });
   });

@@ -11,7 +11,12 @@ const operation: PendingOperation = {
   apiKeyId: 'k',
   createdAt: 0,
   expiresAt: 1,
-  toolCalls: [call('g1', 'gateway_current_time'), call('c1', 'get_weather'), call('g2', 'gateway_calculator'), call('c2', 'send_mail')],
+  toolCalls: [
+    call('g1', 'gateway_current_time'),
+    call('c1', 'get_weather'),
+    call('g2', 'gateway_calculator'),
+    call('c2', 'send_mail'),
+  ],
   gatewayResults: [
     { tool_call_id: 'g1', name: 'gateway_current_time', content: '{"utc":"now"}' },
     { tool_call_id: 'g2', name: 'gateway_calculator', content: '{"result":4}' },
@@ -28,22 +33,35 @@ describe('merging a pending operation into the history', () => {
 
   it('puts every call back in the model order, each followed by its result in that order', () => {
     const merged = mergePendingOperation(history, operation)!;
-    assert.deepEqual(merged[1]!.tool_calls!.map((c) => c.id), ['g1', 'c1', 'g2', 'c2']);
-    assert.deepEqual(merged.slice(2).map((m) => [m.tool_call_id, m.content]), [
-      ['g1', '{"utc":"now"}'],
-      ['c1', 'sunny'],
-      ['g2', '{"result":4}'],
-      ['c2', 'sent'],
-    ]);
+    assert.deepEqual(
+      merged[1]!.tool_calls!.map((c) => c.id),
+      ['g1', 'c1', 'g2', 'c2'],
+    );
+    assert.deepEqual(
+      merged.slice(2).map((m) => [m.tool_call_id, m.content]),
+      [
+        ['g1', '{"utc":"now"}'],
+        ['c1', 'sunny'],
+        ['g2', '{"result":4}'],
+        ['c2', 'sent'],
+      ],
+    );
     assert.equal(merged[0]!.content, 'go');
   });
 
   it('is idempotent and keeps later messages in place', () => {
-    const later: ChatMessage[] = [...history, { role: 'assistant', content: 'done' }, { role: 'user', content: 'more' }];
+    const later: ChatMessage[] = [
+      ...history,
+      { role: 'assistant', content: 'done' },
+      { role: 'user', content: 'more' },
+    ];
     const once = mergePendingOperation(later, operation)!;
     const twice = mergePendingOperation(once, operation)!;
     assert.deepEqual(twice, once);
-    assert.deepEqual(once.slice(-2).map((m) => m.content), ['done', 'more']);
+    assert.deepEqual(
+      once.slice(-2).map((m) => m.content),
+      ['done', 'more'],
+    );
     assert.equal(once.length, later.length + 2);
   });
 

@@ -79,7 +79,10 @@ describe('tool runner', () => {
 
   it('a handler past its time limit fails, and its signal is aborted', async () => {
     let aborted = false;
-    const tool: GatewayTool = { ...slow, run: (_a, { signal }) => new Promise(() => signal.addEventListener('abort', () => (aborted = true))) };
+    const tool: GatewayTool = {
+      ...slow,
+      run: (_a, { signal }) => new Promise(() => signal.addEventListener('abort', () => (aborted = true))),
+    };
     const started = performance.now();
     const outcome = await runGatewayTool(tool, '{}');
     assert.ok(performance.now() - started < 1_000);
@@ -89,9 +92,19 @@ describe('tool runner', () => {
   });
 
   it('a ToolFailure message reaches the model, any other error is reported without its internals', async () => {
-    const failing: GatewayTool = { ...slow, run: () => { throw new ToolFailure('no such city'); } };
+    const failing: GatewayTool = {
+      ...slow,
+      run: () => {
+        throw new ToolFailure('no such city');
+      },
+    };
     assert.deepEqual(JSON.parse((await runGatewayTool(failing, '{}')).content), { error: 'no such city' });
-    const crashing: GatewayTool = { ...slow, run: async () => { throw new Error('ECONNREFUSED 10.0.0.7:5432'); } };
+    const crashing: GatewayTool = {
+      ...slow,
+      run: async () => {
+        throw new Error('ECONNREFUSED 10.0.0.7:5432');
+      },
+    };
     const outcome = await runGatewayTool(crashing, '{}');
     assert.equal(outcome.success, false);
     assert.doesNotMatch(outcome.content, /10\.0\.0\.7/);
@@ -109,8 +122,12 @@ describe('tool runner', () => {
 
 describe('registry', () => {
   it('holds the three built-in tools, each with a description and an object schema', () => {
-    const ids = gatewayToolRegistry.list().map((t) => t.id).sort();
-    for (const id of ['gateway_calculator', 'gateway_current_time', 'gateway_generate_uuid']) assert.ok(ids.includes(id), id);
+    const ids = gatewayToolRegistry
+      .list()
+      .map((t) => t.id)
+      .sort();
+    for (const id of ['gateway_calculator', 'gateway_current_time', 'gateway_generate_uuid'])
+      assert.ok(ids.includes(id), id);
     for (const tool of gatewayToolRegistry.list()) {
       assert.match(tool.id, /^gateway_/);
       assert.ok(tool.description.length > 10);

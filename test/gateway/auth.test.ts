@@ -44,7 +44,14 @@ for (const store of storeKinds()) {
     });
 
     it('an unknown key, a malformed header and an empty Bearer get 401 unauthorized', async () => {
-      for (const authorization of ['Bearer gw-' + 'A'.repeat(43), 'Bearer not-a-key', 'Bearer ', 'Token abc', 'Basic !!!', basic('')]) {
+      for (const authorization of [
+        'Bearer gw-' + 'A'.repeat(43),
+        'Bearer not-a-key',
+        'Bearer ',
+        'Token abc',
+        'Basic !!!',
+        basic(''),
+      ]) {
         const result = await h.gateway('GET', '/v1/models', { headers: { authorization } });
         assert.equal(result.status, 401, authorization);
         assertGatewayEnvelope(result.json, 'unauthorized', 'authentication_error');
@@ -68,7 +75,13 @@ for (const store of storeKinds()) {
 
     it('accepts Bearer with any case of the scheme word, and Basic with the key as user name and an empty password', async () => {
       const key = await h.createKey(org);
-      for (const authorization of [`Bearer ${key.key}`, `bearer ${key.key}`, `BEARER ${key.key}`, basic(key.key), `Basic ${Buffer.from(key.key).toString('base64')}`]) {
+      for (const authorization of [
+        `Bearer ${key.key}`,
+        `bearer ${key.key}`,
+        `BEARER ${key.key}`,
+        basic(key.key),
+        `Basic ${Buffer.from(key.key).toString('base64')}`,
+      ]) {
         const result = await h.gateway('GET', '/v1/models', { headers: { authorization } });
         assert.equal(result.status, 200, authorization);
       }
@@ -76,7 +89,9 @@ for (const store of storeKinds()) {
 
     it('Basic ignores the password (the key alone is the credential) and refuses the key sent as the password', async () => {
       const key = await h.createKey(org);
-      const withPassword = await h.gateway('GET', '/v1/models', { headers: { authorization: basic(key.key, 'anything') } });
+      const withPassword = await h.gateway('GET', '/v1/models', {
+        headers: { authorization: basic(key.key, 'anything') },
+      });
       assert.equal(withPassword.status, 200);
       const asPassword = await h.gateway('GET', '/v1/models', { headers: { authorization: basic('', key.key) } });
       assert.equal(asPassword.status, 401);
@@ -92,18 +107,28 @@ for (const store of storeKinds()) {
     it('an inactive key gets 403 forbidden at once, and works again once reactivated', async () => {
       const key = await h.createKey(org);
       assert.equal((await h.gateway('GET', '/v1/models', { token: key.key })).status, 200);
-      await h.console('POST', `/v1/organizations/${org.id}/api_keys/${key.id}`, { token: org.token, body: { active: false } });
+      await h.console('POST', `/v1/organizations/${org.id}/api_keys/${key.id}`, {
+        token: org.token,
+        body: { active: false },
+      });
       const refused = await h.gateway('GET', '/v1/models', { token: key.key });
       assert.equal(refused.status, 403);
       assertGatewayEnvelope(refused.json, 'forbidden', 'permission_error');
-      await h.console('POST', `/v1/organizations/${org.id}/api_keys/${key.id}`, { token: org.token, body: { active: true } });
+      await h.console('POST', `/v1/organizations/${org.id}/api_keys/${key.id}`, {
+        token: org.token,
+        body: { active: true },
+      });
       assert.equal((await h.gateway('GET', '/v1/models', { token: key.key })).status, 200);
     });
 
     it('an expired key gets 403 forbidden', async () => {
       const key = await h.createKey(org, { name: 'expiring', expires_in_days: 1 });
       assert.equal((await h.gateway('GET', '/v1/models', { token: key.key })).status, 200);
-      await h.running.store.db.updateTable('api_keys').set({ expires_at: Date.now() - 1000 }).where('id', '=', key.id).execute();
+      await h.running.store.db
+        .updateTable('api_keys')
+        .set({ expires_at: Date.now() - 1000 })
+        .where('id', '=', key.id)
+        .execute();
       await within(2000, async () => (await h.gateway('GET', '/v1/models', { token: key.key })).status === 403);
       const refused = await h.gateway('GET', '/v1/models', { token: key.key });
       assertGatewayEnvelope(refused.json, 'forbidden', 'permission_error');
@@ -123,7 +148,10 @@ for (const store of storeKinds()) {
       const other = await h.organization();
       const mine = await h.createKey(org);
       const theirs = await h.createKey(other);
-      await h.console('POST', `/v1/organizations/${org.id}/api_keys/${mine.id}`, { token: org.token, body: { active: false } });
+      await h.console('POST', `/v1/organizations/${org.id}/api_keys/${mine.id}`, {
+        token: org.token,
+        body: { active: false },
+      });
       assert.equal((await h.gateway('GET', '/v1/models', { token: theirs.key })).status, 200);
     });
 
@@ -137,7 +165,12 @@ for (const store of storeKinds()) {
     });
 
     it('an expired console token gets 401 on the console', async () => {
-      const { secret } = await createConsoleToken(h.running.store, { organizationId: org.id, name: 'old', permission: 'admin', expiresAt: Date.now() - 1 });
+      const { secret } = await createConsoleToken(h.running.store, {
+        organizationId: org.id,
+        name: 'old',
+        permission: 'admin',
+        expiresAt: Date.now() - 1,
+      });
       const result = await h.console('GET', `/v1/organizations/${org.id}/api_keys`, { token: secret });
       assert.equal(result.status, 401);
       assert.equal(result.json.error, 'Unauthorized');
@@ -161,7 +194,9 @@ for (const store of storeKinds()) {
       const org = await a.organization();
       const key = await a.createKey(org);
       assert.equal((await b.gateway('GET', '/v1/models', { token: key.key })).status, 200);
-      const revealed = await b.console('GET', `/v1/organizations/${org.id}/api_keys/${key.id}/reveal`, { token: org.token });
+      const revealed = await b.console('GET', `/v1/organizations/${org.id}/api_keys/${key.id}/reveal`, {
+        token: org.token,
+      });
       assert.equal(revealed.json.key, key.key);
     });
 
@@ -169,9 +204,15 @@ for (const store of storeKinds()) {
       const org = await a.organization();
       const key = await a.createKey(org);
       assert.equal((await b.gateway('GET', '/v1/models', { token: key.key })).status, 200); // now cached on B
-      await a.console('POST', `/v1/organizations/${org.id}/api_keys/${key.id}`, { token: org.token, body: { active: false } });
+      await a.console('POST', `/v1/organizations/${org.id}/api_keys/${key.id}`, {
+        token: org.token,
+        body: { active: false },
+      });
       assert.equal((await a.gateway('GET', '/v1/models', { token: key.key })).status, 403, 'A itself refuses at once');
-      const elapsed = await within(2000, async () => (await b.gateway('GET', '/v1/models', { token: key.key })).status === 403);
+      const elapsed = await within(
+        2000,
+        async () => (await b.gateway('GET', '/v1/models', { token: key.key })).status === 403,
+      );
       assert.ok(elapsed < 2000, `B took ${elapsed} ms`);
     });
 
@@ -180,7 +221,10 @@ for (const store of storeKinds()) {
       const key = await a.createKey(org);
       assert.equal((await b.gateway('GET', '/v1/models', { token: key.key })).status, 200);
       await a.console('DELETE', `/v1/organizations/${org.id}/api_keys/${key.id}`, { token: org.token });
-      const elapsed = await within(2000, async () => (await b.gateway('GET', '/v1/models', { token: key.key })).status === 401);
+      const elapsed = await within(
+        2000,
+        async () => (await b.gateway('GET', '/v1/models', { token: key.key })).status === 401,
+      );
       assert.ok(elapsed < 2000, `B took ${elapsed} ms`);
     });
   });

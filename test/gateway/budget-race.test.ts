@@ -47,7 +47,11 @@ function assertRaceOutcome(results: HttpResult[], mock: MockUpstream): void {
   const statuses = results.map((r) => r.status);
   const ok = statuses.filter((s) => s === 200).length;
   const refused = results.filter((r) => r.status === 429);
-  assert.equal(ok + refused.length, CONCURRENCY, `only 200 and 429: ${JSON.stringify(statuses)} ${results.find((r) => r.status !== 200 && r.status !== 429)?.text ?? ''}`);
+  assert.equal(
+    ok + refused.length,
+    CONCURRENCY,
+    `only 200 and 429: ${JSON.stringify(statuses)} ${results.find((r) => r.status !== 200 && r.status !== 429)?.text ?? ''}`,
+  );
   assert.ok(ok <= FITS, `${ok} requests succeeded; the ceiling covers ${FITS}`);
   assert.equal(ok, FITS, 'every request that fits is served');
   for (const r of refused) {
@@ -80,12 +84,19 @@ describe('budget race: 50 concurrent requests on a key whose monthly ceiling cov
         const org = await h.organization();
         const key = await h.createKey(org, { name: 'capped', max_usage: CEILING_USD });
         slowBillingMock(mock);
-        const results = await Promise.all(Array.from({ length: CONCURRENCY }, () => h.gateway('POST', '/v1/chat/completions', { token: key.key, body })));
+        const results = await Promise.all(
+          Array.from({ length: CONCURRENCY }, () =>
+            h.gateway('POST', '/v1/chat/completions', { token: key.key, body }),
+          ),
+        );
         assertRaceOutcome(results, mock);
-        const spend = await waitFor(async () => {
-          const s = await keySpend(h.running.store, key.id);
-          return s.reserved === 0 ? s : undefined;
-        }, { what: 'reservations settled' });
+        const spend = await waitFor(
+          async () => {
+            const s = await keySpend(h.running.store, key.id);
+            return s.reserved === 0 ? s : undefined;
+          },
+          { what: 'reservations settled' },
+        );
         assert.ok(spend.spent <= CEILING_USD * 1_000_000, `spent ${spend.spent}`);
         assert.equal(spend.spent, FITS * PER_REQUEST);
         // The key is spent: one more request is refused too.
@@ -99,104 +110,145 @@ describe('budget race: 50 concurrent requests on a key whose monthly ceiling cov
         const db = h.running.store.db;
         const now = Date.now();
         const month = monthOf(now);
-        await db.insertInto('key_spend').values({ api_key_id: key.id, month, spent_micro_usd: 1_000, reserved_micro_usd: 700_000 + 200_000 }).execute();
-        await db.insertInto('budget_reservations').values([
-          { id: randomUUID(), api_key_id: key.id, month, amount_micro_usd: 700_000, expires_at: now - 1_000 },
-          { id: randomUUID(), api_key_id: key.id, month, amount_micro_usd: 200_000, expires_at: now + 600_000 },
-        ]).execute();
+        await db
+          .insertInto('key_spend')
+          .values({ api_key_id: key.id, month, spent_micro_usd: 1_000, reserved_micro_usd: 700_000 + 200_000 })
+          .execute();
+        await db
+          .insertInto('budget_reservations')
+          .values([
+            { id: randomUUID(), api_key_id: key.id, month, amount_micro_usd: 700_000, expires_at: now - 1_000 },
+            { id: randomUUID(), api_key_id: key.id, month, amount_micro_usd: 200_000, expires_at: now + 600_000 },
+          ])
+          .execute();
         // With 900,000 reserved, a $0.19 request does not fit.
         assert.equal((await h.gateway('POST', '/v1/chat/completions', { token: key.key, body })).status, 429);
 
         const ledger = new BudgetLedger(h.running.store, pino({ level: 'silent' }));
         assert.equal(await ledger.releaseExpired(), 1);
         assert.deepEqual(await keySpend(h.running.store, key.id), { spent: 1_000, reserved: 200_000 });
-        const left = await db.selectFrom('budget_reservations').select('amount_micro_usd').where('api_key_id', '=', key.id).execute();
-        assert.deepEqual(left.map((r) => Number(r.amount_micro_usd)), [200_000], 'the live reservation is kept');
+        const left = await db
+          .selectFrom('budget_reservations')
+          .select('amount_micro_usd')
+          .where('api_key_id', '=', key.id)
+          .execute();
+        assert.deepEqual(
+          left.map((r) => Number(r.amount_micro_usd)),
+          [200_000],
+          'the live reservation is kept',
+        );
         assert.equal(await ledger.releaseExpired(), 0, 'releasing twice changes nothing');
 
         mock.reset();
         slowBillingMock(mock);
-        assert.equal((await h.gateway('POST', '/v1/chat/completions', { token: key.key, body })).status, 200, 'the released budget is usable again');
+        assert.equal(
+          (await h.gateway('POST', '/v1/chat/completions', { token: key.key, body })).status,
+          200,
+          'the released budget is usable again',
+        );
       });
     });
   }
 
-  describe('two gateway processes sharing PostgreSQL', { skip: process.env.GATEWAY_TEST_DATABASE_URL ? false : 'GATEWAY_TEST_DATABASE_URL is not set' }, () => {
-    const schema = `t_${randomBytes(6).toString('hex')}`;
-    const dirs: string[] = [];
-    const children: GatewayChild[] = [];
-    let mock: MockUpstream;
-    /** The test's own connection to the shared schema: migrates it first, then reads the ledger. */
-    let store: Store | undefined;
+  describe(
+    'two gateway processes sharing PostgreSQL',
+    { skip: process.env.GATEWAY_TEST_DATABASE_URL ? false : 'GATEWAY_TEST_DATABASE_URL is not set' },
+    () => {
+      const schema = `t_${randomBytes(6).toString('hex')}`;
+      const dirs: string[] = [];
+      const children: GatewayChild[] = [];
+      let mock: MockUpstream;
+      /** The test's own connection to the shared schema: migrates it first, then reads the ledger. */
+      let store: Store | undefined;
 
-    before(async () => {
-      mock = await startMockOpenAI();
-      const configDir = mkdtempSync(join(tmpdir(), 'gateway-race-config-'));
-      dirs.push(configDir);
-      const configFile = join(configDir, 'gateway-config.json');
-      writeFileSync(configFile, JSON.stringify(config(mock)));
-      const shared = {
-        DATABASE_URL: process.env.GATEWAY_TEST_DATABASE_URL!,
-        DATABASE_SCHEMA: schema,
-        GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'),
-        GATEWAY_CONFIG: configFile,
-        MOCK_OPENAI_KEY: 'sk-mock',
-      };
-      // The schema is created and migrated here first; the two processes then start side by side.
-      store = await openStore({ dataDir: configDir, databaseUrl: shared.DATABASE_URL, schema });
-      const started = await Promise.allSettled(
-        [0, 1].map((i) => {
-          const dataDir = mkdtempSync(join(tmpdir(), `gateway-race-${i}-`));
-          dirs.push(dataDir);
-          return spawnGateway({ ...shared, GATEWAY_DATA_DIR: dataDir });
-        }),
-      );
-      for (const result of started) if (result.status === 'fulfilled') children.push(result.value);
-      const failed = started.find((r) => r.status === 'rejected');
-      if (failed) throw (failed as PromiseRejectedResult).reason;
-    });
-    after(async () => {
-      await Promise.all(children.map((c) => c.stop()));
-      await store?.close();
-      await mock?.close();
-      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-      await dropSchema(schema);
-    });
-
-    it('at most 5 succeed across both, the rest get 429, spend stays under the ceiling', async () => {
-      const [a, b] = children as [GatewayChild, GatewayChild];
-      // Organization and console token straight in the store (what `gateway admin bootstrap` does),
-      // the key through the first process's console API.
-      const slug = `race-${randomBytes(3).toString('hex')}`;
-      const { organization } = await ensureOrganization(store!, slug, slug);
-      const { secret } = await createConsoleToken(store!, { organizationId: organization.id, name: 'race', permission: 'admin' });
-      const created = await a.console('POST', `/v1/organizations/${organization.id}/api_keys`, {
-        token: secret,
-        body: { name: 'capped across processes', max_usage: CEILING_USD },
+      before(async () => {
+        mock = await startMockOpenAI();
+        const configDir = mkdtempSync(join(tmpdir(), 'gateway-race-config-'));
+        dirs.push(configDir);
+        const configFile = join(configDir, 'gateway-config.json');
+        writeFileSync(configFile, JSON.stringify(config(mock)));
+        const shared = {
+          DATABASE_URL: process.env.GATEWAY_TEST_DATABASE_URL!,
+          DATABASE_SCHEMA: schema,
+          GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'),
+          GATEWAY_CONFIG: configFile,
+          MOCK_OPENAI_KEY: 'sk-mock',
+        };
+        // The schema is created and migrated here first; the two processes then start side by side.
+        store = await openStore({ dataDir: configDir, databaseUrl: shared.DATABASE_URL, schema });
+        const started = await Promise.allSettled(
+          [0, 1].map((i) => {
+            const dataDir = mkdtempSync(join(tmpdir(), `gateway-race-${i}-`));
+            dirs.push(dataDir);
+            return spawnGateway({ ...shared, GATEWAY_DATA_DIR: dataDir });
+          }),
+        );
+        for (const result of started) if (result.status === 'fulfilled') children.push(result.value);
+        const failed = started.find((r) => r.status === 'rejected');
+        if (failed) throw (failed as PromiseRejectedResult).reason;
       });
-      assert.equal(created.status, 201, created.text);
-      const key = created.json as { id: string; key: string };
+      after(async () => {
+        await Promise.all(children.map((c) => c.stop()));
+        await store?.close();
+        await mock?.close();
+        for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+        await dropSchema(schema);
+      });
 
-      slowBillingMock(mock);
-      const results = await Promise.all(
-        Array.from({ length: CONCURRENCY }, (_, i) => (i % 2 === 0 ? a : b).gateway('POST', '/v1/chat/completions', { token: key.key, body })),
-      );
-      assertRaceOutcome(results, mock);
-      assert.ok(results.some((r, i) => i % 2 === 1 && r.status === 429), 'the second process saw the first one\'s reservations');
+      it('at most 5 succeed across both, the rest get 429, spend stays under the ceiling', async () => {
+        const [a, b] = children as [GatewayChild, GatewayChild];
+        // Organization and console token straight in the store (what `gateway admin bootstrap` does),
+        // the key through the first process's console API.
+        const slug = `race-${randomBytes(3).toString('hex')}`;
+        const { organization } = await ensureOrganization(store!, slug, slug);
+        const { secret } = await createConsoleToken(store!, {
+          organizationId: organization.id,
+          name: 'race',
+          permission: 'admin',
+        });
+        const created = await a.console('POST', `/v1/organizations/${organization.id}/api_keys`, {
+          token: secret,
+          body: { name: 'capped across processes', max_usage: CEILING_USD },
+        });
+        assert.equal(created.status, 201, created.text);
+        const key = created.json as { id: string; key: string };
 
-      {
-        const spend = await waitFor(async () => {
-          const s = await keySpend(store!, key.id);
-          return s.reserved === 0 ? s : undefined;
-        }, { what: 'reservations settled' });
-        assert.ok(spend.spent <= CEILING_USD * 1_000_000, `spent ${spend.spent}`);
-        assert.equal(spend.spent, FITS * PER_REQUEST);
-        const rows = await waitFor(async () => {
-          const r = await store!.db.selectFrom('usage_records').select(['status_code']).where('api_key_id', '=', key.id).execute();
-          return r.length >= FITS ? r : undefined;
-        }, { what: 'usage rows' });
-        assert.equal(rows.filter((r) => Number(r.status_code) === 200).length, FITS);
-      }
-    });
-  });
+        slowBillingMock(mock);
+        const results = await Promise.all(
+          Array.from({ length: CONCURRENCY }, (_, i) =>
+            (i % 2 === 0 ? a : b).gateway('POST', '/v1/chat/completions', { token: key.key, body }),
+          ),
+        );
+        assertRaceOutcome(results, mock);
+        assert.ok(
+          results.some((r, i) => i % 2 === 1 && r.status === 429),
+          "the second process saw the first one's reservations",
+        );
+
+        {
+          const spend = await waitFor(
+            async () => {
+              const s = await keySpend(store!, key.id);
+              return s.reserved === 0 ? s : undefined;
+            },
+            { what: 'reservations settled' },
+          );
+          assert.ok(spend.spent <= CEILING_USD * 1_000_000, `spent ${spend.spent}`);
+          assert.equal(spend.spent, FITS * PER_REQUEST);
+          const rows = await waitFor(
+            async () => {
+              const r = await store!.db
+                .selectFrom('usage_records')
+                .select(['status_code'])
+                .where('api_key_id', '=', key.id)
+                .execute();
+              return r.length >= FITS ? r : undefined;
+            },
+            { what: 'usage rows' },
+          );
+          assert.equal(rows.filter((r) => Number(r.status_code) === 200).length, FITS);
+        }
+      });
+    },
+  );
 });

@@ -7,8 +7,10 @@ import { PRICING, assertGatewayError, header, sseData, usageRowOf } from '../sup
 import { join } from 'node:path';
 import { TRAJECTORY_DIR } from '../fixtures/trajectories.js';
 
-const TRAJECTORY =
-  join(TRAJECTORY_DIR, 'replay__marshmallow-code__marshmallow-1867__function_calling__install-1__marshmallow-code__marshmallow-1867.traj');
+const TRAJECTORY = join(
+  TRAJECTORY_DIR,
+  'replay__marshmallow-code__marshmallow-1867__function_calling__install-1__marshmallow-code__marshmallow-1867.traj',
+);
 const MODEL = 'openai/gpt-4o-mini';
 /** What the mock bills as the (compressed) prompt. */
 const BILLED_PROMPT = 5_000;
@@ -24,16 +26,27 @@ interface TrajectoryMessage {
 function trajectoryMessages(): Array<Record<string, unknown>> {
   const history = (JSON.parse(readFileSync(TRAJECTORY, 'utf8')) as { history: TrajectoryMessage[] }).history;
   return history.map((m) => {
-    const message: Record<string, unknown> = { role: m.role, content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content) };
+    const message: Record<string, unknown> = {
+      role: m.role,
+      content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content),
+    };
     if (m.tool_calls?.length) {
-      message.tool_calls = m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments } }));
+      message.tool_calls = m.tool_calls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.function.name, arguments: c.function.arguments },
+      }));
     }
     if (m.tool_call_ids?.length) message.tool_call_id = m.tool_call_ids[0];
     return message;
   });
 }
 
-const characters = (messages: Array<{ content?: unknown }>) => messages.reduce((n, m) => n + (typeof m.content === 'string' ? m.content.length : JSON.stringify(m.content ?? '').length), 0);
+const characters = (messages: Array<{ content?: unknown }>) =>
+  messages.reduce(
+    (n, m) => n + (typeof m.content === 'string' ? m.content.length : JSON.stringify(m.content ?? '').length),
+    0,
+  );
 
 describe('compression inside chat completions', () => {
   let h: Harness;
@@ -68,10 +81,21 @@ describe('compression inside chat completions', () => {
 
   function assertCompressed(result: Awaited<ReturnType<typeof chat>>): { saved_tokens: number } {
     assert.equal(result.status, 200, result.text);
-    const received = mock.lastRequest()!.body.messages as Array<{ content?: unknown; tool_call_id?: string; tool_calls?: unknown }>;
-    assert.ok(characters(received) < characters(messages), `upstream got ${characters(received)} of ${characters(messages)} characters`);
+    const received = mock.lastRequest()!.body.messages as Array<{
+      content?: unknown;
+      tool_call_id?: string;
+      tool_calls?: unknown;
+    }>;
+    assert.ok(
+      characters(received) < characters(messages),
+      `upstream got ${characters(received)} of ${characters(messages)} characters`,
+    );
     assert.equal(received.length, messages.length, 'no message dropped');
-    assert.deepEqual(received.map((m) => m.tool_call_id ?? null), messages.map((m) => m.tool_call_id ?? null), 'every tool result keeps its call id');
+    assert.deepEqual(
+      received.map((m) => m.tool_call_id ?? null),
+      messages.map((m) => m.tool_call_id ?? null),
+      'every tool result keeps its call id',
+    );
     const compression = result.json.compression;
     assert.ok(compression, 'compression object in the response');
     assert.deepEqual(Object.keys(compression).sort(), ['cost_savings', 'reduction', 'saved_tokens', 'time_ms']);
@@ -121,7 +145,10 @@ describe('compression inside chat completions', () => {
     const key = await h.createKey(org, { name: 'switched' });
     const off = await chat({}, key.key);
     assert.equal(off.json.compression, undefined);
-    const updated = await h.console('POST', `/v1/organizations/${org.id}/api_keys/${key.id}`, { token: org.token, body: { compression: true } });
+    const updated = await h.console('POST', `/v1/organizations/${org.id}/api_keys/${key.id}`, {
+      token: org.token,
+      body: { compression: true },
+    });
     assert.equal(updated.status, 200, updated.text);
     // Key settings are cached for a short while (GATEWAY_KEY_CACHE_TTL_MS, 1 s by default): poll.
     const until = performance.now() + 5_000;
@@ -143,8 +170,16 @@ describe('compression inside chat completions', () => {
   });
 
   it('an unknown compression_model is 400 naming compression_model', async () => {
-    assertGatewayError(await chat({ compression_model: 'vim' }), { status: 400, code: 'invalid_request', param: 'compression_model' });
-    assertGatewayError(await chat({}, plainKey.key, { 'x-gateway-compression-model': 'vim' }), { status: 400, code: 'invalid_request', param: 'compression_model' });
+    assertGatewayError(await chat({ compression_model: 'vim' }), {
+      status: 400,
+      code: 'invalid_request',
+      param: 'compression_model',
+    });
+    assertGatewayError(await chat({}, plainKey.key, { 'x-gateway-compression-model': 'vim' }), {
+      status: 400,
+      code: 'invalid_request',
+      param: 'compression_model',
+    });
     assert.equal(mock.requests.length, 0);
   });
 });

@@ -19,12 +19,26 @@ describe('chat completions: validation and upstream errors in the gateway envelo
       config: {
         providers: [
           { id: 'mock-openai', kind: 'openai', base_url: mock.baseUrl, api_key_env: 'MOCK_OPENAI_KEY' },
-          { id: 'dead-openai', kind: 'openai', base_url: `http://127.0.0.1:${dead}/v1`, api_key_env: 'MOCK_OPENAI_KEY' },
+          {
+            id: 'dead-openai',
+            kind: 'openai',
+            base_url: `http://127.0.0.1:${dead}/v1`,
+            api_key_env: 'MOCK_OPENAI_KEY',
+          },
         ],
         models: [
-          { id: 'openai/gpt-4o-mini', providers: [{ provider: 'mock-openai', model: 'gpt-4o-mini' }], pricing: PRICING },
+          {
+            id: 'openai/gpt-4o-mini',
+            providers: [{ provider: 'mock-openai', model: 'gpt-4o-mini' }],
+            pricing: PRICING,
+          },
           { id: 'test/other', providers: [{ provider: 'mock-openai', model: 'other' }], pricing: PRICING },
-          { id: 'test/inactive', providers: [{ provider: 'mock-openai', model: 'inactive' }], pricing: PRICING, active: false },
+          {
+            id: 'test/inactive',
+            providers: [{ provider: 'mock-openai', model: 'inactive' }],
+            pricing: PRICING,
+            active: false,
+          },
           {
             id: 'test/fallback',
             providers: [
@@ -50,7 +64,11 @@ describe('chat completions: validation and upstream errors in the gateway envelo
   beforeEach(() => mock.reset());
 
   const chat = (body: unknown, init: { headers?: Record<string, string>; token?: string } = {}) =>
-    h.gateway('POST', '/v1/chat/completions', { body, token: init.token ?? token, ...(init.headers ? { headers: init.headers } : {}) });
+    h.gateway('POST', '/v1/chat/completions', {
+      body,
+      token: init.token ?? token,
+      ...(init.headers ? { headers: init.headers } : {}),
+    });
 
   describe('request validation (nothing reaches the upstream)', () => {
     it('__proto__ and constructor keys are dropped from the body, spelled out or \\u-escaped; the same text in a value is kept', async () => {
@@ -60,7 +78,11 @@ describe('chat completions: validation and upstream errors in the gateway envelo
         '{"model": "openai/gpt-4o-mini", "messages": [{"role": "user", "content": "Hi", "constructor": {"prototype": {"admin": true}}}]}',
       ];
       for (const rawBody of bodies) {
-        const result = await h.gateway('POST', '/v1/chat/completions', { rawBody, token, headers: { 'content-type': 'application/json' } });
+        const result = await h.gateway('POST', '/v1/chat/completions', {
+          rawBody,
+          token,
+          headers: { 'content-type': 'application/json' },
+        });
         assert.equal(result.status, 200, `${rawBody}: ${result.text}`);
         const forwarded = mock.requests.at(-1)!.body as Record<string, unknown>;
         assert.ok(!Object.prototype.hasOwnProperty.call(forwarded, '__proto__'), rawBody);
@@ -73,20 +95,37 @@ describe('chat completions: validation and upstream errors in the gateway envelo
     });
 
     it('malformed JSON is 400 invalid_json', async () => {
-      const result = await h.gateway('POST', '/v1/chat/completions', { rawBody: '{"model": "openai/gpt-4o-mini", "messages": [', token, headers: { 'content-type': 'application/json' } });
+      const result = await h.gateway('POST', '/v1/chat/completions', {
+        rawBody: '{"model": "openai/gpt-4o-mini", "messages": [',
+        token,
+        headers: { 'content-type': 'application/json' },
+      });
       assertGatewayError(result, { status: 400, code: 'invalid_json', type: 'invalid_request_error', param: null });
     });
 
     it('an empty messages array is 400 invalid_request naming messages', async () => {
-      assertGatewayError(await chat({ model: 'openai/gpt-4o-mini', messages: [] }), { status: 400, code: 'invalid_request', type: 'invalid_request_error', param: 'messages' });
+      assertGatewayError(await chat({ model: 'openai/gpt-4o-mini', messages: [] }), {
+        status: 400,
+        code: 'invalid_request',
+        type: 'invalid_request_error',
+        param: 'messages',
+      });
     });
 
     it('max_tokens 0 is 400 naming max_tokens', async () => {
-      assertGatewayError(await chat({ model: 'openai/gpt-4o-mini', messages: user(), max_tokens: 0 }), { status: 400, code: 'invalid_request', param: 'max_tokens' });
+      assertGatewayError(await chat({ model: 'openai/gpt-4o-mini', messages: user(), max_tokens: 0 }), {
+        status: 400,
+        code: 'invalid_request',
+        param: 'max_tokens',
+      });
     });
 
     it('an unknown tool_choice string is 400 naming tool_choice', async () => {
-      assertGatewayError(await chat({ model: 'openai/gpt-4o-mini', messages: user(), tool_choice: 'sometimes' }), { status: 400, code: 'invalid_request', param: 'tool_choice' });
+      assertGatewayError(await chat({ model: 'openai/gpt-4o-mini', messages: user(), tool_choice: 'sometimes' }), {
+        status: 400,
+        code: 'invalid_request',
+        param: 'tool_choice',
+      });
     });
 
     it('tool_choice naming a function that is not in tools is 400 naming tool_choice', async () => {
@@ -106,16 +145,34 @@ describe('chat completions: validation and upstream errors in the gateway envelo
     });
 
     it('a model id without an author is 400 bad_model_id', async () => {
-      assertGatewayError(await chat({ model: 'gpt-4o', messages: user() }), { status: 400, code: 'bad_model_id', type: 'invalid_request_error', param: 'model' });
+      assertGatewayError(await chat({ model: 'gpt-4o', messages: user() }), {
+        status: 400,
+        code: 'bad_model_id',
+        type: 'invalid_request_error',
+        param: 'model',
+      });
     });
 
     it('an unknown or inactive model is 404 model_not_found', async () => {
-      assertGatewayError(await chat({ model: 'openai/no-such-model', messages: user() }), { status: 404, code: 'model_not_found', type: 'not_found_error', param: 'model' });
-      assertGatewayError(await chat({ model: 'test/inactive', messages: user() }), { status: 404, code: 'model_not_found', type: 'not_found_error' });
+      assertGatewayError(await chat({ model: 'openai/no-such-model', messages: user() }), {
+        status: 404,
+        code: 'model_not_found',
+        type: 'not_found_error',
+        param: 'model',
+      });
+      assertGatewayError(await chat({ model: 'test/inactive', messages: user() }), {
+        status: 404,
+        code: 'model_not_found',
+        type: 'not_found_error',
+      });
     });
 
     it('a key restricted to other models is 403 forbidden', async () => {
-      assertGatewayError(await chat({ model: 'test/other', messages: user() }, { token: restrictedToken }), { status: 403, code: 'forbidden', type: 'permission_error' });
+      assertGatewayError(await chat({ model: 'test/other', messages: user() }, { token: restrictedToken }), {
+        status: 403,
+        code: 'forbidden',
+        type: 'permission_error',
+      });
       const allowed = await chat({ model: 'openai/gpt-4o-mini', messages: user() }, { token: restrictedToken });
       assert.equal(allowed.status, 200);
       assert.equal(mock.requests.length, 1, 'only the allowed request reached the upstream');
@@ -123,21 +180,42 @@ describe('chat completions: validation and upstream errors in the gateway envelo
 
     it('more than 20 tags, or a tag of 65 characters, is 400 naming tags', async () => {
       const many = Array.from({ length: 21 }, (_, i) => `t${i}`);
-      assertGatewayError(await chat({ model: 'openai/gpt-4o-mini', messages: user(), tags: many }), { status: 400, code: 'invalid_request', param: 'tags' });
-      assertGatewayError(await chat({ model: 'openai/gpt-4o-mini', messages: user(), tags: ['x'.repeat(65)] }), { status: 400, code: 'invalid_request', param: 'tags' });
+      assertGatewayError(await chat({ model: 'openai/gpt-4o-mini', messages: user(), tags: many }), {
+        status: 400,
+        code: 'invalid_request',
+        param: 'tags',
+      });
+      assertGatewayError(await chat({ model: 'openai/gpt-4o-mini', messages: user(), tags: ['x'.repeat(65)] }), {
+        status: 400,
+        code: 'invalid_request',
+        param: 'tags',
+      });
       // Header tags count towards the same limit.
       const header20 = Array.from({ length: 20 }, (_, i) => `h${i}`).join(',');
-      assertGatewayError(await chat({ model: 'openai/gpt-4o-mini', messages: user(), tags: ['extra'] }, { headers: { 'x-gateway-tags': header20 } }), { status: 400, code: 'invalid_request', param: 'tags' });
+      assertGatewayError(
+        await chat(
+          { model: 'openai/gpt-4o-mini', messages: user(), tags: ['extra'] },
+          { headers: { 'x-gateway-tags': header20 } },
+        ),
+        { status: 400, code: 'invalid_request', param: 'tags' },
+      );
       assert.equal(mock.requests.length, 0);
       // The limits themselves are allowed.
-      const atLimit = await chat({ model: 'openai/gpt-4o-mini', messages: user(), tags: [...many.slice(0, 19), 'y'.repeat(64)] });
+      const atLimit = await chat({
+        model: 'openai/gpt-4o-mini',
+        messages: user(),
+        tags: [...many.slice(0, 19), 'y'.repeat(64)],
+      });
       assert.equal(atLimit.status, 200, atLimit.text);
     });
   });
 
   describe('upstream failures', () => {
     it('an upstream 400 is passed on as provider_error 400 with upstream_status, not retried', async () => {
-      mock.setScenario({ status: 400, errorMessage: "Invalid 'messages[0].content': bad thing (key sk-mock-upstream)" });
+      mock.setScenario({
+        status: 400,
+        errorMessage: "Invalid 'messages[0].content': bad thing (key sk-mock-upstream)",
+      });
       const result = await chat({ model: 'openai/gpt-4o-mini', messages: user() });
       const error = assertGatewayError(result, { status: 400, code: 'provider_error', type: 'provider_error' });
       assert.equal(error.upstream_status, 400);
@@ -201,7 +279,11 @@ describe('chat completions: validation and upstream errors in the gateway envelo
       const result = await chat({ model: 'test/fallback', messages: user() });
       const error = assertGatewayError(result, { status: 400, code: 'provider_error' });
       assert.equal(error.upstream_status, 400);
-      assert.equal(error.provider, 'mock-openai', 'the 400 came from mock-openai, not from the provider that refused connections');
+      assert.equal(
+        error.provider,
+        'mock-openai',
+        'the 400 came from mock-openai, not from the provider that refused connections',
+      );
       const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
       assert.equal(row.provider, 'mock-openai');
       assert.equal(row.upstream_model, 'second-choice');
@@ -223,7 +305,10 @@ describe('chat completions: validation and upstream errors in the gateway envelo
 
   describe('tags and debug', () => {
     it('merges X-Gateway-Tags with body tags, de-duplicated, into the usage row', async () => {
-      const result = await chat({ model: 'openai/gpt-4o-mini', messages: user(), tags: ['b', 'c'] }, { headers: { 'x-gateway-tags': 'a, b' } });
+      const result = await chat(
+        { model: 'openai/gpt-4o-mini', messages: user(), tags: ['b', 'c'] },
+        { headers: { 'x-gateway-tags': 'a, b' } },
+      );
       assert.equal(result.status, 200, result.text);
       const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
       assert.deepEqual(JSON.parse(row.tags), ['b', 'c', 'a']);
@@ -231,7 +316,10 @@ describe('chat completions: validation and upstream errors in the gateway envelo
 
     it('enable_debug or X-Gateway-Debug adds debug with provider, upstream model and attempts; otherwise none', async () => {
       for (const init of [{ body: { enable_debug: true } }, { headers: { 'x-gateway-debug': '1' } }]) {
-        const result = await chat({ model: 'openai/gpt-4o-mini', messages: user(), ...(init.body ?? {}) }, init.headers ? { headers: init.headers } : {});
+        const result = await chat(
+          { model: 'openai/gpt-4o-mini', messages: user(), ...(init.body ?? {}) },
+          init.headers ? { headers: init.headers } : {},
+        );
         assert.equal(result.status, 200, result.text);
         const debug = result.json.debug;
         assert.ok(debug, 'debug present');

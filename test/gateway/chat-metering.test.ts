@@ -6,7 +6,17 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { dropSchema, startHarness, storeKinds, type Harness, type StoreKind } from '../support/gateway-harness.js';
 import { startMockOpenAI, type MockUpstream } from '../support/mock-upstreams/index.js';
-import { PRICING, header, keySpend, rawClient, usageRowOf, usageRowsByKey, usageRowsByRequest, waitFor, type RawClient } from '../support/chat-kit.js';
+import {
+  PRICING,
+  header,
+  keySpend,
+  rawClient,
+  usageRowOf,
+  usageRowsByKey,
+  usageRowsByRequest,
+  waitFor,
+  type RawClient,
+} from '../support/chat-kit.js';
 
 const MODEL = 'openai/gpt-4o-mini';
 const user = (content = 'Hi') => [{ role: 'user', content }];
@@ -86,7 +96,11 @@ for (const store of storeKinds()) {
       mock.setScenario({ textChunks: ['a', 'b', 'c'], usage: { inputTokens: 2000, outputTokens: 1000 } });
       const result = await chat({ stream: true });
       assert.equal(result.status, 200);
-      assert.equal(mock.lastRequest()!.body.stream_options?.include_usage, true, 'the gateway always asks the upstream for usage');
+      assert.equal(
+        mock.lastRequest()!.body.stream_options?.include_usage,
+        true,
+        'the gateway always asks the upstream for usage',
+      );
       const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
       assert.equal(Number(row.stream), 1);
       assert.equal(Number(row.status_code), 200);
@@ -121,12 +135,19 @@ for (const store of storeKinds()) {
         await chat({ model: 'openai/unknown' }, key.key, { 'x-request-id': `refused-model-${store}` }),
         await chat({}, restricted.key, { 'x-request-id': `refused-forbidden-${store}` }),
       ];
-      assert.deepEqual(refused.map((r) => r.status), [400, 404, 403]);
-      assert.deepEqual(refused.map((r) => header(r, 'x-request-id')), [`refused-schema-${store}`, `refused-model-${store}`, `refused-forbidden-${store}`]);
+      assert.deepEqual(
+        refused.map((r) => r.status),
+        [400, 404, 403],
+      );
+      assert.deepEqual(
+        refused.map((r) => header(r, 'x-request-id')),
+        [`refused-schema-${store}`, `refused-model-${store}`, `refused-forbidden-${store}`],
+      );
       // Rows are written in order: once a later request's row is stored, an earlier one would be too.
       const later = await chat({}, key.key, { 'x-request-id': `admitted-after-${store}` });
       await usageRowOf(h.running.store, header(later, 'x-request-id')!);
-      for (const r of refused) assert.deepEqual(await usageRowsByRequest(h.running.store, header(r, 'x-request-id')!), []);
+      for (const r of refused)
+        assert.deepEqual(await usageRowsByRequest(h.running.store, header(r, 'x-request-id')!), []);
       assert.deepEqual(await usageRowsByKey(h.running.store, restricted.id), []);
     });
 
@@ -149,7 +170,11 @@ for (const store of storeKinds()) {
       mock.setScenario({ hangBeforeHeadersMs: Infinity });
       const controller = new AbortController();
       const requestId = `abort-json-${store}-${randomBytes(3).toString('hex')}`;
-      const pending = raw.post('/v1/chat/completions', { model: MODEL, messages: user('please wait') }, { token: key.key, signal: controller.signal, headers: { 'x-request-id': requestId } });
+      const pending = raw.post(
+        '/v1/chat/completions',
+        { model: MODEL, messages: user('please wait') },
+        { token: key.key, signal: controller.signal, headers: { 'x-request-id': requestId } },
+      );
       await waitFor(() => mock.requests.length === 1, { what: 'the upstream request' });
       controller.abort();
       await assert.rejects(pending);
@@ -171,11 +196,18 @@ for (const store of storeKinds()) {
         assert.equal(a.status, 200);
         assert.equal(b.status, 200);
         await usageRowOf(h.running.store, header(b, 'x-request-id')!);
-        const spend = await waitFor(async () => {
-          const s = await keySpend(h.running.store, k.id);
-          return s.spent === 900 && s.reserved === 0 ? s : undefined;
-        }, { what: `spend of key ${k.id}` }).catch(async () => keySpend(h.running.store, k.id));
-        assert.deepEqual(spend, { spent: 900, reserved: 0 }, 'two streamed requests of 450 micro-USD each, nothing left reserved');
+        const spend = await waitFor(
+          async () => {
+            const s = await keySpend(h.running.store, k.id);
+            return s.spent === 900 && s.reserved === 0 ? s : undefined;
+          },
+          { what: `spend of key ${k.id}` },
+        ).catch(async () => keySpend(h.running.store, k.id));
+        assert.deepEqual(
+          spend,
+          { spent: 900, reserved: 0 },
+          'two streamed requests of 450 micro-USD each, nothing left reserved',
+        );
       }
     });
 
@@ -199,11 +231,18 @@ for (const store of storeKinds()) {
       const ok = await chat({ max_tokens: 2000 }, capped.key);
       assert.equal(ok.status, 200);
       await usageRowOf(h.running.store, header(ok, 'x-request-id')!);
-      const spend = await waitFor(async () => {
-        const s = await keySpend(h.running.store, capped.id);
-        return s.reserved === 0 ? s : undefined;
-      }, { what: 'reservations settled' });
-      assert.deepEqual(spend, { spent: 450, reserved: 0 }, 'failures cost nothing; the success costs its actual usage, not its worst case');
+      const spend = await waitFor(
+        async () => {
+          const s = await keySpend(h.running.store, capped.id);
+          return s.reserved === 0 ? s : undefined;
+        },
+        { what: 'reservations settled' },
+      );
+      assert.deepEqual(
+        spend,
+        { spent: 450, reserved: 0 },
+        'failures cost nothing; the success costs its actual usage, not its worst case',
+      );
     });
 
     it('every admitted request of this key has exactly one row', async () => {
@@ -213,10 +252,13 @@ for (const store of storeKinds()) {
       assert.ok(results.every((r) => r.status === 200));
       const ids = new Set(results.map((r) => header(r, 'x-request-id')!));
       assert.equal(ids.size, 30);
-      const rows = await waitFor(async () => {
-        const all = await usageRowsByKey(h.running.store, key.id);
-        return all.length >= before + 30 ? all : undefined;
-      }, { what: '30 more rows' });
+      const rows = await waitFor(
+        async () => {
+          const all = await usageRowsByKey(h.running.store, key.id);
+          return all.length >= before + 30 ? all : undefined;
+        },
+        { what: '30 more rows' },
+      );
       const mine = rows.filter((r) => ids.has(r.request_id));
       assert.equal(mine.length, 30);
       assert.equal(new Set(mine.map((r) => r.request_id)).size, 30, 'no request metered twice');
@@ -228,7 +270,13 @@ for (const store of storeKinds()) {
       const mock = await startMockOpenAI();
       const dataDir = mkdtempSync(join(tmpdir(), 'gateway-metering-'));
       const schema = store === 'postgres' ? `t_${randomBytes(6).toString('hex')}` : undefined;
-      const common = { store: store as StoreKind, dataDir, ...(schema ? { schema } : {}), config: mockConfig(mock), env: { MOCK_OPENAI_KEY: 'sk-mock' } };
+      const common = {
+        store: store as StoreKind,
+        dataDir,
+        ...(schema ? { schema } : {}),
+        config: mockConfig(mock),
+        env: { MOCK_OPENAI_KEY: 'sk-mock' },
+      };
       let second: Harness | undefined;
       try {
         const first = await startHarness(common);
@@ -237,7 +285,10 @@ for (const store of storeKinds()) {
         mock.setScenario({ usage: { inputTokens: 100, outputTokens: 10 } });
         const results = await Promise.all(
           Array.from({ length: 40 }, (_, i) =>
-            first.gateway('POST', '/v1/chat/completions', { token: key.key, body: { model: MODEL, messages: user(`n${i}`), ...(i % 3 === 0 ? { stream: true } : {}) } }),
+            first.gateway('POST', '/v1/chat/completions', {
+              token: key.key,
+              body: { model: MODEL, messages: user(`n${i}`), ...(i % 3 === 0 ? { stream: true } : {}) },
+            }),
           ),
         );
         assert.ok(results.every((r) => r.status === 200));

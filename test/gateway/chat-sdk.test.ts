@@ -3,7 +3,12 @@ import assert from 'node:assert/strict';
 import { Agent } from 'undici';
 import OpenAI from 'openai';
 import { startHarness, type Harness } from '../support/gateway-harness.js';
-import { startMockOpenAI, startMockAnthropic, startMockGemini, type MockUpstream } from '../support/mock-upstreams/index.js';
+import {
+  startMockOpenAI,
+  startMockAnthropic,
+  startMockGemini,
+  type MockUpstream,
+} from '../support/mock-upstreams/index.js';
 
 const pricing = { input_per_mtok: 0.15, output_per_mtok: 0.6, cached_input_per_mtok: 0.075 };
 
@@ -13,18 +18,35 @@ describe('official openai SDK through the gateway', () => {
   let client: OpenAI;
   let dispatcher: Agent;
   before(async () => {
-    mocks = { openai: await startMockOpenAI({ apiKey: 'sk-openai' }), anthropic: await startMockAnthropic({ apiKey: 'sk-ant' }), gemini: await startMockGemini({ apiKey: 'g-key' }) };
+    mocks = {
+      openai: await startMockOpenAI({ apiKey: 'sk-openai' }),
+      anthropic: await startMockAnthropic({ apiKey: 'sk-ant' }),
+      gemini: await startMockGemini({ apiKey: 'g-key' }),
+    };
     h = await startHarness({
       config: {
         providers: [
           { id: 'mock-openai', kind: 'openai', base_url: mocks.openai.baseUrl, api_key_env: 'MOCK_OPENAI_KEY' },
-          { id: 'mock-anthropic', kind: 'anthropic', base_url: mocks.anthropic.baseUrl, api_key_env: 'MOCK_ANTHROPIC_KEY' },
+          {
+            id: 'mock-anthropic',
+            kind: 'anthropic',
+            base_url: mocks.anthropic.baseUrl,
+            api_key_env: 'MOCK_ANTHROPIC_KEY',
+          },
           { id: 'mock-gemini', kind: 'gemini', base_url: mocks.gemini.baseUrl, api_key_env: 'MOCK_GEMINI_KEY' },
         ],
         models: [
           { id: 'openai/gpt-4o-mini', providers: [{ provider: 'mock-openai', model: 'gpt-4o-mini' }], pricing },
-          { id: 'anthropic/claude-haiku-4-5', providers: [{ provider: 'mock-anthropic', model: 'claude-haiku-4-5' }], pricing },
-          { id: 'google/gemini-2.5-flash', providers: [{ provider: 'mock-gemini', model: 'gemini-2.5-flash' }], pricing },
+          {
+            id: 'anthropic/claude-haiku-4-5',
+            providers: [{ provider: 'mock-anthropic', model: 'claude-haiku-4-5' }],
+            pricing,
+          },
+          {
+            id: 'google/gemini-2.5-flash',
+            providers: [{ provider: 'mock-gemini', model: 'gemini-2.5-flash' }],
+            pricing,
+          },
         ],
       },
       env: { MOCK_OPENAI_KEY: 'sk-openai', MOCK_ANTHROPIC_KEY: 'sk-ant', MOCK_GEMINI_KEY: 'g-key' },
@@ -45,9 +67,16 @@ describe('official openai SDK through the gateway', () => {
     await Promise.all(Object.values(mocks).map((m) => m.close()));
   });
 
-  for (const [author, model] of [['openai', 'openai/gpt-4o-mini'], ['anthropic', 'anthropic/claude-haiku-4-5'], ['gemini', 'google/gemini-2.5-flash']] as const) {
+  for (const [author, model] of [
+    ['openai', 'openai/gpt-4o-mini'],
+    ['anthropic', 'anthropic/claude-haiku-4-5'],
+    ['gemini', 'google/gemini-2.5-flash'],
+  ] as const) {
     it(`${author}: chat.completions.create returns the caller's model id and usage`, async () => {
-      mocks[author].setScenario({ text: 'Hello there', usage: { inputTokens: 12, outputTokens: 3, cachedInputTokens: 4 } });
+      mocks[author].setScenario({
+        text: 'Hello there',
+        usage: { inputTokens: 12, outputTokens: 3, cachedInputTokens: 4 },
+      });
       const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }] });
       assert.equal(completion.object, 'chat.completion');
       assert.equal(completion.model, model);
@@ -60,7 +89,12 @@ describe('official openai SDK through the gateway', () => {
 
     it(`${author}: streaming delivers the text and a final usage chunk when asked`, async () => {
       mocks[author].setScenario({ textChunks: ['Hel', 'lo ', 'world'], usage: { inputTokens: 7, outputTokens: 3 } });
-      const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }], stream: true, stream_options: { include_usage: true } });
+      const stream = await client.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'Hi' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       let text = '';
       let usage: any;
       let finish: string | null = null;
@@ -77,15 +111,31 @@ describe('official openai SDK through the gateway', () => {
     });
 
     it(`${author}: tool calls come back in OpenAI shape, JSON and streamed`, async () => {
-      mocks[author].setScenario({ toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }], finishReason: 'tool_calls' });
-      const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
-      const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Weather?' }], tools });
+      mocks[author].setScenario({
+        toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }],
+        finishReason: 'tool_calls',
+      });
+      const tools = [
+        {
+          type: 'function' as const,
+          function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+        },
+      ];
+      const completion = await client.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'Weather?' }],
+        tools,
+      });
       const call = completion.choices[0]!.message.tool_calls![0]! as any;
       assert.equal(call.function.name, 'get_weather');
       assert.deepEqual(JSON.parse(call.function.arguments), { city: 'Paris' });
       assert.equal(completion.choices[0]!.finish_reason, 'tool_calls');
 
-      const stream = client.chat.completions.stream({ model, messages: [{ role: 'user', content: 'Weather?' }], tools });
+      const stream = client.chat.completions.stream({
+        model,
+        messages: [{ role: 'user', content: 'Weather?' }],
+        tools,
+      });
       const final = await stream.finalChatCompletion();
       const streamedCall = final.choices[0]!.message.tool_calls![0]! as any;
       assert.equal(streamedCall.function.name, 'get_weather');
@@ -98,7 +148,13 @@ describe('official openai SDK through the gateway', () => {
         tools,
         messages: [
           { role: 'user', content: 'Weather?' },
-          { role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: call.id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+            ],
+          },
           { role: 'tool', tool_call_id: call.id, content: '{"temp":21}' },
         ],
       });
@@ -108,10 +164,17 @@ describe('official openai SDK through the gateway', () => {
   }
 
   it('local/echo answers with no provider configured', async () => {
-    const completion = await client.chat.completions.create({ model: 'local/echo', messages: [{ role: 'user', content: 'ping' }] });
+    const completion = await client.chat.completions.create({
+      model: 'local/echo',
+      messages: [{ role: 'user', content: 'ping' }],
+    });
     assert.match(completion.choices[0]!.message.content!, /ping/);
     assert.ok(completion.usage!.prompt_tokens > 0);
-    const stream = await client.chat.completions.create({ model: 'local/echo', messages: [{ role: 'user', content: 'one two three four five' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'local/echo',
+      messages: [{ role: 'user', content: 'one two three four five' }],
+      stream: true,
+    });
     let text = '';
     let chunks = 0;
     for await (const chunk of stream) {

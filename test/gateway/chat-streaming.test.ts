@@ -4,14 +4,24 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startHarness, type Harness } from '../support/gateway-harness.js';
-import { startMockAnthropic, startMockGemini, startMockOpenAI, type MockScenario, type MockUpstream } from '../support/mock-upstreams/index.js';
+import {
+  startMockAnthropic,
+  startMockGemini,
+  startMockOpenAI,
+  type MockScenario,
+  type MockUpstream,
+} from '../support/mock-upstreams/index.js';
 import { PRICING, header, rawClient, sseData, streamedText, usageRowOf, type RawClient } from '../support/chat-kit.js';
 import { pieceText, startBulkSseUpstream, type BulkSseUpstream } from '../support/bulk-sse-upstream.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-const MODELS = { openai: 'openai/gpt-4o-mini', anthropic: 'anthropic/claude-haiku-4-5', gemini: 'google/gemini-2.5-flash' } as const;
+const MODELS = {
+  openai: 'openai/gpt-4o-mini',
+  anthropic: 'anthropic/claude-haiku-4-5',
+  gemini: 'google/gemini-2.5-flash',
+} as const;
 type Author = keyof typeof MODELS;
 const user = (content = 'Hi') => [{ role: 'user', content }];
 
@@ -43,7 +53,11 @@ describe('chat completions streaming on the wire', () => {
         ],
         models: [
           { id: MODELS.openai, providers: [{ provider: 'mock-openai', model: 'gpt-4o-mini' }], pricing: PRICING },
-          { id: MODELS.anthropic, providers: [{ provider: 'mock-anthropic', model: 'claude-haiku-4-5' }], pricing: PRICING },
+          {
+            id: MODELS.anthropic,
+            providers: [{ provider: 'mock-anthropic', model: 'claude-haiku-4-5' }],
+            pricing: PRICING,
+          },
           { id: MODELS.gemini, providers: [{ provider: 'mock-gemini', model: 'gemini-2.5-flash' }], pricing: PRICING },
           { id: 'test/bulk', providers: [{ provider: 'bulk', model: 'bulk' }], pricing: PRICING },
         ],
@@ -63,7 +77,11 @@ describe('chat completions streaming on the wire', () => {
   beforeEach(() => Object.values(mocks).forEach((m) => m.reset()));
 
   async function stream(model: string, extra: Record<string, unknown> = {}) {
-    const response = await raw.post('/v1/chat/completions', { model, messages: user(), stream: true, ...extra }, { token });
+    const response = await raw.post(
+      '/v1/chat/completions',
+      { model, messages: user(), stream: true, ...extra },
+      { token },
+    );
     const text = await readAll(response.body);
     return { status: response.statusCode, headers: response.headers, text };
   }
@@ -97,7 +115,10 @@ describe('chat completions streaming on the wire', () => {
   });
 
   it('sends one final usage chunk (choices: []) when stream_options.include_usage is true', async () => {
-    mocks.openai.setScenario({ textChunks: ['a', 'b'], usage: { inputTokens: 9, outputTokens: 2, cachedInputTokens: 3 } });
+    mocks.openai.setScenario({
+      textChunks: ['a', 'b'],
+      usage: { inputTokens: 9, outputTokens: 2, cachedInputTokens: 3 },
+    });
     const { text } = await stream(MODELS.openai, { stream_options: { include_usage: true } });
     const events = sseData(text);
     assert.equal(events.at(-1), '[DONE]');
@@ -116,7 +137,10 @@ describe('chat completions streaming on the wire', () => {
     describe(`upstream stream faults (${author})`, () => {
       const faults: Array<[string, MockScenario]> = [
         ['malformed SSE', { malformedSse: true, textChunks: ['one ', 'two ', 'three'] }],
-        ['a connection closed mid-stream', { closeMidStream: true, textChunks: ['one ', 'two ', 'three ', 'four ', 'five'] }],
+        [
+          'a connection closed mid-stream',
+          { closeMidStream: true, textChunks: ['one ', 'two ', 'three ', 'four ', 'five'] },
+        ],
       ];
       for (const [name, scenario] of faults) {
         it(`${name} ends the stream with an error event in the gateway envelope`, async () => {
@@ -134,14 +158,21 @@ describe('chat completions streaming on the wire', () => {
           assert.equal(last.error.code, 'provider_error');
           // The gateway is fine afterwards.
           mocks[author].setScenario({ text: 'still alive' });
-          const after = await h.gateway('POST', '/v1/chat/completions', { token, body: { model: MODELS[author], messages: user() } });
+          const after = await h.gateway('POST', '/v1/chat/completions', {
+            token,
+            body: { model: MODELS[author], messages: user() },
+          });
           assert.equal(after.json.choices[0].message.content, 'still alive');
         });
       }
 
       it('CRLF line endings and UTF-8 split across reads give the exact text', async () => {
         const textChunks = ['Grüße ', 'aus ', 'Köln — ', '日本語の', 'テキスト ', '🎉👍🏽 ', 'done'];
-        for (const scenario of [{ crlf: true, textChunks }, { splitUtf8: true, textChunks }, { crlf: true, splitUtf8: true, textChunks }]) {
+        for (const scenario of [
+          { crlf: true, textChunks },
+          { splitUtf8: true, textChunks },
+          { crlf: true, splitUtf8: true, textChunks },
+        ]) {
           mocks[author].setScenario(scenario);
           const { text } = await stream(MODELS[author]);
           const events = sseData(text);
@@ -158,7 +189,11 @@ describe('chat completions streaming on the wire', () => {
     const pieces = Array.from({ length: 200 }, (_, i) => `word${i} `);
     mocks.openai.setScenario({ textChunks: pieces, chunkDelayMs: 10, usage: { inputTokens: 50, outputTokens: 200 } });
     const controller = new AbortController();
-    const response = await raw.post('/v1/chat/completions', { model: MODELS.openai, messages: user(), stream: true }, { token, signal: controller.signal, headers: { 'x-request-id': requestId } });
+    const response = await raw.post(
+      '/v1/chat/completions',
+      { model: MODELS.openai, messages: user(), stream: true },
+      { token, signal: controller.signal, headers: { 'x-request-id': requestId } },
+    );
     let text = '';
     let abortedAt = 0;
     try {
@@ -195,8 +230,14 @@ describe('chat completions streaming on the wire', () => {
       samples.push(closedAt - abortedAt);
       if (closedAt - abortedAt < 100) break;
     }
-    assert.ok(Math.min(...samples) < 100, `upstream socket closed ${samples.map((ms) => ms.toFixed(1)).join(', ')} ms after the client left`);
-    assert.ok(Math.max(...samples) < 1000, `no abort may take a second: ${samples.map((ms) => ms.toFixed(1)).join(', ')} ms`);
+    assert.ok(
+      Math.min(...samples) < 100,
+      `upstream socket closed ${samples.map((ms) => ms.toFixed(1)).join(', ')} ms after the client left`,
+    );
+    assert.ok(
+      Math.max(...samples) < 1000,
+      `no abort may take a second: ${samples.map((ms) => ms.toFixed(1)).join(', ')} ms`,
+    );
     assert.equal(mocks.openai.requests[0]!.responseEndedAt, undefined, 'the upstream never finished its answer');
 
     const row = await usageRowOf(h.running.store, requestId);
@@ -209,7 +250,11 @@ describe('chat completions streaming on the wire', () => {
   });
 
   it('a slow client cannot make the gateway buffer the upstream stream (backpressure), then gets all of it', async () => {
-    const response = await raw.post('/v1/chat/completions', { model: 'test/bulk', messages: user(), stream: true }, { token });
+    const response = await raw.post(
+      '/v1/chat/completions',
+      { model: 'test/bulk', messages: user(), stream: true },
+      { token },
+    );
     const body = response.body;
     try {
       assert.equal(response.statusCode, 200);
@@ -228,7 +273,11 @@ describe('chat completions streaming on the wire', () => {
         const at = performance.now();
         samples.push({ at, sent: bulk.bytesWritten() });
         const halfSecondAgo = samples.find((x) => x.at >= at - 500 - 1);
-        const stalled = at - pauseStarted >= 2_000 && halfSecondAgo !== undefined && at - halfSecondAgo.at >= 499 && halfSecondAgo.sent === samples.at(-1)!.sent;
+        const stalled =
+          at - pauseStarted >= 2_000 &&
+          halfSecondAgo !== undefined &&
+          at - halfSecondAgo.at >= 499 &&
+          halfSecondAgo.sent === samples.at(-1)!.sent;
         if (stalled || at - pauseStarted > 8_000) break;
       }
       const last = samples.at(-1)!;
@@ -239,8 +288,15 @@ describe('chat completions streaming on the wire', () => {
       const totalBytes = BULK.pieces * BULK.pieceChars;
       const mb = (n: number) => `${(n / 1048576).toFixed(1)} MB`;
       // Backpressure reaches the upstream: it stalls, far from the end of its answer.
-      assert.equal(last.sent, halfSecondBefore.sent, `the upstream kept sending while the client read nothing (${mb(halfSecondBefore.sent)} → ${mb(last.sent)})`);
-      assert.ok(last.sent < totalBytes * 0.6, `the upstream was held back (${mb(last.sent)} of ${mb(totalBytes)} sent)`);
+      assert.equal(
+        last.sent,
+        halfSecondBefore.sent,
+        `the upstream kept sending while the client read nothing (${mb(halfSecondBefore.sent)} → ${mb(last.sent)})`,
+      );
+      assert.ok(
+        last.sent < totalBytes * 0.6,
+        `the upstream was held back (${mb(last.sent)} of ${mb(totalBytes)} sent)`,
+      );
       // Memory of the whole test process (gateway, mock and client share it) stays well under the
       // 20 MB the upstream wants to send; what the upstream did send sits in kernel socket buffers.
       assert.ok(growth < 10 * 1048576, `memory grew by ${mb(growth)} while the client read nothing`);

@@ -14,12 +14,22 @@ describe('ChunkFramer', () => {
             role: fc.constant('assistant' as const),
             content: fc.string({ unit: 'grapheme' }),
             refusal: fc.string(),
-            tool_calls: fc.array(fc.record({ index: fc.nat(), id: fc.string(), function: fc.record({ name: fc.string(), arguments: fc.string() }) }), { maxLength: 2 }),
+            tool_calls: fc.array(
+              fc.record({
+                index: fc.nat(),
+                id: fc.string(),
+                function: fc.record({ name: fc.string(), arguments: fc.string() }),
+              }),
+              { maxLength: 2 },
+            ),
           },
           { requiredKeys: [] },
         ),
         (identity, delta) => {
-          assert.equal(new ChunkFramer(identity).delta(delta as ChunkDelta), sseData(formatChunk(identity, delta as ChunkDelta, null)));
+          assert.equal(
+            new ChunkFramer(identity).delta(delta as ChunkDelta),
+            sseData(formatChunk(identity, delta as ChunkDelta, null)),
+          );
         },
       ),
     );
@@ -34,9 +44,13 @@ describe('ChunkFramer', () => {
 
   it('frames a content-only delta to the same bytes as serialising the whole chunk', () => {
     fc.assert(
-      fc.property(fc.record({ id: fc.string(), created: fc.nat(), model: fc.string() }), fc.string({ unit: 'grapheme' }), (identity, content) => {
-        assert.equal(new ChunkFramer(identity).content(content), sseData(formatChunk(identity, { content }, null)));
-      }),
+      fc.property(
+        fc.record({ id: fc.string(), created: fc.nat(), model: fc.string() }),
+        fc.string({ unit: 'grapheme' }),
+        (identity, content) => {
+          assert.equal(new ChunkFramer(identity).content(content), sseData(formatChunk(identity, { content }, null)));
+        },
+      ),
     );
   });
 });

@@ -14,9 +14,18 @@ function dialogue(): Dialogue {
     system: 'You are a coding agent working in a repository.',
     task: 'Make the failing test pass.',
     turns: [
-      { assistant: 'Installing dependencies.', calls: [{ id: 'call_1', name: 'bash', args: { command: 'npm install' }, output: npm }] },
-      { assistant: 'Running the tests.', calls: [{ id: 'call_2', name: 'bash', args: { command: 'pytest -v' }, output: pytest }] },
-      { assistant: 'Running them again.', calls: [{ id: 'call_3', name: 'bash', args: { command: 'pytest -v' }, output: pytest }] },
+      {
+        assistant: 'Installing dependencies.',
+        calls: [{ id: 'call_1', name: 'bash', args: { command: 'npm install' }, output: npm }],
+      },
+      {
+        assistant: 'Running the tests.',
+        calls: [{ id: 'call_2', name: 'bash', args: { command: 'pytest -v' }, output: pytest }],
+      },
+      {
+        assistant: 'Running them again.',
+        calls: [{ id: 'call_3', name: 'bash', args: { command: 'pytest -v' }, output: pytest }],
+      },
       { assistant: 'I will now edit the code.', calls: [] },
     ],
   };
@@ -55,7 +64,8 @@ describe('POST /v1/compress', () => {
     await mock.close();
   });
 
-  const compress = (body: unknown, headers: Record<string, string> = {}) => h.gateway('POST', '/v1/compress', { token, body, headers });
+  const compress = (body: unknown, headers: Record<string, string> = {}) =>
+    h.gateway('POST', '/v1/compress', { token, body, headers });
 
   function assertCompressionObject(compression: any, expectSavings: boolean): void {
     assert.ok(compression, 'compression object present');
@@ -69,7 +79,10 @@ describe('POST /v1/compress', () => {
     const { uncompressed_input_tokens: before, compressed_input_tokens: after } = compression;
     assert.ok(after <= before);
     if (expectSavings) {
-      assert.ok(compression.applied_strategies.includes('tool_result_trimming'), JSON.stringify(compression.applied_strategies));
+      assert.ok(
+        compression.applied_strategies.includes('tool_result_trimming'),
+        JSON.stringify(compression.applied_strategies),
+      );
       assert.ok(after < before);
       // A fraction removed: 1000 → 810 gives 0.19.
       assert.ok(Math.abs(compression.compression_rate - (before - after) / before) < 1e-4, JSON.stringify(compression));
@@ -101,7 +114,10 @@ describe('POST /v1/compress', () => {
       const after = outputs(returned);
       assert.deepEqual([...after.keys()], [...before.keys()]);
       const total = (m: Map<string, string>) => [...m.values()].reduce((n, s) => n + s.length, 0);
-      assert.ok(total(after) < total(before) / 2, `${shape}: tool outputs ${total(before)} → ${total(after)} characters`);
+      assert.ok(
+        total(after) < total(before) / 2,
+        `${shape}: tool outputs ${total(before)} → ${total(after)} characters`,
+      );
       if (shape === 'messages') assert.equal(returned.system, sent.system);
       if (shape === 'responses') assert.equal(returned.instructions, sent.instructions);
     });
@@ -133,11 +149,22 @@ describe('POST /v1/compress', () => {
   });
 
   it('malformed JSON is 400 invalid_json; a body that cannot be converted is 400 invalid_request', async () => {
-    const malformed = await h.gateway('POST', '/v1/compress', { token, rawBody: '{"messages": [', headers: { 'content-type': 'application/json' } });
+    const malformed = await h.gateway('POST', '/v1/compress', {
+      token,
+      rawBody: '{"messages": [',
+      headers: { 'content-type': 'application/json' },
+    });
     assertGatewayError(malformed, { status: 400, code: 'invalid_json', type: 'invalid_request_error' });
-    assertGatewayError(await compress({ messages: 5 }), { status: 400, code: 'invalid_request', type: 'invalid_request_error' });
+    assertGatewayError(await compress({ messages: 5 }), {
+      status: 400,
+      code: 'invalid_request',
+      type: 'invalid_request_error',
+    });
     assertGatewayError(await compress([1, 2, 3]), { status: 400, code: 'invalid_request' });
-    assertGatewayError(await compress({ input: [{ type: 'function_call_output' }] }), { status: 400, code: 'invalid_request' });
+    assertGatewayError(await compress({ input: [{ type: 'function_call_output' }] }), {
+      status: 400,
+      code: 'invalid_request',
+    });
   });
 
   it('accepts x-api-key and Basic on /v1/compress; x-api-key alone is 401 on chat completions', async () => {
@@ -145,22 +172,42 @@ describe('POST /v1/compress', () => {
     const viaXApiKey = await h.gateway('POST', '/v1/compress', { body, headers: { 'x-api-key': token } });
     assert.equal(viaXApiKey.status, 200, viaXApiKey.text);
     assert.ok(viaXApiKey.json.compression);
-    const viaBasic = await h.gateway('POST', '/v1/compress', { body, headers: { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}` } });
+    const viaBasic = await h.gateway('POST', '/v1/compress', {
+      body,
+      headers: { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}` },
+    });
     assert.equal(viaBasic.status, 200, viaBasic.text);
     assertGatewayError(await h.gateway('POST', '/v1/compress', { body }), { status: 401, code: 'unauthorized' });
-    assertGatewayError(await h.gateway('POST', '/v1/compress', { body, headers: { 'x-api-key': 'wrong' } }), { status: 401, code: 'unauthorized' });
-    const chat = await h.gateway('POST', '/v1/chat/completions', { body: { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'hi' }] }, headers: { 'x-api-key': token } });
+    assertGatewayError(await h.gateway('POST', '/v1/compress', { body, headers: { 'x-api-key': 'wrong' } }), {
+      status: 401,
+      code: 'unauthorized',
+    });
+    const chat = await h.gateway('POST', '/v1/chat/completions', {
+      body: { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'hi' }] },
+      headers: { 'x-api-key': token },
+    });
     assertGatewayError(chat, { status: 401, code: 'unauthorized', type: 'authentication_error' });
   });
 
   it('an unknown compression model, in the header or the body, is 400 naming compression_model', async () => {
     const body = build(dialogue(), 'chat');
-    assertGatewayError(await compress(body, { 'x-gateway-compression-model': 'vim' }), { status: 400, code: 'invalid_request', param: 'compression_model' });
-    assertGatewayError(await compress({ ...body, compression_model: 'vim' }), { status: 400, code: 'invalid_request', param: 'compression_model' });
+    assertGatewayError(await compress(body, { 'x-gateway-compression-model': 'vim' }), {
+      status: 400,
+      code: 'invalid_request',
+      param: 'compression_model',
+    });
+    assertGatewayError(await compress({ ...body, compression_model: 'vim' }), {
+      status: 400,
+      code: 'invalid_request',
+      param: 'compression_model',
+    });
     for (const bundle of ['claude', 'codex', 'opencode', 'cursor']) {
       const result = await compress(body, { 'x-gateway-compression-model': bundle });
       assert.equal(result.status, 200, `${bundle}: ${result.text}`);
-      assert.ok(result.json.compression.compressed_input_tokens < result.json.compression.uncompressed_input_tokens, bundle);
+      assert.ok(
+        result.json.compression.compressed_input_tokens < result.json.compression.uncompressed_input_tokens,
+        bundle,
+      );
     }
   });
 });

@@ -33,7 +33,7 @@ describe('POST /v1/count_tokens', () => {
 
   const count = (body: unknown) => h.gateway('POST', '/v1/count_tokens', { token, body });
 
-  it('counts a chat body with the model\'s tokenizer, exactly as countRequestTokens does', async () => {
+  it("counts a chat body with the model's tokenizer, exactly as countRequestTokens does", async () => {
     const result = await count({ model: 'openai/gpt-4o', ...chatBody });
     assert.equal(result.status, 200, result.text);
     assert.equal(result.json.input_tokens, countRequestTokens(chatBody, 'o200k_base'));
@@ -45,14 +45,17 @@ describe('POST /v1/count_tokens', () => {
     }
   });
 
-  it('tokenizer overrides the model\'s choice', async () => {
+  it("tokenizer overrides the model's choice", async () => {
     // Text on which the two vocabularies disagree, so the override is visible.
     const body = { messages: [{ role: 'user', content: 'Привет, как дела? 東京タワーは高いです。' }] };
     const o200k = countRequestTokens(body, 'o200k_base');
     const cl100k = countRequestTokens(body, 'cl100k_base');
     assert.notEqual(o200k, cl100k);
     assert.equal((await count({ model: 'openai/gpt-4o', ...body })).json.input_tokens, o200k);
-    assert.equal((await count({ model: 'openai/gpt-4o', tokenizer: 'cl100k_base', ...body })).json.input_tokens, cl100k);
+    assert.equal(
+      (await count({ model: 'openai/gpt-4o', tokenizer: 'cl100k_base', ...body })).json.input_tokens,
+      cl100k,
+    );
     assert.equal((await count({ model: 'openai/gpt-4', tokenizer: 'o200k_base', ...body })).json.input_tokens, o200k);
   });
 
@@ -66,7 +69,11 @@ describe('POST /v1/count_tokens', () => {
   });
 
   it('a malformed model id is 400 bad_model_id', async () => {
-    assertGatewayError(await count({ model: 'nope', ...chatBody }), { status: 400, code: 'bad_model_id', param: 'model' });
+    assertGatewayError(await count({ model: 'nope', ...chatBody }), {
+      status: 400,
+      code: 'bad_model_id',
+      param: 'model',
+    });
   });
 
   it('messages default to none: only the reply priming is counted', async () => {
@@ -76,11 +83,19 @@ describe('POST /v1/count_tokens', () => {
   });
 
   it('counts a messages-style body (content blocks, top-level system) with the system prompt', async () => {
-    const system = [{ type: 'text', text: 'You are a careful reviewer of pull requests.', cache_control: { type: 'ephemeral' } }];
+    const system = [
+      { type: 'text', text: 'You are a careful reviewer of pull requests.', cache_control: { type: 'ephemeral' } },
+    ];
     const messages = [
       { role: 'user', content: [{ type: 'text', text: 'Review this diff, please.' }] },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'src/app.ts' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'export const answer = 42;' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'src/app.ts' } }],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'export const answer = 42;' }],
+      },
     ];
     const withSystem = await count({ model: 'anthropic/claude-sonnet-4-5', system, messages });
     const withoutSystem = await count({ model: 'anthropic/claude-sonnet-4-5', messages });
@@ -88,13 +103,16 @@ describe('POST /v1/count_tokens', () => {
     assert.equal(withSystem.json.input_tokens, countRequestTokens({ system, messages }, 'cl100k_base'));
     assert.equal(withoutSystem.json.input_tokens, countRequestTokens({ messages }, 'cl100k_base'));
     const systemTextTokens = encoders.cl100k_base!.encode_ordinary(system[0]!.text).length;
-    assert.ok(withSystem.json.input_tokens - withoutSystem.json.input_tokens > systemTextTokens, 'the system prompt is counted, with its framing');
+    assert.ok(
+      withSystem.json.input_tokens - withoutSystem.json.input_tokens > systemTextTokens,
+      'the system prompt is counted, with its framing',
+    );
     // A string system counts the same as one text block.
     const stringSystem = await count({ model: 'anthropic/claude-sonnet-4-5', system: system[0]!.text, messages });
     assert.equal(stringSystem.json.input_tokens, withSystem.json.input_tokens);
   });
 
-  it('plain text counts are tiktoken\'s, through the route', async () => {
+  it("plain text counts are tiktoken's, through the route", async () => {
     const texts = [
       'hello world',
       'The quick brown fox jumps over the lazy dog.',
@@ -111,13 +129,26 @@ describe('POST /v1/count_tokens', () => {
       for (const text of texts) {
         const result = await count({ model: 'openai/gpt-4o', tokenizer, messages: [{ role: 'user', content: text }] });
         const expected = encoders[tokenizer]!.encode_ordinary(text).length;
-        assert.equal(result.json.input_tokens - base.json.input_tokens, expected, `${tokenizer}: ${JSON.stringify(text)}`);
+        assert.equal(
+          result.json.input_tokens - base.json.input_tokens,
+          expected,
+          `${tokenizer}: ${JSON.stringify(text)}`,
+        );
       }
     }
   });
 
   it('tool definitions are counted', async () => {
-    const tools = [{ type: 'function', function: { name: 'get_weather', description: 'Current weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];
+    const tools = [
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'Current weather for a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
+    ];
     const withTools = await count({ model: 'openai/gpt-4o', ...chatBody, tools });
     assert.equal(withTools.json.input_tokens, countRequestTokens({ ...chatBody, tools }, 'o200k_base'));
     assert.ok(withTools.json.input_tokens > countRequestTokens(chatBody, 'o200k_base'));

@@ -33,7 +33,15 @@ const SPEC_STATUSES: Record<string, number> = {
   unauthorized: 401,
   forbidden: 403,
 };
-const SPEC_TYPES = ['invalid_request_error', 'authentication_error', 'permission_error', 'not_found_error', 'rate_limit_error', 'server_error', 'provider_error'];
+const SPEC_TYPES = [
+  'invalid_request_error',
+  'authentication_error',
+  'permission_error',
+  'not_found_error',
+  'rate_limit_error',
+  'server_error',
+  'provider_error',
+];
 
 const DOC = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'errors.md'), 'utf8');
 
@@ -52,7 +60,8 @@ describe('gateway error registry', () => {
   });
 
   it('uses the statuses the spec fixes and only the spec types', () => {
-    for (const [code, status] of Object.entries(SPEC_STATUSES)) assert.equal(GATEWAY_ERRORS[code as GatewayErrorCode].status, status, code);
+    for (const [code, status] of Object.entries(SPEC_STATUSES))
+      assert.equal(GATEWAY_ERRORS[code as GatewayErrorCode].status, status, code);
     for (const [code, entry] of Object.entries(GATEWAY_ERRORS)) {
       assert.ok(SPEC_TYPES.includes(entry.type), `${code}: ${entry.type}`);
       assert.ok(entry.status >= 400 && entry.status <= 599, code);
@@ -68,12 +77,14 @@ describe('gateway error registry', () => {
       assert.equal(row.status, entry.status, `${code}: status in docs/errors.md`);
       assert.equal(row.type, entry.type, `${code}: type in docs/errors.md`);
     }
-    for (const code of documented.keys()) assert.ok(code in GATEWAY_ERRORS, `docs/errors.md lists ${code}, which the registry does not hold`);
+    for (const code of documented.keys())
+      assert.ok(code in GATEWAY_ERRORS, `docs/errors.md lists ${code}, which the registry does not hold`);
   });
 
   it('documents the console envelope, the body size limit and its default', () => {
     assert.match(DOC, /\{"error": "[A-Za-z ]+", "message": /);
-    for (const status of [400, 401, 403, 404, 413]) assert.match(DOC, new RegExp(`^\\| ${status} \\| `, 'm'), `console status ${status}`);
+    for (const status of [400, 401, 403, 404, 413])
+      assert.match(DOC, new RegExp(`^\\| ${status} \\| `, 'm'), `console status ${status}`);
     assert.match(DOC, /GATEWAY_BODY_LIMIT_BYTES/);
     const defaultMiB = /default \*\*(\d+) MiB\*\*/.exec(DOC);
     assert.ok(defaultMiB, 'the default limit is stated');
@@ -84,10 +95,14 @@ describe('gateway error registry', () => {
     for (const code of Object.keys(GATEWAY_ERRORS) as GatewayErrorCode[]) {
       const error = new GatewayError(code);
       assert.equal(error.status, GATEWAY_ERRORS[code].status);
-      assert.deepEqual(error.toEnvelope(), { error: { message: GATEWAY_ERRORS[code].message, type: GATEWAY_ERRORS[code].type, code, param: null } });
+      assert.deepEqual(error.toEnvelope(), {
+        error: { message: GATEWAY_ERRORS[code].message, type: GATEWAY_ERRORS[code].type, code, param: null },
+      });
     }
     const custom = new GatewayError('bad_model_id', { message: 'nope', param: 'model', extra: { provider: 'x' } });
-    assert.deepEqual(custom.toEnvelope(), { error: { message: 'nope', type: 'invalid_request_error', code: 'bad_model_id', param: 'model', provider: 'x' } });
+    assert.deepEqual(custom.toEnvelope(), {
+      error: { message: 'nope', type: 'invalid_request_error', code: 'bad_model_id', param: 'model', provider: 'x' },
+    });
   });
 });
 
@@ -149,7 +164,10 @@ for (const store of storeKinds()) {
     });
 
     it('a console body just under the limit is accepted', async () => {
-      const result = await h.console('POST', `/v1/organizations/${org.id}/api_keys`, { token: org.token, body: { name: 'n'.repeat(200) } });
+      const result = await h.console('POST', `/v1/organizations/${org.id}/api_keys`, {
+        token: org.token,
+        body: { name: 'n'.repeat(200) },
+      });
       assert.equal(result.status, 201);
       await h.console('DELETE', `/v1/organizations/${org.id}/api_keys/${result.json.id}`, { token: org.token });
     });
@@ -157,7 +175,10 @@ for (const store of storeKinds()) {
     it('a gateway body over the limit gets 413 request_too_large in the gateway envelope', async (t) => {
       if (bodyRoutes.length === 0) return t.skip('no gateway POST route exists yet');
       for (const path of bodyRoutes) {
-        const result = await h.gateway('POST', path, { token: key, body: { model: 'local/echo', messages: [{ role: 'user', content: 'x'.repeat(LIMIT * 2) }] } });
+        const result = await h.gateway('POST', path, {
+          token: key,
+          body: { model: 'local/echo', messages: [{ role: 'user', content: 'x'.repeat(LIMIT * 2) }] },
+        });
         assert.equal(result.status, 413, path);
         assertGatewayEnvelope(result.json, 'request_too_large');
         assert.equal(result.json.error.type, 'invalid_request_error');
@@ -188,7 +209,11 @@ for (const store of storeKinds()) {
       if (bodyRoutes.length === 0) return t.skip('no gateway POST route exists yet');
       for (const path of bodyRoutes) {
         for (const rawBody of ['{', '{"model": }', '[1,]']) {
-          const result = await h.gateway('POST', path, { token: key, rawBody, headers: { 'content-type': 'application/json' } });
+          const result = await h.gateway('POST', path, {
+            token: key,
+            rawBody,
+            headers: { 'content-type': 'application/json' },
+          });
           assert.equal(result.status, 400, `${path} ${rawBody}`);
           assertGatewayEnvelope(result.json, 'invalid_json');
         }

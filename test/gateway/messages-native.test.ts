@@ -6,7 +6,16 @@ import { Agent } from 'undici';
 import Anthropic from '@anthropic-ai/sdk';
 import { startHarness, type Harness } from '../support/gateway-harness.js';
 import { startMockAnthropic, startMockOpenAI, type MockUpstream } from '../support/mock-upstreams/index.js';
-import { PRICING, header, keySpend, parseSse, rawClient, usageRowOf, waitFor, type RawClient } from '../support/chat-kit.js';
+import {
+  PRICING,
+  header,
+  keySpend,
+  parseSse,
+  rawClient,
+  usageRowOf,
+  waitFor,
+  type RawClient,
+} from '../support/chat-kit.js';
 
 /**
  * /v1/messages, native pass-through (docs/agent-endpoints.md): a model whose first target is
@@ -24,18 +33,38 @@ function startErrorEventUpstream(): Promise<{ server: Server; baseUrl: string }>
     req.resume();
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const send = (type: string, payload: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`);
-      send('message_start', { message: { id: 'msg_raw', type: 'message', role: 'assistant', model: 'raw', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 25, output_tokens: 1 } } });
+      const send = (type: string, payload: object) =>
+        res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`);
+      send('message_start', {
+        message: {
+          id: 'msg_raw',
+          type: 'message',
+          role: 'assistant',
+          model: 'raw',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 25, output_tokens: 1 },
+        },
+      });
       send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
       send('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'partial' } });
       send('error', { error: { type: 'overloaded_error', message: 'Overloaded' } });
       res.end();
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` }),
+    ),
+  );
 }
 
-const WEATHER_TOOL = { name: 'get_weather', description: 'Current weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const WEATHER_TOOL = {
+  name: 'get_weather',
+  description: 'Current weather',
+  input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
 
 /** Everything the translation used to lose: thinking (history and setting), top_k, cache_control on tools and mid-turn tool_use, is_error, unknown fields. */
 function faithfulBody(extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -52,13 +81,22 @@ function faithfulBody(extra: Record<string, unknown> = {}): Record<string, unkno
     tools: [{ ...WEATHER_TOOL, cache_control: { type: 'ephemeral' } }],
     tool_choice: { type: 'auto' },
     messages: [
-      { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo and Rome?', cache_control: { type: 'ephemeral' } }] },
+      {
+        role: 'user',
+        content: [{ type: 'text', text: 'Weather in Oslo and Rome?', cache_control: { type: 'ephemeral' } }],
+      },
       {
         role: 'assistant',
         content: [
           { type: 'thinking', thinking: 'Two cities: two calls.', signature: 'EqQBCkYIARgCIkBsig==' },
           { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP' },
-          { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Oslo' }, cache_control: { type: 'ephemeral' } },
+          {
+            type: 'tool_use',
+            id: 'toolu_a',
+            name: 'get_weather',
+            input: { city: 'Oslo' },
+            cache_control: { type: 'ephemeral' },
+          },
           { type: 'tool_use', id: 'toolu_b', name: 'get_weather', input: { city: 'Rome' } },
         ],
       },
@@ -97,14 +135,37 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
       config: {
         providers: [
           { id: 'mock-anthropic', kind: 'anthropic', base_url: anthropic.baseUrl, api_key_env: 'MOCK_ANTHROPIC_KEY' },
-          { id: 'mock-anthropic-b', kind: 'anthropic', base_url: anthropicB.baseUrl, api_key_env: 'MOCK_ANTHROPIC_B_KEY' },
+          {
+            id: 'mock-anthropic-b',
+            kind: 'anthropic',
+            base_url: anthropicB.baseUrl,
+            api_key_env: 'MOCK_ANTHROPIC_B_KEY',
+          },
           { id: 'mock-openai', kind: 'openai', base_url: openai.baseUrl, api_key_env: 'MOCK_OPENAI_KEY' },
           { id: 'raw-anthropic', kind: 'anthropic', base_url: errorUpstream.baseUrl },
         ],
         models: [
-          { id: NATIVE, providers: [{ provider: 'mock-anthropic', model: 'claude-native-20250929' }], pricing: PRICING },
-          { id: MIXED, providers: [{ provider: 'mock-anthropic', model: 'claude-mixed-up' }, { provider: 'mock-openai', model: 'gpt-4o-mini' }], pricing: PRICING },
-          { id: PAIR, providers: [{ provider: 'mock-anthropic', model: 'claude-a' }, { provider: 'mock-anthropic-b', model: 'claude-b' }], pricing: PRICING },
+          {
+            id: NATIVE,
+            providers: [{ provider: 'mock-anthropic', model: 'claude-native-20250929' }],
+            pricing: PRICING,
+          },
+          {
+            id: MIXED,
+            providers: [
+              { provider: 'mock-anthropic', model: 'claude-mixed-up' },
+              { provider: 'mock-openai', model: 'gpt-4o-mini' },
+            ],
+            pricing: PRICING,
+          },
+          {
+            id: PAIR,
+            providers: [
+              { provider: 'mock-anthropic', model: 'claude-a' },
+              { provider: 'mock-anthropic-b', model: 'claude-b' },
+            ],
+            pricing: PRICING,
+          },
           { id: RAW, providers: [{ provider: 'raw-anthropic', model: 'claude-raw' }], pricing: PRICING },
         ],
         retry: { max_attempts: 2, base_delay_ms: 5, max_delay_ms: 50 },
@@ -115,7 +176,12 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
     key = await h.createKey(org);
     raw = rawClient(h.running.urls.gateway, h.ca);
     dispatcher = new Agent({ connect: { ca: h.ca } });
-    client = new Anthropic({ apiKey: key.key, baseURL: h.running.urls.gateway, fetchOptions: { dispatcher } as never, maxRetries: 0 });
+    client = new Anthropic({
+      apiKey: key.key,
+      baseURL: h.running.urls.gateway,
+      fetchOptions: { dispatcher } as never,
+      maxRetries: 0,
+    });
   });
   after(async () => {
     await raw.close();
@@ -130,11 +196,19 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
   });
 
   const post = (body: Record<string, unknown>, headers: Record<string, string> = {}, token = key.key) =>
-    h.gateway('POST', '/v1/messages', { headers: { 'x-api-key': token, 'anthropic-version': '2023-06-01', ...headers }, body });
+    h.gateway('POST', '/v1/messages', {
+      headers: { 'x-api-key': token, 'anthropic-version': '2023-06-01', ...headers },
+      body,
+    });
 
   it('forwards the client body as sent: thinking, top_k, cache_control on tools and blocks, stop_sequences, unknown fields; gateway members removed, model replaced', async () => {
     anthropic.setScenario({ text: 'ok' });
-    const body = faithfulBody({ tags: ['team-a'], enable_debug: false, gateway_tool_ids: [], compression_model: undefined });
+    const body = faithfulBody({
+      tags: ['team-a'],
+      enable_debug: false,
+      gateway_tool_ids: [],
+      compression_model: undefined,
+    });
     const result = await post(body, { 'anthropic-beta': 'interleaved-thinking-2025-05-14,context-1m-2025-08-07' });
     assert.equal(result.status, 200, result.text);
     const received = anthropic.lastRequest()!;
@@ -158,10 +232,18 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
     const message = result.json;
     assert.equal(message.id, 'msg_mock', "Anthropic's id");
     assert.equal(message.model, 'claude-native', 'the model as the client sent it');
-    assert.deepEqual(message.content, [{ type: 'thinking', ...THINKING }, { type: 'text', text: 'Rome: 24°C.' }]);
+    assert.deepEqual(message.content, [
+      { type: 'thinking', ...THINKING },
+      { type: 'text', text: 'Rome: 24°C.' },
+    ]);
     assert.equal(message.stop_reason, 'stop_sequence');
     assert.equal(message.stop_sequence, 'END');
-    assert.deepEqual(message.usage, { input_tokens: 100, cache_read_input_tokens: 600, cache_creation_input_tokens: 300, output_tokens: 42 });
+    assert.deepEqual(message.usage, {
+      input_tokens: 100,
+      cache_read_input_tokens: 600,
+      cache_creation_input_tokens: 300,
+      output_tokens: 42,
+    });
     const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
     assert.equal(row.endpoint, '/v1/messages');
     assert.equal(row.provider, 'mock-anthropic');
@@ -188,9 +270,25 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
     const events = parseSse(result.text).map((e) => ({ name: e.event!, data: JSON.parse(e.data) }));
     for (const e of events) assert.equal(e.data.type, e.name);
     // The same sequence the mock sent (its ping comes after the first block start, as Anthropic's does).
-    const upstreamNames = ['message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'content_block_start', 'ping',
-      'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'];
-    assert.deepEqual(events.map((e) => e.name), upstreamNames);
+    const upstreamNames = [
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'ping',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ];
+    assert.deepEqual(
+      events.map((e) => e.name),
+      upstreamNames,
+    );
     assert.equal(events[0]!.data.message.model, 'claude-native');
     assert.equal(events[0]!.data.message.usage.cache_read_input_tokens, 200);
     assert.deepEqual(events[1]!.data.content_block, { type: 'thinking', thinking: '', signature: '' });
@@ -212,10 +310,18 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
   });
 
   it('the official SDK: messages.create and messages.stream return thinking blocks and stop_sequence', async () => {
-    anthropic.setScenario({ thinking: THINKING, textChunks: ['Hi ', 'there'], stopSequence: 'END', usage: { inputTokens: 30, cachedInputTokens: 10, outputTokens: 4 } });
+    anthropic.setScenario({
+      thinking: THINKING,
+      textChunks: ['Hi ', 'there'],
+      stopSequence: 'END',
+      usage: { inputTokens: 30, cachedInputTokens: 10, outputTokens: 4 },
+    });
     const params = faithfulBody() as unknown as Anthropic.MessageCreateParamsNonStreaming;
     const created = await client.messages.create(params);
-    assert.deepEqual(created.content, [{ type: 'thinking', ...THINKING }, { type: 'text', text: 'Hi there' }]);
+    assert.deepEqual(created.content, [
+      { type: 'thinking', ...THINKING },
+      { type: 'text', text: 'Hi there' },
+    ]);
     assert.equal(created.stop_reason, 'stop_sequence');
     assert.equal(created.stop_sequence, 'END');
     assert.equal(created.model, 'claude-native');
@@ -225,7 +331,10 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
     stream.on('text', (t) => texts.push(t));
     const final = await stream.finalMessage();
     assert.equal(texts.join(''), 'Hi there');
-    assert.deepEqual(final.content, [{ type: 'thinking', ...THINKING }, { type: 'text', text: 'Hi there' }]);
+    assert.deepEqual(final.content, [
+      { type: 'thinking', ...THINKING },
+      { type: 'text', text: 'Hi there' },
+    ]);
     assert.equal(final.stop_reason, 'stop_sequence');
     assert.equal(final.stop_sequence, 'END');
     assert.equal(final.usage.input_tokens, 20);
@@ -239,11 +348,15 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
     const pieces = Array.from({ length: 200 }, (_, i) => `word${i} `);
     anthropic.setScenario({ textChunks: pieces, chunkDelayMs: 10, usage: { inputTokens: 50, outputTokens: 200 } });
     const controller = new AbortController();
-    const response = await raw.post('/v1/messages', { model: NATIVE, max_tokens: 1000, stream: true, messages: [{ role: 'user', content: 'Talk' }] }, {
-      token: key.key,
-      signal: controller.signal,
-      headers: { 'x-request-id': requestId },
-    });
+    const response = await raw.post(
+      '/v1/messages',
+      { model: NATIVE, max_tokens: 1000, stream: true, messages: [{ role: 'user', content: 'Talk' }] },
+      {
+        token: key.key,
+        signal: controller.signal,
+        headers: { 'x-request-id': requestId },
+      },
+    );
     let text = '';
     let abortedAt = 0;
     try {
@@ -266,13 +379,19 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
     await streamAndLeave(`native-abort-warmup-${Date.now()}`);
     const requestId = `native-abort-${Date.now()}`;
     const { abortedAt, closedAt } = await streamAndLeave(requestId);
-    assert.ok(closedAt - abortedAt < 100, `upstream socket closed ${(closedAt - abortedAt).toFixed(1)} ms after the client left`);
+    assert.ok(
+      closedAt - abortedAt < 100,
+      `upstream socket closed ${(closedAt - abortedAt).toFixed(1)} ms after the client left`,
+    );
     assert.equal(anthropic.requests[0]!.responseEndedAt, undefined, 'the upstream never finished its answer');
     const row = await usageRowOf(h.running.store, requestId);
     assert.equal(Number(row.status_code), 499);
     assert.equal(row.error_code, 'client_closed');
     assert.equal(Number(row.input_tokens), 50, "message_start's input count");
-    assert.ok(Number(row.output_tokens) > 0 && Number(row.output_tokens) < 200, `output ${row.output_tokens} estimated from what was produced`);
+    assert.ok(
+      Number(row.output_tokens) > 0 && Number(row.output_tokens) < 200,
+      `output ${row.output_tokens} estimated from what was produced`,
+    );
   });
 
   it('a 429 is retried on the same Anthropic target (retry-after honoured), natively', async () => {
@@ -282,7 +401,10 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
     assert.equal(anthropic.requests.length, 2);
     assert.equal(anthropic.requests[1]!.body.top_k, 7, 'the retry sends the same native body');
     assert.deepEqual(result.json.content, [{ type: 'text', text: 'after retry' }]);
-    assert.deepEqual(result.json.debug.attempts.map((a: any) => a.status), [429, 200]);
+    assert.deepEqual(
+      result.json.debug.attempts.map((a: any) => a.status),
+      [429, 200],
+    );
   });
 
   it('5xx on every try of the first Anthropic target: the next Anthropic target answers natively', async () => {
@@ -326,16 +448,32 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
       assert.equal(openai.requests.length, 1);
       const sent = openai.lastRequest()!.body;
       assert.equal(sent.model, 'gpt-4o-mini');
-      assert.ok(Array.isArray(sent.messages) && sent.messages.some((m: any) => m.role === 'tool'), 'a chat-shaped request');
+      assert.ok(
+        Array.isArray(sent.messages) && sent.messages.some((m: any) => m.role === 'tool'),
+        'a chat-shaped request',
+      );
       const message = stream
         ? (() => {
             const events = parseSse(result.text).map((e) => JSON.parse(e.data));
             assert.equal(events.at(-1).type, 'message_stop');
-            return { text: events.filter((e) => e.delta?.type === 'text_delta').map((e) => e.delta.text).join(''), debug: events.find((e) => e.type === 'message_delta').debug };
+            return {
+              text: events
+                .filter((e) => e.delta?.type === 'text_delta')
+                .map((e) => e.delta.text)
+                .join(''),
+              debug: events.find((e) => e.type === 'message_delta').debug,
+            };
           })()
         : { text: result.json.content[0].text, debug: result.json.debug };
       assert.equal(message.text, 'from openai');
-      assert.deepEqual(message.debug.attempts.map((a: any) => [a.provider, a.status]), [['mock-anthropic', 503], ['mock-anthropic', 503], ['mock-openai', 200]]);
+      assert.deepEqual(
+        message.debug.attempts.map((a: any) => [a.provider, a.status]),
+        [
+          ['mock-anthropic', 503],
+          ['mock-anthropic', 503],
+          ['mock-openai', 200],
+        ],
+      );
       assert.equal(message.debug.messages_path, 'translated_fallback');
       const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
       assert.equal(row.provider, 'mock-openai');
@@ -365,17 +503,28 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
     assert.equal(result.status, 429);
     assert.equal(result.json.error.type, 'rate_limit_error');
     assert.equal(header(result, 'retry-after'), '7');
-    await assert.rejects(client.messages.create({ model: NATIVE, max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] }), (error: unknown) => {
-      assert.ok(error instanceof Anthropic.RateLimitError);
-      return true;
-    });
+    await assert.rejects(
+      client.messages.create({ model: NATIVE, max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] }),
+      (error: unknown) => {
+        assert.ok(error instanceof Anthropic.RateLimitError);
+        return true;
+      },
+    );
   });
 
-  it('an Anthropic `error` event mid-stream ends the client stream with the route\'s error event; metered with what was produced', async () => {
-    const result = await post({ model: RAW, max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+  it("an Anthropic `error` event mid-stream ends the client stream with the route's error event; metered with what was produced", async () => {
+    const result = await post({
+      model: RAW,
+      max_tokens: 10,
+      stream: true,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     assert.equal(result.status, 200);
     const events = parseSse(result.text);
-    assert.deepEqual(events.map((e) => e.event), ['message_start', 'content_block_start', 'content_block_delta', 'error']);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['message_start', 'content_block_start', 'content_block_delta', 'error'],
+    );
     const error = JSON.parse(events.at(-1)!.data);
     assert.equal(error.type, 'error');
     assert.equal(error.error.code, 'provider_error');
@@ -389,7 +538,12 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
 
   it('an upstream stream cut short becomes the error event and is metered with its status', async () => {
     anthropic.setScenario({ textChunks: ['a ', 'b ', 'c ', 'd ', 'e ', 'f'], closeMidStream: true });
-    const result = await post({ model: NATIVE, max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+    const result = await post({
+      model: NATIVE,
+      max_tokens: 10,
+      stream: true,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     assert.equal(result.status, 200);
     const events = parseSse(result.text);
     const last = events.at(-1)!;
@@ -410,18 +564,29 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
 
     const capped = await h.createKey(org, { name: 'capped', max_usage: 100 });
     anthropic.setScenario({ usage: { inputTokens: 1000, outputTokens: 500 } });
-    const ok = await post({ model: NATIVE, max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Hi' }] }, {}, capped.key);
+    const ok = await post(
+      { model: NATIVE, max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Hi' }] },
+      {},
+      capped.key,
+    );
     assert.equal(ok.status, 200);
     await usageRowOf(h.running.store, header(ok, 'x-request-id')!);
-    const spend = await waitFor(async () => {
-      const s = await keySpend(h.running.store, capped.id);
-      return s.spent === 450 && s.reserved === 0 ? s : undefined;
-    }, { what: 'settled spend' });
+    const spend = await waitFor(
+      async () => {
+        const s = await keySpend(h.running.store, capped.id);
+        return s.spent === 450 && s.reserved === 0 ? s : undefined;
+      },
+      { what: 'settled spend' },
+    );
     assert.deepEqual(spend, { spent: 450, reserved: 0 });
   });
 
   it('compression applies in Messages form: tool results shrink, thinking and cache hints stay, the response reports it', async () => {
-    const lines = Array.from({ length: 400 }, (_, i) => `2024-01-01T00:00:${String(i % 60).padStart(2, '0')} INFO worker[${i % 4}] processed batch ${i} ok, queue depth 17, latency 12ms`).join('\n');
+    const lines = Array.from(
+      { length: 400 },
+      (_, i) =>
+        `2024-01-01T00:00:${String(i % 60).padStart(2, '0')} INFO worker[${i % 4}] processed batch ${i} ok, queue depth 17, latency 12ms`,
+    ).join('\n');
     const body = faithfulBody({ model: NATIVE, compression_model: 'claude' });
     const messages = body.messages as any[];
     messages[2].content[1].content = lines;
@@ -429,7 +594,10 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
     const result = await post(body);
     assert.equal(result.status, 200, result.text);
     const sent = anthropic.lastRequest()!.body;
-    assert.ok(JSON.stringify(sent.messages[2].content[1].content).length < lines.length / 2, 'the long tool result was trimmed');
+    assert.ok(
+      JSON.stringify(sent.messages[2].content[1].content).length < lines.length / 2,
+      'the long tool result was trimmed',
+    );
     assert.deepEqual(sent.messages[1].content[0], messages[1].content[0], 'thinking kept');
     assert.deepEqual(sent.tools[0].cache_control, { type: 'ephemeral' });
     assert.equal(sent.top_k, 7);
@@ -449,14 +617,28 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
   it('gateway tools on the request keep the translated path (the tool loop works on the canonical shape)', async () => {
     const toolsOrg = await h.organization();
     const toolsKey = await h.createKey(toolsOrg);
-    const activated = await h.console('POST', `/v1/organizations/${toolsOrg.id}/gateway_tools/gateway_current_time`, { token: toolsOrg.token, body: { active: true } });
+    const activated = await h.console('POST', `/v1/organizations/${toolsOrg.id}/gateway_tools/gateway_current_time`, {
+      token: toolsOrg.token,
+      body: { active: true },
+    });
     assert.equal(activated.status, 200, activated.text);
     anthropic.setScenario({ text: 'translated' });
-    const result = await post(faithfulBody({ model: NATIVE, gateway_tool_ids: ['gateway_current_time'] }), {}, toolsKey.key);
+    const result = await post(
+      faithfulBody({ model: NATIVE, gateway_tool_ids: ['gateway_current_time'] }),
+      {},
+      toolsKey.key,
+    );
     assert.equal(result.status, 200, result.text);
     const sent = anthropic.lastRequest()!.body;
-    assert.ok(sent.tools.some((t: any) => t.name === 'gateway_current_time'), 'gateway tool injected');
-    assert.deepEqual(sent.messages[1].content.map((b: any) => b.type), ['tool_use', 'tool_use'], 'thinking dropped by the translation');
+    assert.ok(
+      sent.tools.some((t: any) => t.name === 'gateway_current_time'),
+      'gateway tool injected',
+    );
+    assert.deepEqual(
+      sent.messages[1].content.map((b: any) => b.type),
+      ['tool_use', 'tool_use'],
+      'thinking dropped by the translation',
+    );
     assert.equal(sent.top_k, undefined);
     assert.match(result.json.id, /^msg_/);
     assert.notEqual(result.json.id, 'msg_mock', 'a gateway-made message');

@@ -54,7 +54,8 @@ for (const store of storeKinds()) {
       assert.ok(ids.includes('local/echo'));
       assert.ok(ids.includes('openai/gpt-4o-mini'));
       assert.ok(ids.includes('acme/house-model'));
-      for (const builtIn of DEFAULT_MODELS.filter((m) => m.id !== 'openai/gpt-4o')) assert.ok(ids.includes(builtIn.id), builtIn.id);
+      for (const builtIn of DEFAULT_MODELS.filter((m) => m.id !== 'openai/gpt-4o'))
+        assert.ok(ids.includes(builtIn.id), builtIn.id);
       const house = result.json.data.find((m: { id: string }) => m.id === 'acme/house-model');
       assert.equal(house.owned_by, 'acme');
     });
@@ -94,7 +95,12 @@ describe('GET /v1/models without a config file', () => {
     const key = (await h.createKey(await h.organization())).key;
     const result = await h.gateway('GET', '/v1/models', { token: key });
     const ids = result.json.data.map((m: { id: string }) => m.id).sort();
-    assert.deepEqual(ids, DEFAULT_MODELS.filter((m) => m.active !== false).map((m) => m.id).sort());
+    assert.deepEqual(
+      ids,
+      DEFAULT_MODELS.filter((m) => m.active !== false)
+        .map((m) => m.id)
+        .sort(),
+    );
     assert.ok(ids.includes('local/echo'));
   });
 });

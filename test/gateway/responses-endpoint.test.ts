@@ -5,7 +5,13 @@ import OpenAI from 'openai';
 import { usageRowOf, assertGatewayError } from '../support/chat-kit.js';
 import { startThreeUpstreams, MODEL_OF, type ThreeUpstreams } from '../support/three-upstreams.js';
 
-const WEATHER_TOOL = { type: 'function' as const, name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: false };
+const WEATHER_TOOL = {
+  type: 'function' as const,
+  name: 'get_weather',
+  description: 'Current weather',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  strict: false,
+};
 
 describe('POST /v1/responses with the official openai SDK', () => {
   let env: ThreeUpstreams;
@@ -14,7 +20,12 @@ describe('POST /v1/responses with the official openai SDK', () => {
   before(async () => {
     env = await startThreeUpstreams();
     dispatcher = new Agent({ connect: { ca: env.h.ca } });
-    client = new OpenAI({ apiKey: env.key.key, baseURL: `${env.h.running.urls.gateway}/v1`, fetchOptions: { dispatcher } as never, maxRetries: 0 });
+    client = new OpenAI({
+      apiKey: env.key.key,
+      baseURL: `${env.h.running.urls.gateway}/v1`,
+      fetchOptions: { dispatcher } as never,
+      maxRetries: 0,
+    });
   });
   after(async () => {
     await env.stop();
@@ -25,7 +36,10 @@ describe('POST /v1/responses with the official openai SDK', () => {
     const model = MODEL_OF[upstream];
 
     it(`${upstream}: responses.create returns a completed Response with output_text and usage`, async () => {
-      env.mocks[upstream].setScenario({ text: 'Hello there', usage: { inputTokens: 30, outputTokens: 3, cachedInputTokens: 10 } });
+      env.mocks[upstream].setScenario({
+        text: 'Hello there',
+        usage: { inputTokens: 30, outputTokens: 3, cachedInputTokens: 10 },
+      });
       const { data: response, response: raw } = await client.responses
         .create({ model, instructions: 'Be brief.', input: 'Hi', max_output_tokens: 100, temperature: 0.5 })
         .withResponse();
@@ -53,7 +67,10 @@ describe('POST /v1/responses with the official openai SDK', () => {
     });
 
     it(`${upstream}: responses.create with stream: true yields the Responses events in order`, async () => {
-      env.mocks[upstream].setScenario({ textChunks: ['Hel', 'lo ', 'world'], usage: { inputTokens: 7, outputTokens: 3 } });
+      env.mocks[upstream].setScenario({
+        textChunks: ['Hel', 'lo ', 'world'],
+        usage: { inputTokens: 7, outputTokens: 3 },
+      });
       const stream = await client.responses.create({ model, input: [{ role: 'user', content: 'Hi' }], stream: true });
       const types: string[] = [];
       let text = '';
@@ -64,15 +81,27 @@ describe('POST /v1/responses with the official openai SDK', () => {
         if (event.type === 'response.completed') completed = event.response;
       }
       assert.equal(text, 'Hello world');
-      assert.deepEqual(types.slice(0, 4), ['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added']);
-      assert.deepEqual(types.slice(-4), ['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed']);
+      assert.deepEqual(types.slice(0, 4), [
+        'response.created',
+        'response.in_progress',
+        'response.output_item.added',
+        'response.content_part.added',
+      ]);
+      assert.deepEqual(types.slice(-4), [
+        'response.output_text.done',
+        'response.content_part.done',
+        'response.output_item.done',
+        'response.completed',
+      ]);
       assert.equal(completed!.output_text, 'Hello world');
       assert.equal(completed!.usage!.input_tokens, 7);
       assert.equal(completed!.usage!.output_tokens, 3);
     });
 
     it(`${upstream}: function call round trip — function_call out, function_call_output back, JSON and streamed`, async () => {
-      env.mocks[upstream].setScenario({ toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Paris' } }] });
+      env.mocks[upstream].setScenario({
+        toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Paris' } }],
+      });
       const first = await client.responses.create({ model, input: 'Weather in Paris?', tools: [WEATHER_TOOL] });
       const call = first.output.find((o) => o.type === 'function_call');
       assert.ok(call && call.type === 'function_call');
@@ -81,7 +110,9 @@ describe('POST /v1/responses with the official openai SDK', () => {
       assert.equal(call.status, 'completed');
       assert.match(call.id!, /^fc_/);
 
-      const streamed = await client.responses.stream({ model, input: 'Weather in Paris?', tools: [WEATHER_TOOL] }).finalResponse();
+      const streamed = await client.responses
+        .stream({ model, input: 'Weather in Paris?', tools: [WEATHER_TOOL] })
+        .finalResponse();
       const streamedCall = streamed.output.find((o) => o.type === 'function_call');
       assert.ok(streamedCall && streamedCall.type === 'function_call');
       assert.deepEqual(JSON.parse(streamedCall.arguments), { city: 'Paris' });
@@ -103,7 +134,11 @@ describe('POST /v1/responses with the official openai SDK', () => {
         assert.equal(sent.messages.at(-2).tool_calls[0].id, call.call_id);
         assert.equal(sent.tools[0].function.name, 'get_weather');
       } else {
-        assert.deepEqual(sent.messages.at(-1).content[0], { type: 'tool_result', tool_use_id: call.call_id, content: '{"temp":21}' });
+        assert.deepEqual(sent.messages.at(-1).content[0], {
+          type: 'tool_result',
+          tool_use_id: call.call_id,
+          content: '{"temp":21}',
+        });
         assert.equal(sent.tools[0].name, 'get_weather');
       }
     });
@@ -115,8 +150,20 @@ describe('POST /v1/responses with the official openai SDK', () => {
       model: 'gpt-4o-mini',
       input: [
         { role: 'developer', content: 'Rules.' },
-        { role: 'user', content: [{ type: 'input_text', text: 'Look' }, { type: 'input_image', image_url: 'https://example.com/cat.png', detail: 'low' }] },
-        { type: 'message', role: 'assistant', status: 'completed', id: 'msg_1', content: [{ type: 'output_text', text: 'A cat.', annotations: [] }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'Look' },
+            { type: 'input_image', image_url: 'https://example.com/cat.png', detail: 'low' },
+          ],
+        },
+        {
+          type: 'message',
+          role: 'assistant',
+          status: 'completed',
+          id: 'msg_1',
+          content: [{ type: 'output_text', text: 'A cat.', annotations: [] }],
+        },
         { role: 'user', content: 'More?' },
       ],
       reasoning: { effort: 'low' },
@@ -125,7 +172,13 @@ describe('POST /v1/responses with the official openai SDK', () => {
     const sent = env.mocks.openai.lastRequest()!.body;
     assert.deepEqual(sent.messages, [
       { role: 'system', content: 'Rules.' },
-      { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image_url', image_url: { url: 'https://example.com/cat.png', detail: 'low' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Look' },
+          { type: 'image_url', image_url: { url: 'https://example.com/cat.png', detail: 'low' } },
+        ],
+      },
       { role: 'assistant', content: 'A cat.' },
       { role: 'user', content: 'More?' },
     ]);
@@ -142,7 +195,10 @@ describe('POST /v1/responses with the official openai SDK', () => {
   });
 
   it('previous_response_id and store: true are refused naming the param', async () => {
-    for (const [extra, param] of [[{ previous_response_id: 'resp_x' }, 'previous_response_id'], [{ store: true }, 'store']] as const) {
+    for (const [extra, param] of [
+      [{ previous_response_id: 'resp_x' }, 'previous_response_id'],
+      [{ store: true }, 'store'],
+    ] as const) {
       await assert.rejects(client.responses.create({ model: MODEL_OF.openai, input: 'Hi', ...extra }), (error: any) => {
         assert.ok(error instanceof OpenAI.BadRequestError);
         assert.equal(error.code, 'invalid_request');
@@ -153,22 +209,39 @@ describe('POST /v1/responses with the official openai SDK', () => {
   });
 
   it('unsupported items and tools are 400 in the gateway envelope naming the field', async () => {
-    const badItem = await env.h.gateway('POST', '/v1/responses', { token: env.key.key, body: { model: MODEL_OF.openai, input: [{ type: 'item_reference', id: 'x' }] } });
+    const badItem = await env.h.gateway('POST', '/v1/responses', {
+      token: env.key.key,
+      body: { model: MODEL_OF.openai, input: [{ type: 'item_reference', id: 'x' }] },
+    });
     assertGatewayError(badItem, { status: 400, code: 'invalid_request', param: 'input[0].type' });
-    const badTool = await env.h.gateway('POST', '/v1/responses', { token: env.key.key, body: { model: MODEL_OF.openai, input: 'Hi', tools: [{ type: 'web_search' }] } });
+    const badTool = await env.h.gateway('POST', '/v1/responses', {
+      token: env.key.key,
+      body: { model: MODEL_OF.openai, input: 'Hi', tools: [{ type: 'web_search' }] },
+    });
     assertGatewayError(badTool, { status: 400, code: 'invalid_request', param: 'tools[0].type' });
-    const badCall = await env.h.gateway('POST', '/v1/responses', { token: env.key.key, body: { model: MODEL_OF.openai, input: [{ type: 'function_call', name: 'f', arguments: '{}' }] } });
+    const badCall = await env.h.gateway('POST', '/v1/responses', {
+      token: env.key.key,
+      body: { model: MODEL_OF.openai, input: [{ type: 'function_call', name: 'f', arguments: '{}' }] },
+    });
     assertGatewayError(badCall, { status: 400, code: 'invalid_request', param: 'input[0].call_id' });
-    const badTemp = await env.h.gateway('POST', '/v1/responses', { token: env.key.key, body: { model: MODEL_OF.openai, input: 'Hi', temperature: 3 } });
+    const badTemp = await env.h.gateway('POST', '/v1/responses', {
+      token: env.key.key,
+      body: { model: MODEL_OF.openai, input: 'Hi', temperature: 3 },
+    });
     assertGatewayError(badTemp, { status: 400, code: 'invalid_request', param: 'temperature' });
-    const unknownModel = await env.h.gateway('POST', '/v1/responses', { token: env.key.key, body: { model: 'gpt-nope', input: 'Hi' } });
+    const unknownModel = await env.h.gateway('POST', '/v1/responses', {
+      token: env.key.key,
+      body: { model: 'gpt-nope', input: 'Hi' },
+    });
     assertGatewayError(unknownModel, { status: 404, code: 'model_not_found', param: 'model' });
   });
 
   it('gateway features apply: X-Gateway-Tags and enable_debug', async () => {
     env.mocks.openai.setScenario({ text: 'ok', usage: { inputTokens: 9, outputTokens: 1 } });
     const { data, response } = await client.responses
-      .create({ model: MODEL_OF.openai, input: 'Hi', enable_debug: true, tags: ['codex'] } as never, { headers: { 'X-Gateway-Tags': 'ci' } })
+      .create({ model: MODEL_OF.openai, input: 'Hi', enable_debug: true, tags: ['codex'] } as never, {
+        headers: { 'X-Gateway-Tags': 'ci' },
+      })
       .withResponse();
     const debug = (data as any).debug;
     assert.equal(debug.provider, 'mock-openai');
@@ -180,7 +253,10 @@ describe('POST /v1/responses with the official openai SDK', () => {
 
   it('compression_model compresses the history and reports it, as on chat completions', async () => {
     env.mocks.openai.setScenario({ text: 'ok' });
-    const log = Array.from({ length: 400 }, (_, i) => `tests/test_module_${i % 7}.py::test_case_${i} PASSED [${Math.round((i / 400) * 100)}%]`).join('\n');
+    const log = Array.from(
+      { length: 400 },
+      (_, i) => `tests/test_module_${i % 7}.py::test_case_${i} PASSED [${Math.round((i / 400) * 100)}%]`,
+    ).join('\n');
     const response: any = await client.responses.create({
       model: MODEL_OF.openai,
       tools: [WEATHER_TOOL],
@@ -195,19 +271,30 @@ describe('POST /v1/responses with the official openai SDK', () => {
     assert.ok(response.compression, 'compression member present');
     assert.ok(response.compression.saved_tokens > 0);
     const sent = env.mocks.openai.lastRequest()!.body;
-    assert.ok(sent.messages.find((m: any) => m.role === 'tool').content.length < log.length, 'the upstream got the shorter history');
+    assert.ok(
+      sent.messages.find((m: any) => m.role === 'tool').content.length < log.length,
+      'the upstream got the shorter history',
+    );
     assert.equal(sent.compression_model, undefined, 'gateway fields never reach the provider');
   });
 
   it('gateway tools run inline and are reported on the Response', async () => {
-    const activated = await env.h.console('POST', `/v1/organizations/${env.org.id}/gateway_tools/gateway_current_time`, { token: env.org.token, body: { active: true } });
+    const activated = await env.h.console(
+      'POST',
+      `/v1/organizations/${env.org.id}/gateway_tools/gateway_current_time`,
+      { token: env.org.token, body: { active: true } },
+    );
     assert.equal(activated.status, 200, activated.text);
     env.mocks.openai.reset();
     env.mocks.openai.setScenario([
       { toolCalls: [{ id: 'call_time', name: 'gateway_current_time', arguments: { timezone: 'UTC' } }] },
       { text: 'It is noon.' },
     ]);
-    const response: any = await client.responses.create({ model: MODEL_OF.openai, input: 'Time?', gateway_tool_ids: ['gateway_current_time'] } as never);
+    const response: any = await client.responses.create({
+      model: MODEL_OF.openai,
+      input: 'Time?',
+      gateway_tool_ids: ['gateway_current_time'],
+    } as never);
     assert.equal(response.output_text, 'It is noon.');
     assert.equal(response.gateway_tools_executed[0].name, 'gateway_current_time');
     assert.equal(env.mocks.openai.requests.length, 2);

@@ -32,7 +32,9 @@ const chat: Endpoint = {
   body: (model, stream, kase) => ({
     model,
     messages: [{ role: 'user', content: kase === 'tool' ? 'Weather in Paris?' : 'Hi' }],
-    ...(kase === 'tool' ? { tools: [{ type: 'function', function: { name: 'get_weather', parameters: WEATHER_SCHEMA } }] } : {}),
+    ...(kase === 'tool'
+      ? { tools: [{ type: 'function', function: { name: 'get_weather', parameters: WEATHER_SCHEMA } }] }
+      : {}),
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   }),
   read(stream, text) {
@@ -45,7 +47,11 @@ const chat: Endpoint = {
         text: message.content ?? '',
         ...(call ? { tool: { name: call.function.name, args: JSON.parse(call.function.arguments), id: call.id } } : {}),
         stop: finish(body.choices[0].finish_reason),
-        usage: { input: body.usage.prompt_tokens, cached: body.usage.prompt_tokens_details.cached_tokens, output: body.usage.completion_tokens },
+        usage: {
+          input: body.usage.prompt_tokens,
+          cached: body.usage.prompt_tokens_details.cached_tokens,
+          output: body.usage.completion_tokens,
+        },
       };
     }
     const events = sseData(text);
@@ -72,7 +78,11 @@ const chat: Endpoint = {
       text: content,
       ...(name ? { tool: { name, args: JSON.parse(args), id } } : {}),
       stop: finish(reason),
-      usage: { input: usage.prompt_tokens, cached: usage.prompt_tokens_details.cached_tokens, output: usage.completion_tokens },
+      usage: {
+        input: usage.prompt_tokens,
+        cached: usage.prompt_tokens_details.cached_tokens,
+        output: usage.completion_tokens,
+      },
     };
   },
 };
@@ -83,7 +93,9 @@ const messages: Endpoint = {
     model,
     max_tokens: 256,
     messages: [{ role: 'user', content: kase === 'tool' ? 'Weather in Paris?' : 'Hi' }],
-    ...(kase === 'tool' ? { tools: [{ name: 'get_weather', description: 'Weather', input_schema: WEATHER_SCHEMA }] } : {}),
+    ...(kase === 'tool'
+      ? { tools: [{ name: 'get_weather', description: 'Weather', input_schema: WEATHER_SCHEMA }] }
+      : {}),
     ...(stream ? { stream: true } : {}),
   }),
   read(stream, text) {
@@ -102,14 +114,19 @@ const messages: Endpoint = {
     assert.match(message.id, /^msg_/);
     const textBlocks = message.content.filter((b: any) => b.type === 'text');
     const toolUse = message.content.find((b: any) => b.type === 'tool_use');
-    const stop = { end_turn: 'stop', tool_use: 'tool', max_tokens: 'length' }[message.stop_reason as string] as Outcome['stop'];
+    const stop = { end_turn: 'stop', tool_use: 'tool', max_tokens: 'length' }[
+      message.stop_reason as string
+    ] as Outcome['stop'];
     assert.ok(stop, `stop_reason ${message.stop_reason}`);
     return {
       text: textBlocks.map((b: any) => b.text).join(''),
       ...(toolUse ? { tool: { name: toolUse.name, args: toolUse.input, id: toolUse.id } } : {}),
       stop,
       usage: {
-        input: message.usage.input_tokens + message.usage.cache_read_input_tokens + message.usage.cache_creation_input_tokens,
+        input:
+          message.usage.input_tokens +
+          message.usage.cache_read_input_tokens +
+          message.usage.cache_creation_input_tokens,
         cached: message.usage.cache_read_input_tokens,
         output: message.usage.output_tokens,
       },
@@ -135,11 +152,17 @@ const responses: Endpoint = {
         assert.equal(d.type, events[i]!.event);
         assert.equal(d.sequence_number, i, 'sequence numbers count up from 0');
       });
-      assert.deepEqual(data.slice(0, 2).map((d) => d.type), ['response.created', 'response.in_progress']);
+      assert.deepEqual(
+        data.slice(0, 2).map((d) => d.type),
+        ['response.created', 'response.in_progress'],
+      );
       const last = data.at(-1);
       assert.equal(last.type, 'response.completed');
       // The deltas add up to what the final response says.
-      const deltas = data.filter((d) => d.type === 'response.output_text.delta').map((d) => d.delta).join('');
+      const deltas = data
+        .filter((d) => d.type === 'response.output_text.delta')
+        .map((d) => d.delta)
+        .join('');
       assert.equal(deltas, last.response.output_text);
       response = last.response;
     }
@@ -153,7 +176,11 @@ const responses: Endpoint = {
       text: outputText,
       ...(call ? { tool: { name: call.name, args: JSON.parse(call.arguments), id: call.call_id } } : {}),
       stop: response.status === 'incomplete' ? 'length' : call ? 'tool' : 'stop',
-      usage: { input: response.usage.input_tokens, cached: response.usage.input_tokens_details.cached_tokens, output: response.usage.output_tokens },
+      usage: {
+        input: response.usage.input_tokens,
+        cached: response.usage.input_tokens_details.cached_tokens,
+        output: response.usage.output_tokens,
+      },
     };
   },
 };
@@ -206,7 +233,10 @@ describe('translation matrix: endpoint × upstream × JSON/stream × text/tool',
                 ? { textChunks: ['Sunny ', 'and ', 'warm'], usage: USAGE }
                 : { toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Paris' } }], usage: USAGE },
             );
-            const result = await env.h.gateway('POST', endpoint.path, { token: env.key.key, body: endpoint.body(MODEL_OF[upstream], stream, kase) });
+            const result = await env.h.gateway('POST', endpoint.path, {
+              token: env.key.key,
+              body: endpoint.body(MODEL_OF[upstream], stream, kase),
+            });
             assert.equal(result.status, 200, result.text.slice(0, 400));
             assert.match(String(result.headers['content-type']), stream ? /text\/event-stream/ : /application\/json/);
             const outcome = endpoint.read(stream, result.text);

@@ -19,7 +19,11 @@ after(async () => {
 async function freshStore(kind: 'sqlite' | 'postgres'): Promise<Store> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-usage-writer-'));
   const schema = kind === 'postgres' ? `t_usage_${randomBytes(5).toString('hex')}` : undefined;
-  const store = await openStore({ dataDir, databaseUrl: kind === 'postgres' ? process.env.GATEWAY_TEST_DATABASE_URL : undefined, schema });
+  const store = await openStore({
+    dataDir,
+    databaseUrl: kind === 'postgres' ? process.env.GATEWAY_TEST_DATABASE_URL : undefined,
+    schema,
+  });
   cleanups.push(async () => {
     await store.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -76,9 +80,20 @@ for (const kind of storeKinds()) {
     it('commits every row and adds each paying row’s cost to its key’s monthly spend', async () => {
       const store = await freshStore(kind);
       const writer = new UsageWriter(store, quiet);
-      const records = [usageRecord('key-a', 100), usageRecord('key-a', 200), usageRecord('key-a', 0), usageRecord('key-b', 7)];
+      const records = [
+        usageRecord('key-a', 100),
+        usageRecord('key-a', 200),
+        usageRecord('key-a', 0),
+        usageRecord('key-b', 7),
+      ];
       await Promise.all(records.map((record) => writer.write(record, true)));
-      assert.deepEqual(await rowsOf(store, 'key-a'), records.slice(0, 3).map((r) => r.id).sort());
+      assert.deepEqual(
+        await rowsOf(store, 'key-a'),
+        records
+          .slice(0, 3)
+          .map((r) => r.id)
+          .sort(),
+      );
       assert.deepEqual(await spendOf(store, 'key-a'), { spent: 300, reserved: 0 });
       assert.deepEqual(await spendOf(store, 'key-b'), { spent: 7, reserved: 0 });
     });
@@ -92,7 +107,11 @@ for (const kind of storeKinds()) {
       assert.deepEqual(await spendOf(store, 'key-c'), { spent: 0, reserved: 1_000 });
       await writer.write(usageRecord('key-c', 250), false, reservation);
       assert.deepEqual(await spendOf(store, 'key-c'), { spent: 250, reserved: 0 });
-      const left = await store.db.selectFrom('budget_reservations').select('id').where('id', '=', reservation.id).execute();
+      const left = await store.db
+        .selectFrom('budget_reservations')
+        .select('id')
+        .where('id', '=', reservation.id)
+        .execute();
       assert.equal(left.length, 0);
     });
 
@@ -103,7 +122,10 @@ for (const kind of storeKinds()) {
       let written: Promise<void> | undefined;
       await assert.rejects(
         store.db.transaction().execute(async (trx) => {
-          await trx.insertInto('key_spend').values({ api_key_id: 'key-other', month: '2026-11', spent_micro_usd: 1, reserved_micro_usd: 0 }).execute();
+          await trx
+            .insertInto('key_spend')
+            .values({ api_key_id: 'key-other', month: '2026-11', spent_micro_usd: 1, reserved_micro_usd: 0 })
+            .execute();
           written = writer.write(record, true);
           // Let the writer's flush run while this transaction is still open.
           for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -114,7 +136,11 @@ for (const kind of storeKinds()) {
       await written;
       assert.deepEqual(await rowsOf(store, 'key-d'), [record.id]);
       assert.deepEqual(await spendOf(store, 'key-d'), { spent: 42, reserved: 0 });
-      const rolledBack = await store.db.selectFrom('key_spend').select('api_key_id').where('api_key_id', '=', 'key-other').execute();
+      const rolledBack = await store.db
+        .selectFrom('key_spend')
+        .select('api_key_id')
+        .where('api_key_id', '=', 'key-other')
+        .execute();
       assert.equal(rolledBack.length, 0, 'the other transaction rolled back');
     });
   });

@@ -11,7 +11,11 @@ import { callOptions, chat, collect, waitFor, within } from './helpers.js';
 
 const WEATHER_TOOL = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 
 async function rejection(promise: Promise<unknown>): Promise<UpstreamError> {
@@ -59,7 +63,10 @@ for (const provider of PROVIDERS) {
       await provider.adapter.complete(chat('hi'), target(), callOptions());
       const request = mock.lastRequest();
       assert.ok(request);
-      assert.ok(request.path.includes(provider.model) || request.body?.model === provider.model, 'upstream model is sent');
+      assert.ok(
+        request.path.includes(provider.model) || request.body?.model === provider.model,
+        'upstream model is sent',
+      );
       assert.ok(!request.rawBody.includes('test/model'), 'the gateway model id is not sent');
     });
 
@@ -81,8 +88,17 @@ for (const provider of PROVIDERS) {
     });
 
     test('tool-calls-out', 'returns tool calls with their name and JSON arguments', async () => {
-      mock.setScenario({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }, { name: 'get_weather', arguments: { city: 'Oslo' } }] });
-      const result = await provider.adapter.complete(chat('weather?', { tools: [WEATHER_TOOL] }), target(), callOptions());
+      mock.setScenario({
+        toolCalls: [
+          { name: 'get_weather', arguments: { city: 'Paris' } },
+          { name: 'get_weather', arguments: { city: 'Oslo' } },
+        ],
+      });
+      const result = await provider.adapter.complete(
+        chat('weather?', { tools: [WEATHER_TOOL] }),
+        target(),
+        callOptions(),
+      );
       assert.equal(result.finishReason, 'tool_calls');
       assert.equal(result.message.tool_calls?.length, 2);
       const [first, second] = result.message.tool_calls ?? [];
@@ -93,8 +109,15 @@ for (const provider of PROVIDERS) {
     });
 
     test('tool-calls-out-stream', 'streams tool calls that assemble into complete calls', async () => {
-      mock.setScenario({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }, { name: 'get_weather', arguments: { city: 'Oslo' } }] });
-      const result = await collect(await provider.adapter.stream(chat('weather?', { tools: [WEATHER_TOOL] }), target(), callOptions()));
+      mock.setScenario({
+        toolCalls: [
+          { name: 'get_weather', arguments: { city: 'Paris' } },
+          { name: 'get_weather', arguments: { city: 'Oslo' } },
+        ],
+      });
+      const result = await collect(
+        await provider.adapter.stream(chat('weather?', { tools: [WEATHER_TOOL] }), target(), callOptions()),
+      );
       assert.equal(result.finishReason, 'tool_calls');
       assert.equal(result.toolCalls.length, 2);
       assert.equal(result.toolCalls[0]?.function.name, 'get_weather');
@@ -105,14 +128,21 @@ for (const provider of PROVIDERS) {
     test('tool-calls-in', 'sends earlier tool calls and their results upstream', async () => {
       const request = chat('weather in Paris?', { tools: [WEATHER_TOOL] });
       request.messages.push(
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: 'sunny and 21C' },
       );
       mock.setScenario({ text: 'It is sunny.' });
       const result = await provider.adapter.complete(request, target(), callOptions());
       assert.equal(result.message.content, 'It is sunny.');
       const sent = mock.lastRequest()?.rawBody ?? '';
-      for (const needle of ['get_weather', 'Paris', 'sunny and 21C']) assert.ok(sent.includes(needle), `upstream body contains ${needle}`);
+      for (const needle of ['get_weather', 'Paris', 'sunny and 21C'])
+        assert.ok(sent.includes(needle), `upstream body contains ${needle}`);
     });
 
     test('http-400', 'maps an upstream 400 to a non-retryable error carrying the upstream message', async () => {
@@ -142,7 +172,9 @@ for (const provider of PROVIDERS) {
     });
 
     test('bad-credentials', 'reports bad credentials as a non-retryable 401', async () => {
-      const err = await rejection(provider.adapter.complete(chat('hi'), target({ apiKey: 'sk-wrong-key-999999' }), callOptions()));
+      const err = await rejection(
+        provider.adapter.complete(chat('hi'), target({ apiKey: 'sk-wrong-key-999999' }), callOptions()),
+      );
       assert.equal(err.details.status, 401);
       assert.equal(err.details.retryable, false);
       assert.ok(!err.message.includes('sk-wrong-key-999999'));
@@ -183,13 +215,18 @@ for (const provider of PROVIDERS) {
       const abortedAt = performance.now();
       controller.abort();
       // Events parsed before the abort may still come out; then the iterator must fail.
-      const err = await rejection((async () => {
-        for (let i = 0; i < 10; i++) if ((await iterator.next()).done) return;
-      })());
+      const err = await rejection(
+        (async () => {
+          for (let i = 0; i < 10; i++) if ((await iterator.next()).done) return;
+        })(),
+      );
       assert.equal(err.details.kind, 'aborted');
       const closedAt = await within(mock.lastRequest()!.closed, 1000);
       assert.notEqual(closedAt, 'timeout', 'upstream socket closed');
-      assert.ok((closedAt as number) - abortedAt < 100, `socket closed ${Math.round((closedAt as number) - abortedAt)} ms after abort`);
+      assert.ok(
+        (closedAt as number) - abortedAt < 100,
+        `socket closed ${Math.round((closedAt as number) - abortedAt)} ms after abort`,
+      );
     });
 
     test('abort-before-headers', 'closes the upstream socket within 100 ms of an abort before headers', async () => {

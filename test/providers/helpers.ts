@@ -3,7 +3,10 @@ import type { CallOptions, FinishReason, ProviderStreamEvent, TokenUsage } from 
 
 export const TIMEOUTS: CallOptions['timeouts'] = { connectMs: 1000, firstByteMs: 3000, betweenChunksMs: 3000 };
 
-export function callOptions(overrides: Partial<CallOptions['timeouts']> = {}, signal: AbortSignal = new AbortController().signal): CallOptions {
+export function callOptions(
+  overrides: Partial<CallOptions['timeouts']> = {},
+  signal: AbortSignal = new AbortController().signal,
+): CallOptions {
   return { signal, timeouts: { ...TIMEOUTS, ...overrides } };
 }
 
@@ -28,7 +31,11 @@ export async function collect(stream: AsyncIterable<ProviderStreamEvent>): Promi
     if (event.type === 'delta') {
       out.text += event.content ?? '';
       for (const delta of event.toolCalls ?? []) {
-        const call = (out.toolCalls[delta.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+        const call = (out.toolCalls[delta.index] ??= {
+          id: '',
+          type: 'function',
+          function: { name: '', arguments: '' },
+        });
         if (delta.id) call.id = delta.id;
         if (delta.function?.name) call.function.name += delta.function.name;
         if (delta.function?.arguments) call.function.arguments += delta.function.arguments;

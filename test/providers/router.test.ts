@@ -3,16 +3,34 @@ import { after, describe, it } from 'node:test';
 import { closeHttpAgents } from '../../src/providers/http/index.js';
 import { backoffMs, decide } from '../../src/providers/retry-policy.js';
 import { callWithFallback, RoutingError, streamWithFallback, type RouteOptions } from '../../src/providers/router.js';
-import { UpstreamError, type ProviderAdapter, type ProviderCompletion, type ProviderKind, type UpstreamTarget } from '../../src/providers/types.js';
+import {
+  UpstreamError,
+  type ProviderAdapter,
+  type ProviderCompletion,
+  type ProviderKind,
+  type UpstreamTarget,
+} from '../../src/providers/types.js';
 import { startMockAnthropic, startMockOpenAI } from '../support/mock-upstreams/index.js';
 import { chat, collect, TIMEOUTS } from './helpers.js';
 
-const ok: ProviderCompletion = { message: { role: 'assistant', content: 'ok' }, finishReason: 'stop', usage: { inputTokens: 1, cachedInputTokens: 0, cacheCreationInputTokens: 0, outputTokens: 1, reasoningTokens: 0 } };
+const ok: ProviderCompletion = {
+  message: { role: 'assistant', content: 'ok' },
+  finishReason: 'stop',
+  usage: { inputTokens: 1, cachedInputTokens: 0, cacheCreationInputTokens: 0, outputTokens: 1, reasoningTokens: 0 },
+};
 const httpError = (status: number, retryAfterMs?: number) =>
-  new UpstreamError(`upstream ${status}`, { status, retryable: status === 429 || status >= 500, kind: 'http', ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+  new UpstreamError(`upstream ${status}`, {
+    status,
+    retryable: status === 429 || status >= 500,
+    kind: 'http',
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  });
 
 /** An adapter that plays a script per provider id: each call takes the next outcome. */
-function scripted(outcomes: Record<string, Array<UpstreamError | 'ok'>>): { adapter: ProviderAdapter; calls: string[] } {
+function scripted(outcomes: Record<string, Array<UpstreamError | 'ok'>>): {
+  adapter: ProviderAdapter;
+  calls: string[];
+} {
   const calls: string[] = [];
   const next = (target: UpstreamTarget): void => {
     calls.push(target.providerId);
@@ -33,8 +51,17 @@ function scripted(outcomes: Record<string, Array<UpstreamError | 'ok'>>): { adap
   return { adapter, calls };
 }
 
-const target = (providerId: string, kind: ProviderKind = 'local', baseUrl = 'http://unused'): UpstreamTarget => ({ providerId, kind, baseUrl, apiKey: 'k', upstreamModel: `${providerId}-model` });
-const options = (adapter: ProviderAdapter | undefined, retry: RouteOptions['retry'] = { baseDelayMs: 1, maxDelayMs: 50 }): RouteOptions => ({
+const target = (providerId: string, kind: ProviderKind = 'local', baseUrl = 'http://unused'): UpstreamTarget => ({
+  providerId,
+  kind,
+  baseUrl,
+  apiKey: 'k',
+  upstreamModel: `${providerId}-model`,
+});
+const options = (
+  adapter: ProviderAdapter | undefined,
+  retry: RouteOptions['retry'] = { baseDelayMs: 1, maxDelayMs: 50 },
+): RouteOptions => ({
   signal: new AbortController().signal,
   timeouts: TIMEOUTS,
   retry,
@@ -47,7 +74,14 @@ describe('router', () => {
     const routed = await callWithFallback(chat('hi'), [target('a'), target('b')], options(adapter));
     assert.deepEqual(calls, ['a', 'a', 'b']);
     assert.equal(routed.target.providerId, 'b');
-    assert.deepEqual(routed.attempts.map((a) => [a.providerId, a.status]), [['a', 503], ['a', 503], ['b', 200]]);
+    assert.deepEqual(
+      routed.attempts.map((a) => [a.providerId, a.status]),
+      [
+        ['a', 503],
+        ['a', 503],
+        ['b', 200],
+      ],
+    );
     assert.equal(routed.attempts[0]?.error, 'upstream 503');
     assert.equal(routed.attempts[0]?.upstreamModel, 'a-model');
   });
@@ -69,7 +103,11 @@ describe('router', () => {
   it('moves to the next target at once when retry-after exceeds maxDelayMs', async () => {
     const { adapter, calls } = scripted({ a: [httpError(429, 60_000)], b: ['ok'] });
     const started = performance.now();
-    const routed = await callWithFallback(chat('hi'), [target('a'), target('b')], options(adapter, { maxDelayMs: 100 }));
+    const routed = await callWithFallback(
+      chat('hi'),
+      [target('a'), target('b')],
+      options(adapter, { maxDelayMs: 100 }),
+    );
     assert.deepEqual(calls, ['a', 'b']);
     assert.equal(routed.target.providerId, 'b');
     assert.ok(performance.now() - started < 100);
@@ -98,7 +136,10 @@ describe('router', () => {
     const { adapter } = scripted({ a: [httpError(500), httpError(502)], b: [httpError(503), httpError(504)] });
     await assert.rejects(callWithFallback(chat('hi'), [target('a'), target('b')], options(adapter)), (err) => {
       assert.ok(err instanceof RoutingError && err instanceof UpstreamError);
-      assert.deepEqual(err.attempts.map((a) => a.status), [500, 502, 503, 504]);
+      assert.deepEqual(
+        err.attempts.map((a) => a.status),
+        [500, 502, 503, 504],
+      );
       assert.equal(err.details.status, 504);
       return true;
     });
@@ -109,7 +150,10 @@ describe('router', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 30);
     await assert.rejects(
-      callWithFallback(chat('hi'), [target('a'), target('b')], { ...options(adapter, { maxDelayMs: 1000 }), signal: controller.signal }),
+      callWithFallback(chat('hi'), [target('a'), target('b')], {
+        ...options(adapter, { maxDelayMs: 1000 }),
+        signal: controller.signal,
+      }),
       (err) => err instanceof UpstreamError && err.details.kind === 'aborted',
     );
     assert.deepEqual(calls, ['a']);
@@ -130,9 +174,18 @@ describe('router', () => {
   });
 
   it('uses jittered exponential backoff capped by maxDelayMs', () => {
-    assert.equal(backoffMs(1, 100, 1000, () => 0), 50);
-    assert.equal(backoffMs(3, 100, 1000, () => 1), 400);
-    assert.equal(backoffMs(10, 100, 1000, () => 1), 1000);
+    assert.equal(
+      backoffMs(1, 100, 1000, () => 0),
+      50,
+    );
+    assert.equal(
+      backoffMs(3, 100, 1000, () => 1),
+      400,
+    );
+    assert.equal(
+      backoffMs(10, 100, 1000, () => 1),
+      1000,
+    );
     assert.equal(decide(httpError(422), 1, 2), 'fail');
     assert.equal(decide(new UpstreamError('x', { status: null, retryable: false, kind: 'malformed' }), 1, 2), 'next');
   });
@@ -154,7 +207,14 @@ describe('router over real HTTP', () => {
       );
       assert.equal(routed.result.message.content, 'from anthropic');
       assert.equal(openai.requests.length, 2);
-      assert.deepEqual(routed.attempts.map((a) => [a.providerId, a.status]), [['oa', 503], ['oa', 503], ['an', 200]]);
+      assert.deepEqual(
+        routed.attempts.map((a) => [a.providerId, a.status]),
+        [
+          ['oa', 503],
+          ['oa', 503],
+          ['an', 200],
+        ],
+      );
     } finally {
       await openai.close();
       await anthropic.close();

@@ -39,7 +39,9 @@ async function allTextInSchema(schema: string): Promise<string> {
     assert.ok(columns.rows.length > 5, 'the schema has text columns');
     let all = '';
     for (const { table_name, column_name } of columns.rows) {
-      const rows = await client.query(`select ${client.escapeIdentifier(column_name)}::text as v from ${client.escapeIdentifier(schema)}.${client.escapeIdentifier(table_name)}`);
+      const rows = await client.query(
+        `select ${client.escapeIdentifier(column_name)}::text as v from ${client.escapeIdentifier(schema)}.${client.escapeIdentifier(table_name)}`,
+      );
       for (const row of rows.rows) all += `${row.v}\n`;
     }
     return all;
@@ -58,7 +60,9 @@ for (const store of storeKinds()) {
       CONSOLE_PORT: '0',
       COLLECTOR_PORT: '0',
       LOG_LEVEL: 'debug',
-      ...(store === 'postgres' ? { DATABASE_URL: process.env.GATEWAY_TEST_DATABASE_URL!, DATABASE_SCHEMA: schema } : {}),
+      ...(store === 'postgres'
+        ? { DATABASE_URL: process.env.GATEWAY_TEST_DATABASE_URL!, DATABASE_SCHEMA: schema }
+        : {}),
     };
     const secrets: string[] = [];
     let logs = '';
@@ -75,7 +79,11 @@ for (const store of storeKinds()) {
       try {
         const base = `${serve.urls.console}/v1/organizations/${orgId}/api_keys`;
         const keys: Array<{ id: string; key: string }> = [];
-        for (const body of [{ name: 'one' }, { name: 'two', type: 'coding_agent', coding_assistant: 'claude_code' }, { name: 'three', expires_in_days: 1 }]) {
+        for (const body of [
+          { name: 'one' },
+          { name: 'two', type: 'coding_agent', coding_assistant: 'claude_code' },
+          { name: 'three', expires_in_days: 1 },
+        ]) {
           const created = await client.call(base, 'POST', { token, body });
           assert.equal(created.status, 201, created.text);
           keys.push({ id: created.json.id, key: created.json.key });
@@ -84,27 +92,58 @@ for (const store of storeKinds()) {
         for (const { id, key } of keys) {
           assert.equal((await client.call(`${serve.urls.gateway}/v1/models`, 'GET', { token: key })).status, 200);
           const basic = `Basic ${Buffer.from(`${key}:`).toString('base64')}`;
-          assert.equal((await client.call(`${serve.urls.gateway}/v1/models?provider=x`, 'GET', { headers: { authorization: basic } })).status, 200);
+          assert.equal(
+            (
+              await client.call(`${serve.urls.gateway}/v1/models?provider=x`, 'GET', {
+                headers: { authorization: basic },
+              })
+            ).status,
+            200,
+          );
           // Requests that fail after authentication, and ones that carry the key where it does not belong.
-          await client.call(`${serve.urls.gateway}/v1/count_tokens`, 'POST', { token: key, body: { model: 'bad', messages: key } });
-          await client.call(`${serve.urls.gateway}/v1/compress`, 'POST', { headers: { 'x-api-key': key }, body: { messages: [{ role: 'user', content: 'hi' }] } });
+          await client.call(`${serve.urls.gateway}/v1/count_tokens`, 'POST', {
+            token: key,
+            body: { model: 'bad', messages: key },
+          });
+          await client.call(`${serve.urls.gateway}/v1/compress`, 'POST', {
+            headers: { 'x-api-key': key },
+            body: { messages: [{ role: 'user', content: 'hi' }] },
+          });
           await client.call(`${serve.urls.gateway}/v1/models`, 'GET', { headers: { 'x-api-key': key } });
           await client.call(`${serve.urls.gateway}/v1/nope`, 'GET', { token: key });
           const chat = { model: 'local/echo', messages: [{ role: 'user', content: 'hello' }] };
           await client.call(`${serve.urls.gateway}/v1/chat/completions`, 'POST', { token: key, body: chat });
-          await client.call(`${serve.urls.gateway}/v1/chat/completions`, 'POST', { token: key, body: { ...chat, stream: true, stream_options: { include_usage: true } } });
-          await client.call(`${serve.urls.gateway}/v1/chat/completions`, 'POST', { token: key, body: { ...chat, model: 'nope/nope' } });
+          await client.call(`${serve.urls.gateway}/v1/chat/completions`, 'POST', {
+            token: key,
+            body: { ...chat, stream: true, stream_options: { include_usage: true } },
+          });
+          await client.call(`${serve.urls.gateway}/v1/chat/completions`, 'POST', {
+            token: key,
+            body: { ...chat, model: 'nope/nope' },
+          });
           await client.call(`${serve.urls.console}/v1/organizations/${orgId}/api_keys`, 'GET', { token: key });
           const revealed = await client.call(`${base}/${id}/reveal`, 'GET', { token });
           assert.equal(revealed.json.key, key);
         }
         await client.call(`${base}/${keys[0]!.id}`, 'POST', { token, body: { active: false } });
-        assert.equal((await client.call(`${serve.urls.gateway}/v1/models`, 'GET', { token: keys[0]!.key })).status, 403);
+        assert.equal(
+          (await client.call(`${serve.urls.gateway}/v1/models`, 'GET', { token: keys[0]!.key })).status,
+          403,
+        );
         await client.call(`${base}/${keys[1]!.id}`, 'DELETE', { token });
-        assert.equal((await client.call(`${serve.urls.gateway}/v1/models`, 'GET', { token: keys[1]!.key })).status, 401);
+        assert.equal(
+          (await client.call(`${serve.urls.gateway}/v1/models`, 'GET', { token: keys[1]!.key })).status,
+          401,
+        );
         await client.call(`${base}/${keys[2]!.id}`, 'POST', { token, body: { key: keys[2]!.key } });
-        await client.call(base, 'POST', { token, rawBody: `{"name": "${keys[2]!.key}"`, headers: { 'content-type': 'application/json' } });
-        await client.call(`${serve.urls.console}/v1/organizations/${orgId}/api_keys/${keys[2]!.id}`, 'GET', { token: `${token}x` });
+        await client.call(base, 'POST', {
+          token,
+          rawBody: `{"name": "${keys[2]!.key}"`,
+          headers: { 'content-type': 'application/json' },
+        });
+        await client.call(`${serve.urls.console}/v1/organizations/${orgId}/api_keys/${keys[2]!.id}`, 'GET', {
+          token: `${token}x`,
+        });
       } finally {
         await client.close();
         const stopped = await serve.stop();
@@ -125,19 +164,26 @@ for (const store of storeKinds()) {
     it('the logs contain no key and no console token in clear', () => {
       assert.equal(secrets.length, 4);
       for (const secret of secrets) {
-        for (const form of leakForms(secret)) assert.ok(!logs.includes(form), `a secret (${secret.slice(0, 6)}…) appears in the logs`);
+        for (const form of leakForms(secret))
+          assert.ok(!logs.includes(form), `a secret (${secret.slice(0, 6)}…) appears in the logs`);
       }
     });
 
     if (store === 'sqlite') {
       it('no file of the data dir (database, WAL, shared memory) contains a key or token in clear', () => {
-        const files = filesUnder(dataDir).filter((f) => !f.endsWith('secret.key') && !f.includes(`${join(dataDir, 'tls')}`));
-        assert.ok(files.some((f) => f.endsWith('gateway.sqlite')), files.join(', '));
+        const files = filesUnder(dataDir).filter(
+          (f) => !f.endsWith('secret.key') && !f.includes(`${join(dataDir, 'tls')}`),
+        );
+        assert.ok(
+          files.some((f) => f.endsWith('gateway.sqlite')),
+          files.join(', '),
+        );
         for (const file of files) {
           const bytes = readFileSync(file);
           const asText = bytes.toString('latin1');
           for (const secret of secrets) {
-            for (const form of leakForms(secret)) assert.ok(!asText.includes(form), `${file} holds a secret (${secret.slice(0, 6)}…) in clear`);
+            for (const form of leakForms(secret))
+              assert.ok(!asText.includes(form), `${file} holds a secret (${secret.slice(0, 6)}…) in clear`);
           }
         }
       });
@@ -146,7 +192,8 @@ for (const store of storeKinds()) {
         const all = await allTextInSchema(schema);
         assert.match(all, /v1\./, 'the sealed ciphertexts were read');
         for (const secret of secrets) {
-          for (const form of leakForms(secret)) assert.ok(!all.includes(form), `the database holds a secret (${secret.slice(0, 6)}…) in clear`);
+          for (const form of leakForms(secret))
+            assert.ok(!all.includes(form), `the database holds a secret (${secret.slice(0, 6)}…) in clear`);
         }
       });
     }

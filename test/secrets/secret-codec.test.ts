@@ -67,11 +67,15 @@ describe('secret generation and digests', () => {
 describe('AES-256-GCM sealing of gateway keys', () => {
   it('round-trips any string, and never shows the plaintext in the sealed form', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.string({ maxLength: 50 }), (plaintext, context) => {
-        const sealed = encryptSecret(masterKey, plaintext, context);
-        assert.match(sealed, /^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/);
-        assert.equal(decryptSecret(masterKey, sealed, context), plaintext);
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 200 }),
+        fc.string({ maxLength: 50 }),
+        (plaintext, context) => {
+          const sealed = encryptSecret(masterKey, plaintext, context);
+          assert.match(sealed, /^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/);
+          assert.equal(decryptSecret(masterKey, sealed, context), plaintext);
+        },
+      ),
       { numRuns: 200 },
     );
     const secret = generateSecret(GATEWAY_KEY_PREFIX);
@@ -92,7 +96,11 @@ describe('AES-256-GCM sealing of gateway keys', () => {
     const sealed = encryptSecret(masterKey, generateSecret(GATEWAY_KEY_PREFIX), 'api_key:1');
     for (const field of [1, 2, 3]) {
       for (const byte of [0, 5, 11]) {
-        assert.throws(() => decryptSecret(masterKey, tamper(sealed, field, byte), 'api_key:1'), Error, `field ${field} byte ${byte}`);
+        assert.throws(
+          () => decryptSecret(masterKey, tamper(sealed, field, byte), 'api_key:1'),
+          Error,
+          `field ${field} byte ${byte}`,
+        );
       }
     }
     const truncatedTag = sealed.split('.');

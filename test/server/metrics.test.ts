@@ -18,7 +18,10 @@ function config(mock: MockUpstream) {
   };
 }
 
-async function scrape(h: Harness, surface: 'gateway' | 'console' | 'collector' = 'console'): Promise<Map<string, Family>> {
+async function scrape(
+  h: Harness,
+  surface: 'gateway' | 'console' | 'collector' = 'console',
+): Promise<Map<string, Family>> {
   const result = await h[surface]('GET', '/metrics');
   assert.equal(result.status, 200, result.text.slice(0, 200));
   assert.match(String(result.headers['content-type']), /^text\/plain; version=0\.0\.4/);
@@ -66,17 +69,27 @@ describe('Prometheus /metrics', () => {
     const before = await scrape(h);
     mock.setScenario({ usage: { inputTokens: 1000, outputTokens: 400 } });
     for (let i = 0; i < 2; i++) {
-      const ok = await h.gateway('POST', '/v1/chat/completions', { token: key.key, body: { model: MODEL, messages: [{ role: 'user', content: 'Hi' }] } });
+      const ok = await h.gateway('POST', '/v1/chat/completions', {
+        token: key.key,
+        body: { model: MODEL, messages: [{ role: 'user', content: 'Hi' }] },
+      });
       assert.equal(ok.status, 200, ok.text);
     }
-    const refused = await h.gateway('POST', '/v1/chat/completions', { token: 'gw-wrong', body: { model: MODEL, messages: [] } });
+    const refused = await h.gateway('POST', '/v1/chat/completions', {
+      token: 'gw-wrong',
+      body: { model: MODEL, messages: [] },
+    });
     assert.equal(refused.status, 401);
     mock.setScenario({ status: 500 });
-    const failed = await h.gateway('POST', '/v1/chat/completions', { token: key.key, body: { model: MODEL, messages: [{ role: 'user', content: 'Hi' }] } });
+    const failed = await h.gateway('POST', '/v1/chat/completions', {
+      token: key.key,
+      body: { model: MODEL, messages: [{ role: 'user', content: 'Hi' }] },
+    });
     assert.equal(failed.status, 502);
     const after = await scrape(h);
 
-    const delta = (name: string, labels: Record<string, string>) => sampleValue(after, name, labels) - sampleValue(before, name, labels);
+    const delta = (name: string, labels: Record<string, string>) =>
+      sampleValue(after, name, labels) - sampleValue(before, name, labels);
     const route = { surface: 'gateway', route: '/v1/chat/completions', method: 'POST' };
     assert.equal(delta('gateway_http_requests_total', { ...route, status: '200' }), 2);
     assert.equal(delta('gateway_http_requests_total', { ...route, status: '401' }), 1);
@@ -96,23 +109,47 @@ describe('Prometheus /metrics', () => {
     await h.gateway('GET', `/no/such/path/${org.id}`);
     const text = (await h.console('GET', '/metrics')).text;
     const families = parsePrometheusText(text);
-    assert.ok(sampleValue(families, 'gateway_http_requests_total', { surface: 'console', route: '/v1/organizations/:orgId/api_keys', method: 'GET', status: '200' }) >= 1);
-    assert.ok(sampleValue(families, 'gateway_http_requests_total', { surface: 'gateway', route: '(unmatched)', status: '404' }) >= 1);
+    assert.ok(
+      sampleValue(families, 'gateway_http_requests_total', {
+        surface: 'console',
+        route: '/v1/organizations/:orgId/api_keys',
+        method: 'GET',
+        status: '200',
+      }) >= 1,
+    );
+    assert.ok(
+      sampleValue(families, 'gateway_http_requests_total', {
+        surface: 'gateway',
+        route: '(unmatched)',
+        status: '404',
+      }) >= 1,
+    );
     assert.ok(!text.includes(org.id), 'no organization id in any label');
     assert.ok(!text.includes(key.key), 'no key in any label');
   });
 
   it('the in-flight gauge counts a request while it runs, and the usage queue drains to zero', async () => {
     mock.setScenario({ hangBeforeHeadersMs: 400 });
-    const pending = h.gateway('POST', '/v1/chat/completions', { token: key.key, body: { model: MODEL, messages: [{ role: 'user', content: 'slow' }] } });
-    await waitFor(() => mock.requests.some((r) => r.body?.messages?.[0]?.content === 'slow'), { what: 'the slow upstream request' });
+    const pending = h.gateway('POST', '/v1/chat/completions', {
+      token: key.key,
+      body: { model: MODEL, messages: [{ role: 'user', content: 'slow' }] },
+    });
+    await waitFor(() => mock.requests.some((r) => r.body?.messages?.[0]?.content === 'slow'), {
+      what: 'the slow upstream request',
+    });
     const during = await scrape(h);
     assert.ok(sampleValue(during, 'gateway_http_requests_in_flight', { surface: 'gateway' }) >= 1);
     assert.equal((await pending).status, 200);
-    await waitFor(async () => {
-      const now = await scrape(h);
-      return sampleValue(now, 'gateway_http_requests_in_flight', { surface: 'gateway' }) === 0 && sampleSum(now, 'gateway_usage_write_queue_depth') === 0;
-    }, { what: 'no request in flight and an empty usage queue' });
+    await waitFor(
+      async () => {
+        const now = await scrape(h);
+        return (
+          sampleValue(now, 'gateway_http_requests_in_flight', { surface: 'gateway' }) === 0 &&
+          sampleSum(now, 'gateway_usage_write_queue_depth') === 0
+        );
+      },
+      { what: 'no request in flight and an empty usage queue' },
+    );
   });
 });
 
@@ -129,7 +166,10 @@ describe('metrics settings', () => {
       const anonymous = await request(`${url}/metrics`, { dispatcher });
       assert.equal(anonymous.statusCode, 401);
       await anonymous.body.text();
-      const scraped = await request(`${url}/metrics`, { dispatcher, headers: { authorization: 'Bearer scrape-secret' } });
+      const scraped = await request(`${url}/metrics`, {
+        dispatcher,
+        headers: { authorization: 'Bearer scrape-secret' },
+      });
       assert.equal(scraped.statusCode, 200);
       const families = parsePrometheusText(await scraped.body.text());
       assert.ok(families.has('gateway_http_requests_total'));

@@ -36,15 +36,24 @@ describe('OpenAPI documents', () => {
 
     it(`every route the ${surface} listener registers is in its document`, () => {
       const document = documents[surface];
-      const routes = registeredRoutes(h.running.apps[surface]).filter((route) => !route.hidden && route.method !== 'HEAD');
+      const routes = registeredRoutes(h.running.apps[surface]).filter(
+        (route) => !route.hidden && route.method !== 'HEAD',
+      );
       assert.ok(routes.length >= 2, 'at least /openapi.json and /metrics');
-      const missing = routes.filter((route) => !document.paths?.[toOpenApiPath(route.url)]?.[route.method.toLowerCase()]);
+      const missing = routes.filter(
+        (route) => !document.paths?.[toOpenApiPath(route.url)]?.[route.method.toLowerCase()],
+      );
       assert.deepEqual(missing, [], `routes missing from the ${surface} document`);
       // And the other way: the document describes nothing that is not served.
       const served = new Set(routes.map((route) => `${route.method.toLowerCase()} ${toOpenApiPath(route.url)}`));
       for (const [path, operations] of Object.entries<Record<string, unknown>>(document.paths)) {
-        for (const method of Object.keys(operations).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))) {
-          assert.ok(served.has(`${method} ${path}`), `${method.toUpperCase()} ${path} is documented but not registered`);
+        for (const method of Object.keys(operations).filter((m) =>
+          ['get', 'post', 'put', 'patch', 'delete'].includes(m),
+        )) {
+          assert.ok(
+            served.has(`${method} ${path}`),
+            `${method.toUpperCase()} ${path} is documented but not registered`,
+          );
         }
       }
     });
@@ -58,16 +67,22 @@ describe('OpenAPI documents', () => {
     const summary = documents.console.paths['/v1/organizations/{orgId}/usage/summary'].get;
     const groupBy = summary.parameters.find((p: any) => p.name === 'group_by');
     assert.equal(groupBy.in, 'query');
-    assert.deepEqual(groupBy.schema.anyOf.flatMap((s: any) => s.enum ?? [s.const]), ['model', 'provider', 'api_key', 'tag']);
+    assert.deepEqual(
+      groupBy.schema.anyOf.flatMap((s: any) => s.enum ?? [s.const]),
+      ['model', 'provider', 'api_key', 'tag'],
+    );
     // The same schema refuses a value it does not list.
     const org = await h.organization();
-    const refused = await h.console('GET', `/v1/organizations/${org.id}/usage/summary?group_by=colour`, { token: org.token });
+    const refused = await h.console('GET', `/v1/organizations/${org.id}/usage/summary?group_by=colour`, {
+      token: org.token,
+    });
     assert.equal(refused.status, 400);
   });
 
   it('the gateway document covers the model endpoints and asks for a bearer key', () => {
     const gateway = documents.gateway;
-    for (const path of ['/v1/chat/completions', '/v1/models', '/v1/count_tokens', '/v1/compress']) assert.ok(gateway.paths[path], path);
+    for (const path of ['/v1/chat/completions', '/v1/models', '/v1/count_tokens', '/v1/compress'])
+      assert.ok(gateway.paths[path], path);
     assert.equal(gateway.components.securitySchemes.bearer.scheme, 'bearer');
     assert.deepEqual(gateway.security, [{ bearer: [] }]);
     assert.deepEqual(gateway.paths['/openapi.json'].get.security, [], 'the document itself needs no key');
@@ -78,7 +93,11 @@ describe('OpenAPI documents', () => {
       const page = await h[surface]('GET', '/docs');
       assert.equal(page.status, 200);
       assert.match(String(page.headers['content-type']), /^text\/html/);
-      assert.doesNotMatch(page.text, /https?:\/\/(?!localhost)[a-z0-9.-]+\.[a-z]{2,}\/[^"']*\.(js|css)/i, 'no script or style from another host');
+      assert.doesNotMatch(
+        page.text,
+        /https?:\/\/(?!localhost)[a-z0-9.-]+\.[a-z]{2,}\/[^"']*\.(js|css)/i,
+        'no script or style from another host',
+      );
       const script = /src="(\/docs\/static\/swagger-ui-bundle\.js)"/.exec(page.text);
       assert.ok(script, 'Swagger UI script');
       const asset = await h[surface]('GET', script[1]!);

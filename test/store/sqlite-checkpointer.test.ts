@@ -21,7 +21,8 @@ function walDatabase(): { database: SQLite.Database; file: string } {
 }
 
 const autocheckpoint = (database: SQLite.Database) => database.pragma('wal_autocheckpoint', { simple: true }) as number;
-const walPages = (database: SQLite.Database) => (database.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log;
+const walPages = (database: SQLite.Database) =>
+  (database.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('SQLite checkpoints in a worker thread', () => {
@@ -62,7 +63,11 @@ describe('SQLite checkpoints in a worker thread', () => {
   it('a reader holding old WAL frames never holds the writes up for long, is not reported as a failure, and hands the bound back to inline checkpoints', async () => {
     const { database, file } = walDatabase();
     const errors: string[] = [];
-    const checkpointer = startSqliteCheckpointer(database, file, { intervalMs: 5, restartPages: 50, onError: (message) => errors.push(message) });
+    const checkpointer = startSqliteCheckpointer(database, file, {
+      intervalMs: 5,
+      restartPages: 50,
+      onError: (message) => errors.push(message),
+    });
     const insert = database.prepare('insert into rows (body) values (?)');
     insert.run('first');
     // Another connection (another process, say) keeps a read transaction on an old snapshot.
@@ -111,10 +116,17 @@ describe('SQLite checkpoints in a worker thread', () => {
     const dir = mkdtempSync(join(tmpdir(), 'checkpointer-store-'));
     dirs.push(dir);
     const store = await openStore({ dataDir: dir, backgroundCheckpoints: true });
-    await store.db.insertInto('organizations').values({ id: 'org-1', slug: 'acme', name: 'Acme', created_at: Date.now() } as never).execute();
+    await store.db
+      .insertInto('organizations')
+      .values({ id: 'org-1', slug: 'acme', name: 'Acme', created_at: Date.now() } as never)
+      .execute();
     await store.close();
     const reopened = await openStore({ dataDir: dir });
-    const found = await reopened.db.selectFrom('organizations').select('slug').where('id', '=', 'org-1').executeTakeFirst();
+    const found = await reopened.db
+      .selectFrom('organizations')
+      .select('slug')
+      .where('id', '=', 'org-1')
+      .executeTakeFirst();
     assert.equal(found?.slug, 'acme');
     await reopened.close();
   });

@@ -68,33 +68,41 @@ for (const kind of storeKinds()) {
     // One process holds one SQLite connection; concurrent SQLite opens are covered by the
     // bootstrap processes below (better-sqlite3 waits synchronously, so two connections of one
     // process would wait on each other).
-    it('opening the same fresh store from several connections at once migrates it exactly once', { skip: kind === 'sqlite' && 'one connection per process on SQLite' }, async () => {
-      const location = freshLocation(kind);
-      const stores = await Promise.all([open(kind, location), open(kind, location), open(kind, location)]);
-      try {
-        const names = await Promise.all(stores.map(migrationNames));
-        for (const list of names) assert.deepEqual(list, names[0]);
-        assert.equal(new Set(names[0]).size, names[0]!.length);
-      } finally {
-        await Promise.all(stores.map((s) => s.close()));
-      }
-    });
-
-    it('a fresh schema migrates while another schema of the same database holds a migrated store', { skip: kind === 'sqlite' && 'PostgreSQL schemas only' }, async () => {
-      const existing = await open(kind, freshLocation(kind));
-      try {
-        const fresh = await open(kind, freshLocation(kind));
+    it(
+      'opening the same fresh store from several connections at once migrates it exactly once',
+      { skip: kind === 'sqlite' && 'one connection per process on SQLite' },
+      async () => {
+        const location = freshLocation(kind);
+        const stores = await Promise.all([open(kind, location), open(kind, location), open(kind, location)]);
         try {
-          assert.ok((await migrationNames(fresh)).length >= 1);
-          await ensureOrganization(fresh, 'in-fresh', 'x');
-          assert.equal(await findOrganizationBySlug(existing, 'in-fresh'), undefined, 'schemas are separate');
+          const names = await Promise.all(stores.map(migrationNames));
+          for (const list of names) assert.deepEqual(list, names[0]);
+          assert.equal(new Set(names[0]).size, names[0]!.length);
         } finally {
-          await fresh.close();
+          await Promise.all(stores.map((s) => s.close()));
         }
-      } finally {
-        await existing.close();
-      }
-    });
+      },
+    );
+
+    it(
+      'a fresh schema migrates while another schema of the same database holds a migrated store',
+      { skip: kind === 'sqlite' && 'PostgreSQL schemas only' },
+      async () => {
+        const existing = await open(kind, freshLocation(kind));
+        try {
+          const fresh = await open(kind, freshLocation(kind));
+          try {
+            assert.ok((await migrationNames(fresh)).length >= 1);
+            await ensureOrganization(fresh, 'in-fresh', 'x');
+            assert.equal(await findOrganizationBySlug(existing, 'in-fresh'), undefined, 'schemas are separate');
+          } finally {
+            await fresh.close();
+          }
+        } finally {
+          await existing.close();
+        }
+      },
+    );
 
     it('concurrent ensureOrganization calls for one slug from two connections create one organization', async () => {
       const location = freshLocation(kind);
@@ -102,10 +110,16 @@ for (const kind of storeKinds()) {
       try {
         for (let round = 0; round < 5; round++) {
           const slug = `race-${round}`;
-          const results = await Promise.all(Array.from({ length: 8 }, (_, i) => ensureOrganization(i % 2 ? a : b, slug, slug)));
+          const results = await Promise.all(
+            Array.from({ length: 8 }, (_, i) => ensureOrganization(i % 2 ? a : b, slug, slug)),
+          );
           assert.equal(new Set(results.map((r) => r.organization.id)).size, 1, `round ${round}`);
           assert.equal(results.filter((r) => r.created).length, 1, `round ${round}: exactly one caller created it`);
-          const count = await a.db.selectFrom('organizations').select((eb) => eb.fn.countAll<number>().as('n')).where('slug', '=', slug).executeTakeFirstOrThrow();
+          const count = await a.db
+            .selectFrom('organizations')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('slug', '=', slug)
+            .executeTakeFirstOrThrow();
           assert.equal(Number(count.n), 1);
         }
       } finally {
@@ -114,23 +128,31 @@ for (const kind of storeKinds()) {
       }
     });
 
-    it('two bootstrap processes for the same organization at once, on a fresh store, migrate it once and agree on one organization', { timeout: 60_000 }, async () => {
-      const location = freshLocation(kind);
-      const runs = await Promise.all([0, 1].map(() => runCli('tsx', ['admin', 'bootstrap', '--org', 'raced'], location.env)));
-      for (const run of runs) assert.equal(run.status, 0, run.stderr);
-      const outputs = runs.map((run) => JSON.parse(run.stdout.trim()) as { organization_id: string; console_token: string });
-      assert.equal(new Set(outputs.map((o) => o.organization_id)).size, 1);
-      assert.equal(new Set(outputs.map((o) => o.console_token)).size, 2);
-      const store = await open(kind, location);
-      try {
-        const orgs = await store.db.selectFrom('organizations').selectAll().execute();
-        assert.equal(orgs.length, 1);
-        const tokens = await store.db.selectFrom('console_tokens').selectAll().execute();
-        assert.equal(tokens.length, 2);
-      } finally {
-        await store.close();
-      }
-    });
+    it(
+      'two bootstrap processes for the same organization at once, on a fresh store, migrate it once and agree on one organization',
+      { timeout: 60_000 },
+      async () => {
+        const location = freshLocation(kind);
+        const runs = await Promise.all(
+          [0, 1].map(() => runCli('tsx', ['admin', 'bootstrap', '--org', 'raced'], location.env)),
+        );
+        for (const run of runs) assert.equal(run.status, 0, run.stderr);
+        const outputs = runs.map(
+          (run) => JSON.parse(run.stdout.trim()) as { organization_id: string; console_token: string },
+        );
+        assert.equal(new Set(outputs.map((o) => o.organization_id)).size, 1);
+        assert.equal(new Set(outputs.map((o) => o.console_token)).size, 2);
+        const store = await open(kind, location);
+        try {
+          const orgs = await store.db.selectFrom('organizations').selectAll().execute();
+          assert.equal(orgs.length, 1);
+          const tokens = await store.db.selectFrom('console_tokens').selectAll().execute();
+          assert.equal(tokens.length, 2);
+        } finally {
+          await store.close();
+        }
+      },
+    );
 
     it('micro-USD amounts and millisecond times round-trip as exact numbers, sums too', async () => {
       const location = freshLocation(kind);
@@ -178,7 +200,9 @@ for (const kind of storeKinds()) {
             [now + 1, 1, 3_000_000_000, 1234],
           ],
         );
-        for (const row of rows) for (const value of [row.created_at, row.cost_micro_usd, row.input_tokens]) assert.equal(typeof value, 'number');
+        for (const row of rows)
+          for (const value of [row.created_at, row.cost_micro_usd, row.input_tokens])
+            assert.equal(typeof value, 'number');
 
         const sum = await store.db
           .selectFrom('usage_records')
@@ -187,7 +211,10 @@ for (const kind of storeKinds()) {
         assert.equal(typeof sum.total, 'number');
         assert.equal(sum.total, 1_234_567_890_124);
 
-        await store.db.insertInto('key_spend').values({ api_key_id: 'k1', month: '2026-01', spent_micro_usd: big, reserved_micro_usd: 0 }).execute();
+        await store.db
+          .insertInto('key_spend')
+          .values({ api_key_id: 'k1', month: '2026-01', spent_micro_usd: big, reserved_micro_usd: 0 })
+          .execute();
         const spend = await store.db.selectFrom('key_spend').selectAll().executeTakeFirstOrThrow();
         assert.equal(spend.spent_micro_usd, big);
         assert.equal(typeof spend.reserved_micro_usd, 'number');

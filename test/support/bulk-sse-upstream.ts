@@ -46,10 +46,17 @@ export async function startBulkSseUpstream(options: { pieces: number; pieceChars
     };
     await send({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
     for (let i = 0; i < options.pieces && !res.destroyed; i++) {
-      await send({ ...base, choices: [{ index: 0, delta: { content: pieceText(i, options.pieceChars) }, finish_reason: null }] });
+      await send({
+        ...base,
+        choices: [{ index: 0, delta: { content: pieceText(i, options.pieceChars) }, finish_reason: null }],
+      });
     }
     await send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
-    await send({ ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: options.pieces, total_tokens: 10 + options.pieces } });
+    await send({
+      ...base,
+      choices: [],
+      usage: { prompt_tokens: 10, completion_tokens: options.pieces, total_tokens: 10 + options.pieces },
+    });
     await send('[DONE]');
     res.end();
   }

@@ -23,7 +23,10 @@ export interface WaitOptions {
 }
 
 /** Polls `probe` until it returns something other than undefined/false/null. */
-export async function waitFor<T>(probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, options: WaitOptions = {}): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  options: WaitOptions = {},
+): Promise<T> {
   const { timeoutMs = 5_000, intervalMs = 20, what = 'condition' } = options;
   const until = performance.now() + timeoutMs;
   for (;;) {
@@ -41,21 +44,33 @@ export async function usageRowsByRequest(store: Store, requestId: string): Promi
 }
 
 export async function usageRowsByKey(store: Store, apiKeyId: string): Promise<UsageRow[]> {
-  return store.db.selectFrom('usage_records').selectAll().where('api_key_id', '=', apiKeyId).orderBy('created_at').execute();
+  return store.db
+    .selectFrom('usage_records')
+    .selectAll()
+    .where('api_key_id', '=', apiKeyId)
+    .orderBy('created_at')
+    .execute();
 }
 
 /** Waits for the (batched) usage row of one request and checks there is exactly one. */
 export async function usageRowOf(store: Store, requestId: string, timeoutMs = 5_000): Promise<UsageRow> {
-  const rows = await waitFor(async () => {
-    const found = await usageRowsByRequest(store, requestId);
-    return found.length > 0 ? found : undefined;
-  }, { timeoutMs, what: `usage row of ${requestId}` });
+  const rows = await waitFor(
+    async () => {
+      const found = await usageRowsByRequest(store, requestId);
+      return found.length > 0 ? found : undefined;
+    },
+    { timeoutMs, what: `usage row of ${requestId}` },
+  );
   assert.equal(rows.length, 1, `exactly one usage row for ${requestId}`);
   return rows[0]!;
 }
 
 export async function keySpend(store: Store, apiKeyId: string): Promise<{ spent: number; reserved: number }> {
-  const rows = await store.db.selectFrom('key_spend').select(['spent_micro_usd', 'reserved_micro_usd']).where('api_key_id', '=', apiKeyId).execute();
+  const rows = await store.db
+    .selectFrom('key_spend')
+    .select(['spent_micro_usd', 'reserved_micro_usd'])
+    .where('api_key_id', '=', apiKeyId)
+    .execute();
   return {
     spent: rows.reduce((sum, r) => sum + Number(r.spent_micro_usd), 0),
     reserved: rows.reduce((sum, r) => sum + Number(r.reserved_micro_usd), 0),
@@ -68,7 +83,10 @@ export function assertGatewayError(
   expected: { status: number; code: string; type?: string; param?: string | null | RegExp },
 ): Record<string, any> {
   assert.equal(result.status, expected.status, `status (body: ${result.text.slice(0, 300)})`);
-  assert.ok(result.json && typeof result.json.error === 'object', `error envelope expected, got ${result.text.slice(0, 300)}`);
+  assert.ok(
+    result.json && typeof result.json.error === 'object',
+    `error envelope expected, got ${result.text.slice(0, 300)}`,
+  );
   const error = result.json.error as Record<string, any>;
   assert.equal(typeof error.message, 'string');
   assert.ok(error.message.length > 0);
@@ -128,7 +146,11 @@ export function streamedText(events: any[]): string {
 export interface RawClient {
   dispatcher: Agent;
   /** POSTs JSON to the gateway and returns the undici response unread. */
-  post(path: string, body: unknown, init?: { token?: string; headers?: Record<string, string>; signal?: AbortSignal }): Promise<Dispatcher.ResponseData>;
+  post(
+    path: string,
+    body: unknown,
+    init?: { token?: string; headers?: Record<string, string>; signal?: AbortSignal },
+  ): Promise<Dispatcher.ResponseData>;
   close(): Promise<void>;
 }
 
@@ -140,7 +162,13 @@ export function rawClient(baseUrl: string, ca: string): RawClient {
     post(path, body, init = {}) {
       const headers: Record<string, string> = { 'content-type': 'application/json', ...(init.headers ?? {}) };
       if (init.token) headers.authorization = `Bearer ${init.token}`;
-      return request(baseUrl + path, { method: 'POST', headers, body: JSON.stringify(body), dispatcher, ...(init.signal ? { signal: init.signal } : {}) });
+      return request(baseUrl + path, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        dispatcher,
+        ...(init.signal ? { signal: init.signal } : {}),
+      });
     },
     // close() waits for requests still in flight (a stream a failed test never read): give them
     // a moment, then destroy.
@@ -153,7 +181,10 @@ export function rawClient(baseUrl: string, ca: string): RawClient {
 }
 
 /** A response header as one string. */
-export function header(result: { headers: Record<string, string | string[] | undefined> }, name: string): string | undefined {
+export function header(
+  result: { headers: Record<string, string | string[] | undefined> },
+  name: string,
+): string | undefined {
   const value = result.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }

@@ -6,15 +6,28 @@ import { Agent, request } from 'undici';
  * test certificate names localhost while the Host header names the project's domain.
  */
 export function collectorClient(baseUrl: string, ca: string) {
-  const dispatcher = new Agent({ connect: { ca, checkServerIdentity: () => undefined }, keepAliveTimeout: 2_000, connections: 64 });
-  async function call(method: string, host: string, init: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}) {
+  const dispatcher = new Agent({
+    connect: { ca, checkServerIdentity: () => undefined },
+    keepAliveTimeout: 2_000,
+    connections: 64,
+  });
+  async function call(
+    method: string,
+    host: string,
+    init: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  ) {
     const headers: Record<string, string> = { host, ...(init.headers ?? {}) };
     let body = init.rawBody;
     if (init.body !== undefined) {
       body = JSON.stringify(init.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await request(`${baseUrl}/_gateway/event`, { method: method as 'POST', headers, body, dispatcher });
+    const response = await request(`${baseUrl}/_gateway/event`, {
+      method: method as 'POST',
+      headers,
+      body,
+      dispatcher,
+    });
     const text = await response.body.text();
     let json: any;
     try {

@@ -25,7 +25,11 @@ export interface PreparedData {
   store: Store;
 }
 
-export async function prepareData(kind: StoreKind, config: unknown, extraEnv: Record<string, string> = {}): Promise<PreparedData> {
+export async function prepareData(
+  kind: StoreKind,
+  config: unknown,
+  extraEnv: Record<string, string> = {},
+): Promise<PreparedData> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-fault-'));
   const schema = kind === 'postgres' ? `t_fault_${randomBytes(5).toString('hex')}` : undefined;
   const configFile = join(dataDir, 'gateway-config.json');
@@ -43,7 +47,11 @@ export async function prepareData(kind: StoreKind, config: unknown, extraEnv: Re
   const store = await openStore({ dataDir, databaseUrl: env.DATABASE_URL, schema });
   const slug = `fault-${randomBytes(3).toString('hex')}`;
   const { organization } = await ensureOrganization(store, slug, slug);
-  const { secret } = await createConsoleToken(store, { organizationId: organization.id, name: 'fault', permission: 'admin' });
+  const { secret } = await createConsoleToken(store, {
+    organizationId: organization.id,
+    name: 'fault',
+    permission: 'admin',
+  });
   return { kind, dataDir, schema, env, organization: { id: organization.id, token: secret }, store };
 }
 
@@ -51,20 +59,34 @@ export async function prepareData(kind: StoreKind, config: unknown, extraEnv: Re
 export async function assertNoLeakedReservation(store: Store, apiKeyId: string, timeoutMs = 3_000): Promise<void> {
   const settled = await waitFor(
     async () => {
-      const rows = await store.db.selectFrom('budget_reservations').select('id').where('api_key_id', '=', apiKeyId).execute();
+      const rows = await store.db
+        .selectFrom('budget_reservations')
+        .select('id')
+        .where('api_key_id', '=', apiKeyId)
+        .execute();
       const spend = await keySpend(store, apiKeyId);
       return rows.length === 0 && spend.reserved === 0 ? true : undefined;
     },
     { timeoutMs, what: `reservations of ${apiKeyId} released` },
   ).catch(() => false);
   if (settled) return;
-  const rows = await store.db.selectFrom('budget_reservations').selectAll().where('api_key_id', '=', apiKeyId).execute();
-  assert.fail(`leaked reservation for ${apiKeyId}: key_spend ${JSON.stringify(await keySpend(store, apiKeyId))}, rows ${JSON.stringify(rows)}`);
+  const rows = await store.db
+    .selectFrom('budget_reservations')
+    .selectAll()
+    .where('api_key_id', '=', apiKeyId)
+    .execute();
+  assert.fail(
+    `leaked reservation for ${apiKeyId}: key_spend ${JSON.stringify(await keySpend(store, apiKeyId))}, rows ${JSON.stringify(rows)}`,
+  );
 }
 
 /** The key's monthly spend is exactly the sum of its usage rows' costs (nothing lost or counted twice). */
 export async function assertSpendMatchesRows(store: Store, apiKeyId: string): Promise<void> {
-  const rows = await store.db.selectFrom('usage_records').select('cost_micro_usd').where('api_key_id', '=', apiKeyId).execute();
+  const rows = await store.db
+    .selectFrom('usage_records')
+    .select('cost_micro_usd')
+    .where('api_key_id', '=', apiKeyId)
+    .execute();
   const total = rows.reduce((sum, r) => sum + Number(r.cost_micro_usd), 0);
   assert.equal((await keySpend(store, apiKeyId)).spent, total, 'key_spend.spent equals the sum of usage row costs');
 }

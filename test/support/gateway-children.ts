@@ -28,11 +28,27 @@ export interface GatewayChild {
 
 /** Only what the service needs: nothing leaks in from the test runner's environment. */
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', GATEWAY_PORT: '0', CONSOLE_PORT: '0', COLLECTOR_PORT: '0', LOG_LEVEL: 'warn', ...env };
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'test',
+    GATEWAY_PORT: '0',
+    CONSOLE_PORT: '0',
+    COLLECTOR_PORT: '0',
+    LOG_LEVEL: 'warn',
+    ...env,
+  };
 }
 
-export async function spawnGateway(env: Record<string, string> & { GATEWAY_DATA_DIR: string }, timeoutMs = 30_000): Promise<GatewayChild> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export async function spawnGateway(
+  env: Record<string, string> & { GATEWAY_DATA_DIR: string },
+  timeoutMs = 30_000,
+): Promise<GatewayChild> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+    cwd: REPO_ROOT,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));

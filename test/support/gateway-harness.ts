@@ -50,7 +50,10 @@ export interface Harness {
   /** Creates an organization and a console token for it, straight in the store. */
   organization(slug?: string, permission?: ConsolePermission): Promise<{ id: string; slug: string; token: string }>;
   /** Creates a gateway key through the console API. */
-  createKey(org: { id: string; token: string }, body?: Record<string, unknown>): Promise<{ id: string; key: string; [k: string]: unknown }>;
+  createKey(
+    org: { id: string; token: string },
+    body?: Record<string, unknown>,
+  ): Promise<{ id: string; key: string; [k: string]: unknown }>;
   stop(): Promise<void>;
 }
 
@@ -130,11 +133,18 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     collector: (m, p, i) => call(running.urls.collector, m, p, i),
     async organization(slug = `org-${randomBytes(4).toString('hex')}`, permission: ConsolePermission = 'admin') {
       const { organization } = await ensureOrganization(running.store, slug, slug);
-      const { secret } = await createConsoleToken(running.store, { organizationId: organization.id, name: 'test', permission });
+      const { secret } = await createConsoleToken(running.store, {
+        organizationId: organization.id,
+        name: 'test',
+        permission,
+      });
       return { id: organization.id, slug, token: secret };
     },
     async createKey(org, body = { name: 'test key' }) {
-      const result = await call(running.urls.console, 'POST', `/v1/organizations/${org.id}/api_keys`, { token: org.token, body });
+      const result = await call(running.urls.console, 'POST', `/v1/organizations/${org.id}/api_keys`, {
+        token: org.token,
+        body,
+      });
       if (result.status !== 201) throw new Error(`createKey failed: ${result.status} ${result.text}`);
       return result.json;
     },

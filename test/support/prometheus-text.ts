@@ -41,7 +41,8 @@ export function parsePrometheusText(text: string): Map<string, Family> {
       if (!NAME.test(name)) throw new Error(`${where}: bad metric name`);
       const family = families.get(name) ?? { name, type: 'untyped' as const, help: '', samples: [] };
       if (kind === 'TYPE') {
-        if (!['counter', 'gauge', 'histogram', 'summary', 'untyped'].includes(rest)) throw new Error(`${where}: bad type`);
+        if (!['counter', 'gauge', 'histogram', 'summary', 'untyped'].includes(rest))
+          throw new Error(`${where}: bad type`);
         if (family.samples.length > 0) throw new Error(`${where}: TYPE after samples`);
         family.type = rest as Family['type'];
       } else family.help = rest;
@@ -96,7 +97,13 @@ function parseSample(line: string, where: string): Sample {
   // Prometheus reads values with Go's ParseFloat: NaN and Inf in any case (prom-client writes "Nan").
   const raw = match[3]!;
   const special = /^([+-]?)(inf|infinity|nan)$/i.exec(raw);
-  const value = special ? (special[2]!.toLowerCase() === 'nan' ? NaN : special[1] === '-' ? -Infinity : Infinity) : Number(raw);
+  const value = special
+    ? special[2]!.toLowerCase() === 'nan'
+      ? NaN
+      : special[1] === '-'
+        ? -Infinity
+        : Infinity
+    : Number(raw);
   if (Number.isNaN(value) && !special) throw new Error(`${where}: bad value ${raw}`);
   return { name: match[1]!, labels, value };
 }

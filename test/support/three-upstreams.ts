@@ -30,12 +30,21 @@ export async function startThreeUpstreams(): Promise<ThreeUpstreams> {
     config: {
       providers: [
         { id: 'mock-openai', kind: 'openai', base_url: mocks.openai.baseUrl, api_key_env: 'MOCK_OPENAI_KEY' },
-        { id: 'mock-anthropic', kind: 'anthropic', base_url: mocks.anthropic.baseUrl, api_key_env: 'MOCK_ANTHROPIC_KEY' },
+        {
+          id: 'mock-anthropic',
+          kind: 'anthropic',
+          base_url: mocks.anthropic.baseUrl,
+          api_key_env: 'MOCK_ANTHROPIC_KEY',
+        },
         { id: 'mock-gemini', kind: 'gemini', base_url: mocks.gemini.baseUrl, api_key_env: 'MOCK_GEMINI_KEY' },
       ],
       models: [
         { id: MODEL_OF.openai, providers: [{ provider: 'mock-openai', model: 'gpt-4o-mini' }], pricing: PRICING },
-        { id: MODEL_OF.anthropic, providers: [{ provider: 'mock-anthropic', model: 'claude-haiku-4-5' }], pricing: PRICING },
+        {
+          id: MODEL_OF.anthropic,
+          providers: [{ provider: 'mock-anthropic', model: 'claude-haiku-4-5' }],
+          pricing: PRICING,
+        },
         { id: MODEL_OF.gemini, providers: [{ provider: 'mock-gemini', model: 'gemini-2.5-flash' }], pricing: PRICING },
       ],
     },

@@ -10,8 +10,21 @@ describe('bpeTokenCount', () => {
     it(`${tokenizer}: pieces longer than the kept scratch space, and short ones after them, count as tiktoken counts them`, () => {
       const reference = get_encoding(tokenizer);
       try {
-        for (const piece of ['a'.repeat(5000), 'abc', ' '.repeat(6000), 'xyz', '='.repeat(4500), 'é'.repeat(3000), 'naïve', 'Hello']) {
-          assert.equal(bpeTokenCount(piece, tokenizer), reference.encode_ordinary(piece).length, `${piece.slice(0, 10)}… (${piece.length})`);
+        for (const piece of [
+          'a'.repeat(5000),
+          'abc',
+          ' '.repeat(6000),
+          'xyz',
+          '='.repeat(4500),
+          'é'.repeat(3000),
+          'naïve',
+          'Hello',
+        ]) {
+          assert.equal(
+            bpeTokenCount(piece, tokenizer),
+            reference.encode_ordinary(piece).length,
+            `${piece.slice(0, 10)}… (${piece.length})`,
+          );
         }
       } finally {
         reference.free();

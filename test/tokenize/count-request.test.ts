@@ -11,14 +11,21 @@ const tok = (text: string, tokenizer: (typeof TOKENIZERS)[number] = 'o200k_base'
 describe('detectMessageFormat', () => {
   it('reads messages-style content blocks as messages-style', () => {
     for (const type of ['tool_use', 'tool_result', 'image', 'thinking', 'redacted_thinking', 'document']) {
-      assert.equal(detectMessageFormat({ role: 'user', content: [{ type: 'text', text: 'x' }, { type }] }), 'messages', type);
+      assert.equal(
+        detectMessageFormat({ role: 'user', content: [{ type: 'text', text: 'x' }, { type }] }),
+        'messages',
+        type,
+      );
     }
   });
 
   it('reads chat structures as chat', () => {
     assert.equal(detectMessageFormat({ role: 'user', content: 'hi' }), 'chat');
     assert.equal(detectMessageFormat({ role: 'user', content: [{ type: 'text', text: 'hi' }] }), 'chat');
-    assert.equal(detectMessageFormat({ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }), 'chat');
+    assert.equal(
+      detectMessageFormat({ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }),
+      'chat',
+    );
     assert.equal(detectMessageFormat({ role: 'assistant', content: null, tool_calls: [] }), 'chat');
     assert.equal(detectMessageFormat({ role: 'tool', tool_call_id: 'c1', content: 'ok' }), 'chat');
     assert.equal(detectMessageFormat({ role: 'system', content: [{ type: 'text', text: 'x' }] }), 'chat');
@@ -30,11 +37,22 @@ describe('countRequestTokens, chat format', () => {
   // OpenAI cookbook "How to count tokens with tiktoken": the API reported 129 prompt tokens for
   // these messages on gpt-4-0613 (cl100k_base) and 124 on gpt-4o (o200k_base).
   const cookbook = [
-    { role: 'system', content: 'You are a helpful, pattern-following assistant that translates corporate jargon into plain English.' },
+    {
+      role: 'system',
+      content: 'You are a helpful, pattern-following assistant that translates corporate jargon into plain English.',
+    },
     { role: 'system', name: 'example_user', content: 'New synergies will help drive top-line growth.' },
     { role: 'system', name: 'example_assistant', content: 'Things working well together will increase revenue.' },
-    { role: 'system', name: 'example_user', content: "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage." },
-    { role: 'system', name: 'example_assistant', content: "Let's talk later when we're less busy about how to do better." },
+    {
+      role: 'system',
+      name: 'example_user',
+      content: "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage.",
+    },
+    {
+      role: 'system',
+      name: 'example_assistant',
+      content: "Let's talk later when we're less busy about how to do better.",
+    },
     { role: 'user', content: "This late pivot means we don't have time to boil the ocean for the client deliverable." },
   ];
 
@@ -50,7 +68,10 @@ describe('countRequestTokens, chat format', () => {
 
   it('counts text parts like the same string content', () => {
     const asString = countRequestTokens({ messages: [{ role: 'user', content: 'Hello there' }] }, 'o200k_base');
-    const asParts = countRequestTokens({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello there' }] }] }, 'o200k_base');
+    const asParts = countRequestTokens(
+      { messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello there' }] }] },
+      'o200k_base',
+    );
     assert.equal(asParts, asString);
     assert.equal(asString, 3 + 3 + tok('user') + tok('Hello there'));
   });
@@ -69,29 +90,54 @@ describe('countRequestTokens, chat format', () => {
   it('counts tool calls as name + arguments + 3, and tool results as content', () => {
     const args = '{"command":"ls -F"}';
     const messages = [
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'bash', arguments: args } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'bash', arguments: args } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: 'README.md\r\nsrc/' },
     ];
-    const expected = 3 + (3 + tok('assistant') + 3 + tok('bash') + tok(args)) + (3 + tok('tool') + tok('README.md\r\nsrc/'));
+    const expected =
+      3 + (3 + tok('assistant') + 3 + tok('bash') + tok(args)) + (3 + tok('tool') + tok('README.md\r\nsrc/'));
     assert.equal(countRequestTokens({ messages }, 'o200k_base'), expected);
   });
 
   it('counts special-token text in messages as ordinary text', () => {
     const content = 'ignore <|endoftext|><|im_start|>system';
-    assert.equal(countRequestTokens({ messages: [{ role: 'user', content }] }, 'cl100k_base'), 3 + 3 + tok('user', 'cl100k_base') + tok(content, 'cl100k_base'));
+    assert.equal(
+      countRequestTokens({ messages: [{ role: 'user', content }] }, 'cl100k_base'),
+      3 + 3 + tok('user', 'cl100k_base') + tok(content, 'cl100k_base'),
+    );
   });
 });
 
 describe('countRequestTokens, messages-style format', () => {
   it('counts a top-level system string as a system message', () => {
-    const messagesStyle = countRequestTokens({ system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }] }, 'o200k_base');
-    const chat = countRequestTokens({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }] }, 'o200k_base');
+    const messagesStyle = countRequestTokens(
+      { system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }] },
+      'o200k_base',
+    );
+    const chat = countRequestTokens(
+      {
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'Hi' },
+        ],
+      },
+      'o200k_base',
+    );
     assert.equal(messagesStyle, chat);
   });
 
   it('counts a system array of text blocks block by block', () => {
-    const system = [{ type: 'text', text: 'Be brief.' }, { type: 'text', text: 'Answer in French.', cache_control: { type: 'ephemeral' } }];
-    assert.equal(countRequestTokens({ system }, 'o200k_base'), 3 + 3 + tok('system') + tok('Be brief.') + tok('Answer in French.'));
+    const system = [
+      { type: 'text', text: 'Be brief.' },
+      { type: 'text', text: 'Answer in French.', cache_control: { type: 'ephemeral' } },
+    ];
+    assert.equal(
+      countRequestTokens({ system }, 'o200k_base'),
+      3 + 3 + tok('system') + tok('Be brief.') + tok('Answer in French.'),
+    );
   });
 
   it('counts tool_use, tool_result, thinking and image blocks', () => {
@@ -132,15 +178,27 @@ describe('countRequestTokens, messages-style format', () => {
 describe('countRequestTokens, tool definitions', () => {
   const parameters = {
     type: 'object',
-    properties: { path: { type: 'string', description: 'File to read' }, mode: { type: 'string', enum: ['text', 'hex'] } },
+    properties: {
+      path: { type: 'string', description: 'File to read' },
+      mode: { type: 'string', enum: ['text', 'hex'] },
+    },
     required: ['path'],
   };
   const base = { messages: [{ role: 'user', content: 'Read it' }] };
 
   it('renders chat, responses-style and messages-style tools alike', () => {
-    const chat = countRequestTokens({ ...base, tools: [{ type: 'function', function: { name: 'read', description: 'Read a file', parameters } }] }, 'o200k_base');
-    const flat = countRequestTokens({ ...base, tools: [{ type: 'function', name: 'read', description: 'Read a file', parameters }] }, 'o200k_base');
-    const anthropic = countRequestTokens({ ...base, tools: [{ name: 'read', description: 'Read a file', input_schema: parameters }] }, 'o200k_base');
+    const chat = countRequestTokens(
+      { ...base, tools: [{ type: 'function', function: { name: 'read', description: 'Read a file', parameters } }] },
+      'o200k_base',
+    );
+    const flat = countRequestTokens(
+      { ...base, tools: [{ type: 'function', name: 'read', description: 'Read a file', parameters }] },
+      'o200k_base',
+    );
+    const anthropic = countRequestTokens(
+      { ...base, tools: [{ name: 'read', description: 'Read a file', input_schema: parameters }] },
+      'o200k_base',
+    );
     assert.equal(flat, chat);
     assert.equal(anthropic, chat);
     const rendered = [

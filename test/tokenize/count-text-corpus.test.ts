@@ -23,7 +23,11 @@ describe('countTextTokens on a corpus of varied strings', () => {
         for (const { kind, text } of corpus) {
           const expected = reference.encode_ordinary(text).length;
           assert.equal(countTextTokens(text, tokenizer), expected, `${kind}: ${JSON.stringify(text.slice(0, 80))}`);
-          assert.equal(countTextTokens(text, tokenizer), expected, `cached ${kind}: ${JSON.stringify(text.slice(0, 80))}`);
+          assert.equal(
+            countTextTokens(text, tokenizer),
+            expected,
+            `cached ${kind}: ${JSON.stringify(text.slice(0, 80))}`,
+          );
         }
       } finally {
         reference.free();

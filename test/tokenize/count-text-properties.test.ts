@@ -11,7 +11,22 @@ const expected = (text: string, tokenizer: (typeof TOKENIZERS)[number]) =>
 
 // Any UTF-16 code unit, lone surrogates included: JSON bodies can carry them.
 const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((n) => String.fromCharCode(n));
-const fragment = fc.constantFrom('<|endoftext|>', '<|im_start|>', '<|fim_prefix|>', ' ', '  ', '\r\n', '\n\n', '\t', '123456', 'hello', "'s", '日本', '👨‍👩‍👧', 'e\u0301');
+const fragment = fc.constantFrom(
+  '<|endoftext|>',
+  '<|im_start|>',
+  '<|fim_prefix|>',
+  ' ',
+  '  ',
+  '\r\n',
+  '\n\n',
+  '\t',
+  '123456',
+  'hello',
+  "'s",
+  '日本',
+  '👨‍👩‍👧',
+  'e\u0301',
+);
 const text = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 200 }),
   fc.string({ unit: 'binary', maxLength: 200 }),
@@ -50,7 +65,10 @@ describe('countTextTokens properties', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(text, tokenizer), { maxLength: 30 }), (pairs) => {
         for (const [s, t] of pairs) {
-          assert.equal(cache.count(s, t, (x) => expected(x, t)), expected(s, t));
+          assert.equal(
+            cache.count(s, t, (x) => expected(x, t)),
+            expected(s, t),
+          );
           assert.ok(cache.stats().chars <= cache.maxChars);
         }
       }),
@@ -60,7 +78,11 @@ describe('countTextTokens properties', () => {
 
   it('countRequestTokens never throws on arbitrary JSON bodies', () => {
     const body = fc.record(
-      { messages: fc.array(fc.jsonValue(), { maxLength: 5 }), system: fc.jsonValue(), tools: fc.array(fc.jsonValue(), { maxLength: 3 }) },
+      {
+        messages: fc.array(fc.jsonValue(), { maxLength: 5 }),
+        system: fc.jsonValue(),
+        tools: fc.array(fc.jsonValue(), { maxLength: 3 }),
+      },
       { requiredKeys: [] },
     );
     fc.assert(

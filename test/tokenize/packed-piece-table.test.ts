@@ -17,18 +17,39 @@ describe('PackedPieceTable', () => {
   it('tells apart pieces that differ only in a late character, in length or by NUL characters', () => {
     const table = new PackedPieceTable(16, 1024);
     const { encode } = numbering();
-    const pieces = ['ab', 'abc', 'abcd', 'abcde', 'abcdefgh', 'abcdefgi', 'abcdefghijkl', 'abcdefghijkm', 'a\0', 'a\0\0', '\0\0', '\x7f\x7f'];
+    const pieces = [
+      'ab',
+      'abc',
+      'abcd',
+      'abcde',
+      'abcdefgh',
+      'abcdefgi',
+      'abcdefghijkl',
+      'abcdefghijkm',
+      'a\0',
+      'a\0\0',
+      '\0\0',
+      '\x7f\x7f',
+    ];
     const first = pieces.map((p) => table.count(`<${p}>`, 1, 1 + p.length, encode));
-    assert.deepEqual(first, pieces.map((_, i) => i + 1));
+    assert.deepEqual(
+      first,
+      pieces.map((_, i) => i + 1),
+    );
     // Found again without encoding, whatever surrounds them.
-    const again = pieces.map((p) => table.count(`xyz${p}`, 3, 3 + p.length, () => assert.fail(`encoded ${JSON.stringify(p)} twice`)));
+    const again = pieces.map((p) =>
+      table.count(`xyz${p}`, 3, 3 + p.length, () => assert.fail(`encoded ${JSON.stringify(p)} twice`)),
+    );
     assert.deepEqual(again, first);
     assert.equal(table.entries, pieces.length);
   });
 
   it('leaves non-ASCII pieces to the caller', () => {
     const table = new PackedPieceTable(16, 1024);
-    assert.equal(table.count('café', 0, 4, () => assert.fail('encoded')), -1);
+    assert.equal(
+      table.count('café', 0, 4, () => assert.fail('encoded')),
+      -1,
+    );
     assert.equal(table.entries, 0);
   });
 

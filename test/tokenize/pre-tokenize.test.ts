@@ -13,27 +13,98 @@ import { buildCorpus } from './text-corpus.js';
 
 const references = Object.fromEntries(TOKENIZERS.map((name) => [name, get_encoding(name)]));
 const expected = (text: string, tokenizer: TokenizerName) => references[tokenizer]!.encode_ordinary(text).length;
-const regexPieces = (text: string, tokenizer: TokenizerName) => text.match(new RegExp(pieceRegex(tokenizer).source, 'gu')) ?? [];
+const regexPieces = (text: string, tokenizer: TokenizerName) =>
+  text.match(new RegExp(pieceRegex(tokenizer).source, 'gu')) ?? [];
 // A tiny memo evicts all the time: counts must not depend on what it holds.
 const counters = Object.fromEntries(
-  TOKENIZERS.map((name) => [name, new PieceCounter(name, (piece) => expected(piece, name), { maxEntries: 64, maxPieceChars: 16 })]),
+  TOKENIZERS.map((name) => [
+    name,
+    new PieceCounter(name, (piece) => expected(piece, name), { maxEntries: 64, maxPieceChars: 16 }),
+  ]),
 ) as Record<TokenizerName, PieceCounter>;
 
 const corpus = buildCorpus();
 // What the ASCII scanner decides on: every branch of both patterns, and their edges.
 const asciiFragment = fc.constantFrom(
-  ' ', '  ', '   ', '\t', '\n', '\r\n', '\r', '\n\n', ' \n', '\n ', '\v', '\f', "'", "'s", "'S", "'re", "'LL", "'ve", "'d", "'m", "'t", "'x",
-  'a', 'A', 'ab', 'AB', 'Ab', 'aB', 'HTMLParser', 'x1', '1', '12', '123', '1234', '/', '//', '/\n', '(', '()', '):', '.', '...', '-', '_', '#',
-  '\x00', '\x1b[0m', '\x7f', 'don\'t', "I'M", 'foo_bar', '==', ' =', ' /', '\u017f', '\u00a0', '\u2028', '\u0085', '\ufeff', 'é', 'e\u0301', '日本',
+  ' ',
+  '  ',
+  '   ',
+  '\t',
+  '\n',
+  '\r\n',
+  '\r',
+  '\n\n',
+  ' \n',
+  '\n ',
+  '\v',
+  '\f',
+  "'",
+  "'s",
+  "'S",
+  "'re",
+  "'LL",
+  "'ve",
+  "'d",
+  "'m",
+  "'t",
+  "'x",
+  'a',
+  'A',
+  'ab',
+  'AB',
+  'Ab',
+  'aB',
+  'HTMLParser',
+  'x1',
+  '1',
+  '12',
+  '123',
+  '1234',
+  '/',
+  '//',
+  '/\n',
+  '(',
+  '()',
+  '):',
+  '.',
+  '...',
+  '-',
+  '_',
+  '#',
+  '\x00',
+  '\x1b[0m',
+  '\x7f',
+  "don't",
+  "I'M",
+  'foo_bar',
+  '==',
+  ' =',
+  ' /',
+  '\u017f',
+  '\u00a0',
+  '\u2028',
+  '\u0085',
+  '\ufeff',
+  'é',
+  'e\u0301',
+  '日本',
 );
 const asciiText = fc.array(asciiFragment, { maxLength: 30 }).map((parts) => parts.join(''));
-const anyText = fc.oneof(asciiText, fc.string({ unit: 'binary', maxLength: 60 }), fc.string({ unit: 'grapheme', maxLength: 60 }));
+const anyText = fc.oneof(
+  asciiText,
+  fc.string({ unit: 'binary', maxLength: 60 }),
+  fc.string({ unit: 'grapheme', maxLength: 60 }),
+);
 
 describe('pre-tokenization in JavaScript', () => {
   for (const tokenizer of TOKENIZERS) {
     it(`${tokenizer}: the scanner splits like the pattern on the corpus`, () => {
       for (const { kind, text } of corpus) {
-        assert.deepEqual(splitPieces(text, tokenizer), regexPieces(text, tokenizer), `${kind}: ${JSON.stringify(text.slice(0, 80))}`);
+        assert.deepEqual(
+          splitPieces(text, tokenizer),
+          regexPieces(text, tokenizer),
+          `${kind}: ${JSON.stringify(text.slice(0, 80))}`,
+        );
       }
     });
 
@@ -53,7 +124,11 @@ describe('pre-tokenization in JavaScript', () => {
 
     it(`${tokenizer}: piece sums equal tiktoken on the corpus`, () => {
       for (const { kind, text } of corpus) {
-        assert.equal(counters[tokenizer].count(text), expected(text, tokenizer), `${kind}: ${JSON.stringify(text.slice(0, 80))}`);
+        assert.equal(
+          counters[tokenizer].count(text),
+          expected(text, tokenizer),
+          `${kind}: ${JSON.stringify(text.slice(0, 80))}`,
+        );
       }
     });
 
@@ -63,7 +138,10 @@ describe('pre-tokenization in JavaScript', () => {
       // a sparser sample of the other planes); FULL_UNICODE_SWEEP=1 checks all 1.1 million
       // (minutes; last run: no difference).
       const full = process.env.FULL_UNICODE_SWEEP === '1';
-      const counter = new PieceCounter(tokenizer, (piece) => expected(piece, tokenizer), { maxEntries: 100_000, maxPieceChars: 64 });
+      const counter = new PieceCounter(tokenizer, (piece) => expected(piece, tokenizer), {
+        maxEntries: 100_000,
+        maxPieceChars: 64,
+      });
       for (let from = 0; from < 0x110000; from += from < 0x10000 || full ? 64 : 4096) {
         let probe = '';
         for (let cp = from; cp < from + (full ? 64 : 8); cp++) {
@@ -71,7 +149,8 @@ describe('pre-tokenization in JavaScript', () => {
           const c = String.fromCodePoint(cp);
           probe += `a${c}b ${c}1${c}'${c}s\n${c} ${c}${c}.${c}A${c}a\t${c}\n`;
         }
-        if (probe.length > 0) assert.equal(counter.count(probe), expected(probe, tokenizer), `code points ${from.toString(16)}…`);
+        if (probe.length > 0)
+          assert.equal(counter.count(probe), expected(probe, tokenizer), `code points ${from.toString(16)}…`);
       }
     });
   }
@@ -83,7 +162,11 @@ describe('pre-tokenization in JavaScript', () => {
         for (const piece of splitPieces(text, tokenizer)) {
           if (seen.has(piece)) continue;
           seen.add(piece);
-          assert.equal(bpeTokenCount(piece, tokenizer), expected(piece, tokenizer), `${kind}: ${JSON.stringify(piece)}`);
+          assert.equal(
+            bpeTokenCount(piece, tokenizer),
+            expected(piece, tokenizer),
+            `${kind}: ${JSON.stringify(piece)}`,
+          );
         }
       }
     });
@@ -91,7 +174,8 @@ describe('pre-tokenization in JavaScript', () => {
     it(`${tokenizer}: byte-pair encoding in JavaScript counts random pieces as tiktoken does`, () => {
       fc.assert(
         fc.property(anyText, (text) => {
-          for (const piece of splitPieces(text, tokenizer)) assert.equal(bpeTokenCount(piece, tokenizer), expected(piece, tokenizer), JSON.stringify(piece));
+          for (const piece of splitPieces(text, tokenizer))
+            assert.equal(bpeTokenCount(piece, tokenizer), expected(piece, tokenizer), JSON.stringify(piece));
         }),
         { numRuns: 2000 },
       );
@@ -102,9 +186,30 @@ describe('pre-tokenization in JavaScript', () => {
     it(`${tokenizer}: line sums equal tiktoken, lines cut only where a piece always ends`, () => {
       // What may follow a line break: indentation, more breaks, a slash (o200k's punctuation
       // tail), non-ASCII white space, punctuation with its own trailing breaks.
-      const lineStart = fc.constantFrom('', ' ', '    ', '\t', '/', '//', ' /', '\u00a0', '\u2028', '\r', '\n', '\v', ')', '  )', 'x', '12');
-      const lineBody = fc.oneof(asciiText, fc.constantFrom('):', 'def f(x):', '  return x', '# comment', '', '   ', 'é', '→'));
-      const multiLine = fc.array(fc.tuple(lineStart, lineBody, fc.constantFrom('\n', '\r\n', ' \n', '\n\n', '\n  \n')), { maxLength: 12 })
+      const lineStart = fc.constantFrom(
+        '',
+        ' ',
+        '    ',
+        '\t',
+        '/',
+        '//',
+        ' /',
+        '\u00a0',
+        '\u2028',
+        '\r',
+        '\n',
+        '\v',
+        ')',
+        '  )',
+        'x',
+        '12',
+      );
+      const lineBody = fc.oneof(
+        asciiText,
+        fc.constantFrom('):', 'def f(x):', '  return x', '# comment', '', '   ', 'é', '→'),
+      );
+      const multiLine = fc
+        .array(fc.tuple(lineStart, lineBody, fc.constantFrom('\n', '\r\n', ' \n', '\n\n', '\n  \n')), { maxLength: 12 })
         .map((lines) => lines.map(([a, b, c]) => a + b + c).join(''));
       const lines = new LineCounter(counters[tokenizer], { maxChars: 256, minLineChars: 1, maxLineChars: 64 });
       fc.assert(
@@ -114,7 +219,8 @@ describe('pre-tokenization in JavaScript', () => {
         }),
         { numRuns: 3000 },
       );
-      for (const { kind, text } of corpus) assert.equal(lines.count(text), expected(text, tokenizer), `${kind}: ${JSON.stringify(text.slice(0, 80))}`);
+      for (const { kind, text } of corpus)
+        assert.equal(lines.count(text), expected(text, tokenizer), `${kind}: ${JSON.stringify(text.slice(0, 80))}`);
     });
   }
 

@@ -160,5 +160,11 @@ export interface UsageSummary {
   group_by: string;
   buckets: string[];
   totals: UsageCounts;
-  groups: Array<UsageCounts & { key: string; label: string; series: { requests: number[]; tokens: number[]; cost_micro_usd: number[] } }>;
+  groups: Array<
+    UsageCounts & {
+      key: string;
+      label: string;
+      series: { requests: number[]; tokens: number[]; cost_micro_usd: number[] };
+    }
+  >;
 }

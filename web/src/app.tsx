@@ -76,7 +76,13 @@ export function App() {
         <span class="brand">Gateway console</span>
         <nav aria-label="Console">
           {NAV.map(([href, label]) => (
-            <a key={href} href={href} onClick={onLinkClick} class={path.startsWith(href) ? 'active' : ''} aria-current={path.startsWith(href) ? 'page' : undefined}>
+            <a
+              key={href}
+              href={href}
+              onClick={onLinkClick}
+              class={path.startsWith(href) ? 'active' : ''}
+              aria-current={path.startsWith(href) ? 'page' : undefined}
+            >
               {label}
             </a>
           ))}
@@ -98,10 +104,16 @@ export function App() {
         {path.startsWith('/keys') && <KeysPage session={session} />}
         {path.startsWith('/usage') && <UsagePage session={session} />}
         {path.startsWith('/logs') && <LogsPage session={session} />}
-        {path.startsWith('/projects') && <ProjectsPage projectId={projectMatch ? decodeURIComponent(projectMatch[1]!) : null} />}
+        {path.startsWith('/projects') && (
+          <ProjectsPage projectId={projectMatch ? decodeURIComponent(projectMatch[1]!) : null} />
+        )}
         {!NAV.some(([href]) => path.startsWith(href)) && path !== '/' && path !== '/sign-in' && (
           <p>
-            No page here. <a href="/keys" onClick={onLinkClick}>Go to API keys</a>.
+            No page here.{' '}
+            <a href="/keys" onClick={onLinkClick}>
+              Go to API keys
+            </a>
+            .
           </p>
         )}
       </main>

@@ -18,14 +18,24 @@ export function formatDate(iso: string | null, withTime = true): string {
   if (!iso) return '—';
   const date = new Date(iso);
   return withTime
-    ? date.toLocaleString('en-GB', { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' }) + ' UTC'
+    ? date.toLocaleString('en-GB', {
+        year: 'numeric',
+        month: 'short',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        timeZone: 'UTC',
+      }) + ' UTC'
     : date.toLocaleDateString('en-GB', { year: 'numeric', month: 'short', day: '2-digit', timeZone: 'UTC' });
 }
 
 /** Bucket labels for chart axes: hours as "14:00" (with the day at midnight), days as "21 Nov". */
 export function bucketLabel(iso: string, granularity: 'hour' | 'day'): string {
   const date = new Date(iso);
-  if (granularity === 'day') return date.toLocaleDateString('en-GB', { day: '2-digit', month: 'short', timeZone: 'UTC' });
+  if (granularity === 'day')
+    return date.toLocaleDateString('en-GB', { day: '2-digit', month: 'short', timeZone: 'UTC' });
   const hour = `${String(date.getUTCHours()).padStart(2, '0')}:00`;
-  return date.getUTCHours() === 0 ? `${date.toLocaleDateString('en-GB', { day: '2-digit', month: 'short', timeZone: 'UTC' })} ${hour}` : hour;
+  return date.getUTCHours() === 0
+    ? `${date.toLocaleDateString('en-GB', { day: '2-digit', month: 'short', timeZone: 'UTC' })} ${hour}`
+    : hour;
 }

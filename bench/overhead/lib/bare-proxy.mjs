@@ -15,9 +15,24 @@ const arg = (name) => {
 };
 const plain = process.argv.includes('--plain');
 const upstream = new URL(arg('upstream') ?? '');
-const agent = new Agent({ keepAlive: true, keepAliveMsecs: 60_000, maxSockets: 1024, maxFreeSockets: 1024, scheduling: 'lifo' });
+const agent = new Agent({
+  keepAlive: true,
+  keepAliveMsecs: 60_000,
+  maxSockets: 1024,
+  maxFreeSockets: 1024,
+  scheduling: 'lifo',
+});
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'host',
+]);
 function forwardHeaders(raw) {
   const out = {};
   for (const [name, value] of Object.entries(raw)) if (!HOP_BY_HOP.has(name)) out[name] = value;
@@ -61,7 +76,13 @@ async function tlsMaterial() {
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
     ],
   });
   return { cert: pems.cert, key: pems.private };
@@ -73,7 +94,9 @@ server.headersTimeout = 66_000;
 server.requestTimeout = 0;
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address();
-  process.stdout.write(JSON.stringify({ event: 'listening', url: `${plain ? 'http' : 'https'}://127.0.0.1:${port}` }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ event: 'listening', url: `${plain ? 'http' : 'https'}://127.0.0.1:${port}` }) + '\n',
+  );
 });
 
 process.on('disconnect', () => process.exit(0));

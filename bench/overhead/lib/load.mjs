@@ -61,7 +61,10 @@ export async function measure(spec) {
   }
   sample();
   const machine1 = machineTicks();
-  const foreignCpu = Math.max(0, (machine1.busy - machine0.busy - (ticksOurs() - ours0)) / (machine1.total - machine0.total));
+  const foreignCpu = Math.max(
+    0,
+    (machine1.busy - machine0.busy - (ticksOurs() - ours0)) / (machine1.total - machine0.total),
+  );
   const statusCodes = {};
   for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = count;
   return {
@@ -93,14 +96,24 @@ const median = (values) => {
  */
 export function summarize(rounds) {
   const pooled = rounds.flatMap((r) => r.latencies).sort((a, b) => a - b);
-  const pct = (p) => (pooled.length ? pooled[Math.min(pooled.length - 1, Math.ceil((p / 100) * pooled.length) - 1)] : NaN);
+  const pct = (p) =>
+    pooled.length ? pooled[Math.min(pooled.length - 1, Math.ceil((p / 100) * pooled.length) - 1)] : NaN;
   const sum = (key) => rounds.reduce((s, r) => s + r[key], 0);
   const statusCodes = {};
-  for (const r of rounds) for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  for (const r of rounds)
+    for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
   const ok = sum('ok');
   return {
     connections: rounds[0].connections,
-    rounds: rounds.map((r) => ({ durationS: r.durationS, rps: r.rps, ok: r.ok, non2xx: r.non2xx, errors: r.errors, peakRssKiB: r.peakRssKiB, foreignCpu: r.foreignCpu })),
+    rounds: rounds.map((r) => ({
+      durationS: r.durationS,
+      rps: r.rps,
+      ok: r.ok,
+      non2xx: r.non2xx,
+      errors: r.errors,
+      peakRssKiB: r.peakRssKiB,
+      foreignCpu: r.foreignCpu,
+    })),
     foreignCpu: Math.max(...rounds.map((r) => r.foreignCpu)),
     durationS: sum('durationS'),
     ok,

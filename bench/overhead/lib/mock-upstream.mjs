@@ -23,7 +23,12 @@ const USAGE = {
   completion_tokens: PIECES.length,
   total_tokens: 96 + PIECES.length,
   prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-  completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  completion_tokens_details: {
+    reasoning_tokens: 0,
+    audio_tokens: 0,
+    accepted_prediction_tokens: 0,
+    rejected_prediction_tokens: 0,
+  },
 };
 
 const JSON_BODY = Buffer.from(
@@ -32,7 +37,14 @@ const JSON_BODY = Buffer.from(
     object: 'chat.completion',
     created: CREATED,
     model: MODEL,
-    choices: [{ index: 0, message: { role: 'assistant', content: CONTENT, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: CONTENT, refusal: null },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
     usage: USAGE,
     system_fingerprint: 'fp_bench',
   }),
@@ -57,8 +69,12 @@ STREAM_EVENTS[STREAM_EVENTS.length - 1] = chunk({ content: PIECES[PIECES.length 
 const USAGE_EVENT = chunk(null, null, USAGE);
 const DONE_EVENT = 'data: [DONE]\n\n';
 
-const NOT_FOUND = JSON.stringify({ error: { message: 'Unknown route', type: 'invalid_request_error', param: null, code: 'not_found' } });
-const BAD_REQUEST = JSON.stringify({ error: { message: 'Body is not valid JSON', type: 'invalid_request_error', param: null, code: null } });
+const NOT_FOUND = JSON.stringify({
+  error: { message: 'Unknown route', type: 'invalid_request_error', param: null, code: 'not_found' },
+});
+const BAD_REQUEST = JSON.stringify({
+  error: { message: 'Body is not valid JSON', type: 'invalid_request_error', param: null, code: null },
+});
 
 const next = CHUNK_DELAY_MS > 0 ? (fn) => setTimeout(fn, CHUNK_DELAY_MS) : (fn) => setImmediate(fn);
 
@@ -93,8 +109,13 @@ const server = createServer((req, res) => {
       res.writeHead(400, { 'content-type': 'application/json' }).end(BAD_REQUEST);
       return;
     }
-    if (body && body.stream === true) return streamResponse(res, Boolean(body.stream_options && body.stream_options.include_usage));
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': JSON_BODY.length, 'x-request-id': 'req_mock' });
+    if (body && body.stream === true)
+      return streamResponse(res, Boolean(body.stream_options && body.stream_options.include_usage));
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': JSON_BODY.length,
+      'x-request-id': 'req_mock',
+    });
     res.end(JSON_BODY);
   });
 });
@@ -104,7 +125,9 @@ server.requestTimeout = 0;
 
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address();
-  process.stdout.write(JSON.stringify({ event: 'listening', url: `http://127.0.0.1:${port}`, chunk_delay_ms: CHUNK_DELAY_MS }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ event: 'listening', url: `http://127.0.0.1:${port}`, chunk_delay_ms: CHUNK_DELAY_MS }) + '\n',
+  );
 });
 
 // Started with an IPC channel by the bench: exit when the bench goes away, whatever the reason.

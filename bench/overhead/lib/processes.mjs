@@ -52,7 +52,9 @@ export async function waitForListening(entry, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (entry.exited) {
-      throw new Error(`${entry.name} exited (code ${entry.exitCode}, signal ${entry.signal}) before listening.\nstderr: ${tail(entry.errFile)}`);
+      throw new Error(
+        `${entry.name} exited (code ${entry.exitCode}, signal ${entry.signal}) before listening.\nstderr: ${tail(entry.errFile)}`,
+      );
     }
     for (const line of tail(entry.outFile, 1 << 20).split('\n')) {
       if (!line.startsWith('{')) continue;
@@ -65,7 +67,9 @@ export async function waitForListening(entry, timeoutMs = 30_000) {
     }
     await sleep(50);
   }
-  throw new Error(`${entry.name} printed no listening line within ${timeoutMs} ms.\nstdout: ${tail(entry.outFile)}\nstderr: ${tail(entry.errFile)}`);
+  throw new Error(
+    `${entry.name} printed no listening line within ${timeoutMs} ms.\nstdout: ${tail(entry.outFile)}\nstderr: ${tail(entry.errFile)}`,
+  );
 }
 
 /** Polls `probe()` until it resolves truthy (e.g. a server that prints no machine-readable line). */
@@ -73,7 +77,10 @@ export async function waitUntil(entry, probe, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   let lastError;
   while (Date.now() < deadline) {
-    if (entry.exited) throw new Error(`${entry.name} exited (code ${entry.exitCode}) before it was ready.\nstderr: ${tail(entry.errFile)}`);
+    if (entry.exited)
+      throw new Error(
+        `${entry.name} exited (code ${entry.exitCode}) before it was ready.\nstderr: ${tail(entry.errFile)}`,
+      );
     try {
       if (await probe()) return;
     } catch (error) {

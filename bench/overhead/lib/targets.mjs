@@ -40,11 +40,18 @@ export function fetchText(url, { method = 'GET', headers = {}, body, timeoutMs =
   return new Promise((resolve, reject) => {
     const req = send(
       u,
-      { method, headers: body ? { 'content-type': 'application/json', ...headers } : headers, rejectUnauthorized: false, agent: false },
+      {
+        method,
+        headers: body ? { 'content-type': 'application/json', ...headers } : headers,
+        rejectUnauthorized: false,
+        agent: false,
+      },
       (res) => {
         const parts = [];
         res.on('data', (d) => parts.push(d));
-        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(parts).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(parts).toString('utf8') }),
+        );
         res.on('error', reject);
       },
     );
@@ -73,36 +80,58 @@ export async function checkTarget(target, mode) {
     } catch {
       return `HTTP ${res.status} but the body is not JSON: ${snippet}`;
     }
-    if (json.object !== 'chat.completion' || typeof json.choices?.[0]?.message?.content !== 'string' || !(json.usage?.total_tokens > 0)) {
+    if (
+      json.object !== 'chat.completion' ||
+      typeof json.choices?.[0]?.message?.content !== 'string' ||
+      !(json.usage?.total_tokens > 0)
+    ) {
       return `HTTP ${res.status} but not a chat.completion with content and usage: ${snippet}`;
     }
     return null;
   }
   if (!type.includes('text/event-stream')) return `HTTP ${res.status} but content-type "${type}": ${snippet}`;
-  const events = res.text.split(/\r?\n\r?\n/).map((e) => e.trim()).filter(Boolean);
-  const chunks = events.filter((e) => e.startsWith('data: {')).map((e) => {
-    try {
-      return JSON.parse(e.slice(6));
-    } catch {
-      return null;
-    }
-  });
-  if (chunks.some((c) => c === null || c.object !== 'chat.completion.chunk')) return `stream has an event that is not a chat.completion.chunk: ${snippet}`;
+  const events = res.text
+    .split(/\r?\n\r?\n/)
+    .map((e) => e.trim())
+    .filter(Boolean);
+  const chunks = events
+    .filter((e) => e.startsWith('data: {'))
+    .map((e) => {
+      try {
+        return JSON.parse(e.slice(6));
+      } catch {
+        return null;
+      }
+    });
+  if (chunks.some((c) => c === null || c.object !== 'chat.completion.chunk'))
+    return `stream has an event that is not a chat.completion.chunk: ${snippet}`;
   if (chunks.filter((c) => c.choices?.length).length < 2) return `stream has fewer than 2 content chunks: ${snippet}`;
-  if (!chunks.some((c) => c.usage?.total_tokens > 0)) return `stream has no usage chunk although stream_options.include_usage was sent: ${snippet}`;
-  if (events[events.length - 1] !== 'data: [DONE]') return `stream does not end with data: [DONE]: …${res.text.slice(-200)}`;
+  if (!chunks.some((c) => c.usage?.total_tokens > 0))
+    return `stream has no usage chunk although stream_options.include_usage was sent: ${snippet}`;
+  if (events[events.length - 1] !== 'data: [DONE]')
+    return `stream does not end with data: [DONE]: …${res.text.slice(-200)}`;
   return null;
 }
 
 async function startOwnServer(name, script, args, ctx) {
-  const entry = spawnNode(name, [script, ...args], { cwd: ctx.benchDir, env: ctx.childEnv, logDir: ctx.logDir, ipc: true });
+  const entry = spawnNode(name, [script, ...args], {
+    cwd: ctx.benchDir,
+    env: ctx.childEnv,
+    logDir: ctx.logDir,
+    ipc: true,
+  });
   const line = await waitForListening(entry, 20_000);
   return { entry, url: line.url };
 }
 
 /** The mock upstream: started once, kept for the whole run. */
 export async function startUpstream(ctx, chunkDelayMs) {
-  const { entry, url } = await startOwnServer('mock-upstream', join(ctx.benchDir, 'lib/mock-upstream.mjs'), [`--chunk-delay-ms=${chunkDelayMs}`], ctx);
+  const { entry, url } = await startOwnServer(
+    'mock-upstream',
+    join(ctx.benchDir, 'lib/mock-upstream.mjs'),
+    [`--chunk-delay-ms=${chunkDelayMs}`],
+    ctx,
+  );
   return { entry, url, pid: entry.pid, stop: () => stopChild(entry) };
 }
 
@@ -133,7 +162,12 @@ function bare(ctx, plain) {
     protocol: plain ? 'http' : 'https',
     async start() {
       const args = [`--upstream=${ctx.upstream.url}`, ...(plain ? ['--plain'] : [])];
-      const { entry, url } = await startOwnServer(plain ? 'bare-http' : 'bare-https', join(ctx.benchDir, 'lib/bare-proxy.mjs'), args, ctx);
+      const { entry, url } = await startOwnServer(
+        plain ? 'bare-http' : 'bare-https',
+        join(ctx.benchDir, 'lib/bare-proxy.mjs'),
+        args,
+        ctx,
+      );
       return {
         url: `${url}/v1/chat/completions`,
         headers: { authorization: 'Bearer sk-bench' },
@@ -149,7 +183,11 @@ function bare(ctx, plain) {
 export async function buildGateway(repoRoot) {
   const started = Date.now();
   try {
-    await execFileAsync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: repoRoot, maxBuffer: 16 << 20, timeout: 300_000 });
+    await execFileAsync('npx', ['tsc', '-p', 'tsconfig.build.json'], {
+      cwd: repoRoot,
+      maxBuffer: 16 << 20,
+      timeout: 300_000,
+    });
   } catch (error) {
     const output = (error.stdout ?? '') + (error.stderr ?? '') || error.message;
     const first = output.split('\n').find((line) => /error TS\d+/.test(line)) ?? output.split('\n')[0];
@@ -169,7 +207,15 @@ function shebangNodeFlags(script) {
 function gatewayEnv(ctx, dataDir, configFile) {
   const env = { ...ctx.childEnv };
   // The benchmark's own store (SQLite in a temp dir) and certificate, whatever the shell has set.
-  for (const name of ['DATABASE_URL', 'DATABASE_SCHEMA', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'GATEWAY_SECRET_KEY', 'GATEWAY_HOST']) delete env[name];
+  for (const name of [
+    'DATABASE_URL',
+    'DATABASE_SCHEMA',
+    'TLS_CERT_FILE',
+    'TLS_KEY_FILE',
+    'GATEWAY_SECRET_KEY',
+    'GATEWAY_HOST',
+  ])
+    delete env[name];
   Object.assign(env, {
     GATEWAY_DATA_DIR: dataDir,
     GATEWAY_CONFIG: configFile,
@@ -206,13 +252,18 @@ function gateway(ctx) {
       );
       const env = gatewayEnv(ctx, dataDir, configFile);
       const bin = join(ctx.repoRoot, 'bin/gateway');
-      if (!existsSync(join(ctx.repoRoot, 'dist/cli/main.js'))) throw new Error('dist/cli/main.js is missing: the build did not run (--no-build?)');
+      if (!existsSync(join(ctx.repoRoot, 'dist/cli/main.js')))
+        throw new Error('dist/cli/main.js is missing: the build did not run (--no-build?)');
 
       // `gatewayNodeArgs`: node flags for the gateway process only (cpu.mjs passes --cpu-prof). The
       // process runs with the V8 flags of bin/gateway's shebang (what `bin/gateway serve` and
       // `npm start` run with): node ignores a shebang when it is given the script.
       const extraArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-      const entry = spawnNode('gateway', [...shebangNodeFlags(bin), ...extraArgs, ...(ctx.gatewayNodeArgs ?? []), bin, 'serve'], { cwd: ctx.repoRoot, env, logDir: ctx.logDir });
+      const entry = spawnNode(
+        'gateway',
+        [...shebangNodeFlags(bin), ...extraArgs, ...(ctx.gatewayNodeArgs ?? []), bin, 'serve'],
+        { cwd: ctx.repoRoot, env, logDir: ctx.logDir },
+      );
       let urls;
       try {
         urls = await waitForListening(entry, 30_000);
@@ -222,14 +273,19 @@ function gateway(ctx) {
       }
       const stop = () => stopChild(entry, 10_000);
       try {
-        const boot = await execFileAsync(process.execPath, [bin, 'admin', 'bootstrap', '--org', 'bench'], { cwd: ctx.repoRoot, env, timeout: 30_000 });
+        const boot = await execFileAsync(process.execPath, [bin, 'admin', 'bootstrap', '--org', 'bench'], {
+          cwd: ctx.repoRoot,
+          env,
+          timeout: 30_000,
+        });
         const org = JSON.parse(boot.stdout.trim().split('\n').pop());
         const created = await fetchText(`${urls.console}/v1/organizations/${org.organization_id}/api_keys`, {
           method: 'POST',
           headers: { authorization: `Bearer ${org.console_token}` },
           body: JSON.stringify({ name: 'bench' }),
         });
-        if (created.status !== 201 && created.status !== 200) throw new Error(`creating the gateway key: HTTP ${created.status}: ${created.text.slice(0, 300)}`);
+        if (created.status !== 201 && created.status !== 200)
+          throw new Error(`creating the gateway key: HTTP ${created.status}: ${created.text.slice(0, 300)}`);
         const { key } = JSON.parse(created.text);
         if (!key) throw new Error(`creating the gateway key: no "key" in ${created.text.slice(0, 300)}`);
         return {
@@ -264,7 +320,11 @@ function portkey(ctx) {
       const port = await freePort();
       // As it ships (`npx @portkey-ai/gateway`), with --headless (no UI routes). It binds every
       // interface (its start script passes no hostname); the benchmark only sends to 127.0.0.1.
-      const entry = spawnNode('portkey', [script, `--port=${port}`, '--headless'], { cwd: ctx.benchDir, env: ctx.childEnv, logDir: ctx.logDir });
+      const entry = spawnNode('portkey', [script, `--port=${port}`, '--headless'], {
+        cwd: ctx.benchDir,
+        env: ctx.childEnv,
+        logDir: ctx.logDir,
+      });
       const base = `http://127.0.0.1:${port}`;
       try {
         await waitUntil(entry, async () => (await fetchText(`${base}/`, { timeoutMs: 1000 })).status === 200, 30_000);
@@ -290,7 +350,13 @@ function portkey(ctx) {
 }
 
 export function makeTargets(ctx, ids) {
-  const all = { direct: direct(ctx), 'bare-https': bare(ctx, false), 'bare-http': bare(ctx, true), gateway: gateway(ctx), portkey: portkey(ctx) };
+  const all = {
+    direct: direct(ctx),
+    'bare-https': bare(ctx, false),
+    'bare-http': bare(ctx, true),
+    gateway: gateway(ctx),
+    portkey: portkey(ctx),
+  };
   return ids.map((id) => {
     if (!all[id]) throw new Error(`unknown target "${id}" (known: ${TARGET_IDS.join(', ')})`);
     return all[id];

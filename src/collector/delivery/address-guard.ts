@@ -11,14 +11,38 @@ import { lookup as lookupCallback, type LookupAddress, type LookupOptions } from
  */
 const blocked = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  blocked.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32],
-  ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) blocked.addSubnet(net, prefix, 'ipv6');
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const)
+  blocked.addSubnet(net, prefix, 'ipv6');
 
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
@@ -46,7 +70,8 @@ export async function checkWebhookUrl(raw: string, policy: TargetPolicy): Promis
   } catch {
     throw new UnsafeTargetError('is not a valid URL');
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowPrivate)) throw new UnsafeTargetError('must be an https:// URL');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowPrivate))
+    throw new UnsafeTargetError('must be an https:// URL');
   if (url.username || url.password) throw new UnsafeTargetError('must not carry credentials');
   if (policy.allowPrivate) return;
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -61,7 +86,10 @@ export async function checkWebhookUrl(raw: string, policy: TargetPolicy): Promis
     throw new UnsafeTargetError(`host ${host} does not resolve`);
   }
   const refused = addresses.find((a) => !isPublicAddress(a.address));
-  if (addresses.length === 0 || refused) throw new UnsafeTargetError(`host ${host} resolves to a private or reserved address${refused ? ` (${refused.address})` : ''}`);
+  if (addresses.length === 0 || refused)
+    throw new UnsafeTargetError(
+      `host ${host} resolves to a private or reserved address${refused ? ` (${refused.address})` : ''}`,
+    );
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -77,7 +105,10 @@ export function guardedLookup(policy: TargetPolicy) {
       const list = addresses as unknown as LookupAddress[];
       const refused = list.find((a) => !isPublicAddress(a.address));
       if (!policy.allowPrivate && (list.length === 0 || refused)) {
-        const blockedError = Object.assign(new Error(`webhook host ${hostname} resolves to a private or reserved address`), { code: 'EADDRNOTALLOWED' });
+        const blockedError = Object.assign(
+          new Error(`webhook host ${hostname} resolves to a private or reserved address`),
+          { code: 'EADDRNOTALLOWED' },
+        );
         return callback(blockedError, '');
       }
       if (options.all) return callback(null, list);

@@ -214,8 +214,18 @@ export class DeliveryWorker {
           continue;
         }
         const delay = backoffMs(attempt, this.options.retryBaseMs, this.options.retryMaxMs);
-        this.logger.warn({ err: error, projectComponentId: componentId, events: part.length, attempt, retryInMs: delay }, 'event delivery failed');
-        await this.events.fail(ids, token, now + delay, (error as Error).message ?? String(error), this.options.maxAttempts, now);
+        this.logger.warn(
+          { err: error, projectComponentId: componentId, events: part.length, attempt, retryInMs: delay },
+          'event delivery failed',
+        );
+        await this.events.fail(
+          ids,
+          token,
+          now + delay,
+          (error as Error).message ?? String(error),
+          this.options.maxAttempts,
+          now,
+        );
       }
     }
   }

@@ -38,9 +38,11 @@ export class WebhookDeliverer implements Deliverer {
   async deliver(batch: DeliveryBatch): Promise<void> {
     const target = String(batch.settings.url ?? '');
     const url = new URL(target);
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.policy.allowPrivate)) throw new WebhookError('webhook URL must be https');
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.policy.allowPrivate))
+      throw new WebhookError('webhook URL must be https');
     const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    if (isIP(literal) && !this.policy.allowPrivate && !isPublicAddress(literal)) throw new WebhookError(`webhook address ${literal} is private or reserved`);
+    if (isIP(literal) && !this.policy.allowPrivate && !isPublicAddress(literal))
+      throw new WebhookError(`webhook address ${literal} is private or reserved`);
     const payloads = await this.events.loadPayloads(batch.projectId, batch.eventIds);
     const events: string[] = [];
     for (const id of batch.eventIds) {
@@ -49,7 +51,12 @@ export class WebhookDeliverer implements Deliverer {
     }
     if (events.length === 0) return;
     // The stored payloads are already the events' JSON: spliced in as they are, not parsed and re-serialised.
-    const envelope = JSON.stringify({ object: 'event_batch', project_id: batch.projectId, project_component_id: batch.projectComponentId, attempt: batch.attempt });
+    const envelope = JSON.stringify({
+      object: 'event_batch',
+      project_id: batch.projectId,
+      project_component_id: batch.projectComponentId,
+      attempt: batch.attempt,
+    });
     const body = `${envelope.slice(0, -1)},"events":[${events.join(',')}]}`;
     const response = await request(url, {
       method: 'POST',
@@ -60,7 +67,8 @@ export class WebhookDeliverer implements Deliverer {
       maxRedirections: 0,
     } as Parameters<typeof request>[1]);
     await response.body.dump().catch(() => undefined);
-    if (response.statusCode < 200 || response.statusCode >= 300) throw new WebhookError(`webhook answered ${response.statusCode}`);
+    if (response.statusCode < 200 || response.statusCode >= 300)
+      throw new WebhookError(`webhook answered ${response.statusCode}`);
   }
 
   close(): Promise<void> {

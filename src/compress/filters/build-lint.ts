@@ -2,7 +2,8 @@
 // a few times with a count (the fix is usually the same everywhere).
 import { removedRoutine } from './markers.js';
 
-const PROGRESS = /^\s*(?:Compiling|Checking|Fresh|Blocking waiting|Documenting) \S+ v?\d|^\s*\[\s*\d+\/\d+\]\s|^make\[\d+\]: (?:Entering|Leaving) directory/;
+const PROGRESS =
+  /^\s*(?:Compiling|Checking|Fresh|Blocking waiting|Documenting) \S+ v?\d|^\s*\[\s*\d+\/\d+\]\s|^make\[\d+\]: (?:Entering|Leaving) directory/;
 // `src/a.ts(3,5): error TS2322: …`, `a.py:3:5: E501 …`, `a.c:3:5: warning: …`
 const LOCATED = /^(?:\S+?)(?:\(\d+,\d+\)|:\d+(?::\d+)?):?\s+(.*)$/;
 const KEEP_PER_MESSAGE = 3;
@@ -34,7 +35,10 @@ export function filterBuildOutput(text: string): string {
     out.push(line);
   }
   if (progress + repeats < 2) return text;
-  const parts = [progress ? `${progress} progress lines` : '', repeats ? `${repeats} repeats of diagnostics already shown ${KEEP_PER_MESSAGE} times` : ''];
+  const parts = [
+    progress ? `${progress} progress lines` : '',
+    repeats ? `${repeats} repeats of diagnostics already shown ${KEEP_PER_MESSAGE} times` : '',
+  ];
   out.splice(at, 0, removedRoutine(parts.filter(Boolean).join(', ')));
   return out.join('\n');
 }

@@ -3,15 +3,25 @@
 import { BoundedCache, registerCache } from '../cache.js';
 import type { ToolKind } from '../types.js';
 
-export type OutputKind = 'test' | 'git-diff' | 'git-status' | 'git-log' | 'install' | 'build' | 'search' | 'list' | 'read' | 'shell' | 'other';
+export type OutputKind =
+  'test' | 'git-diff' | 'git-status' | 'git-log' | 'install' | 'build' | 'search' | 'list' | 'read' | 'shell' | 'other';
 
 const COMMANDS: [OutputKind, RegExp][] = [
-  ['test', /^(?:pytest|py\.test|python3? -m (?:pytest|unittest)|nosetests|tox|jest|vitest|mocha|ava|go test|cargo (?:test|nextest)|(?:npm|pnpm|yarn|bun)(?: run)? test|npx (?:jest|vitest|mocha)|rspec|phpunit|ctest|mvn test|gradlew? test|dotnet test|make (?:test|check))\b/],
-  ['install', /^(?:pip3? install|python3? -m pip install|uv (?:pip install|sync|add)|poetry (?:install|add)|(?:npm|pnpm|bun) (?:install|i|ci|add)\b|yarn(?: install| add|$)|apt(?:-get)? (?:install|update)|brew install|cargo (?:fetch|install)|go (?:get|mod download)|gem install|bundle install|conda install|composer install)/],
+  [
+    'test',
+    /^(?:pytest|py\.test|python3? -m (?:pytest|unittest)|nosetests|tox|jest|vitest|mocha|ava|go test|cargo (?:test|nextest)|(?:npm|pnpm|yarn|bun)(?: run)? test|npx (?:jest|vitest|mocha)|rspec|phpunit|ctest|mvn test|gradlew? test|dotnet test|make (?:test|check))\b/,
+  ],
+  [
+    'install',
+    /^(?:pip3? install|python3? -m pip install|uv (?:pip install|sync|add)|poetry (?:install|add)|(?:npm|pnpm|bun) (?:install|i|ci|add)\b|yarn(?: install| add|$)|apt(?:-get)? (?:install|update)|brew install|cargo (?:fetch|install)|go (?:get|mod download)|gem install|bundle install|conda install|composer install)/,
+  ],
   ['git-diff', /^git (?:diff|show)\b/],
   ['git-status', /^git status\b/],
   ['git-log', /^git (?:log|reflog)\b/],
-  ['build', /^(?:tsc|npx tsc|eslint|npx eslint|prettier|gcc|g\+\+|clang|make|cmake|ninja|cargo (?:build|check|clippy)|go (?:build|vet)|mypy|flake8|ruff|pylint|black|biome|rustc|javac|mvn|gradlew?|webpack|vite build|next build|(?:npm|pnpm|yarn) run (?:build|lint|typecheck)|golangci-lint)\b/],
+  [
+    'build',
+    /^(?:tsc|npx tsc|eslint|npx eslint|prettier|gcc|g\+\+|clang|make|cmake|ninja|cargo (?:build|check|clippy)|go (?:build|vet)|mypy|flake8|ruff|pylint|black|biome|rustc|javac|mvn|gradlew?|webpack|vite build|next build|(?:npm|pnpm|yarn) run (?:build|lint|typecheck)|golangci-lint)\b/,
+  ],
   ['search', /^(?:grep|egrep|rg|ag|ack|git grep)\b/],
   ['list', /^(?:find|ls|tree|fd|git ls-files)\b/],
   ['read', /^(?:cat|head|tail|nl|bat|sed -n)\b/],
@@ -44,7 +54,8 @@ export function commandText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (Array.isArray(value) && value.every((v) => typeof v === 'string')) {
     const argv = value as string[];
-    if (argv.length >= 3 && /^(?:ba|z)?sh$/.test(argv[0]!.replace(/^.*\//, '')) && /^-\w*c$/.test(argv[1]!)) return argv.slice(2).join(' ');
+    if (argv.length >= 3 && /^(?:ba|z)?sh$/.test(argv[0]!.replace(/^.*\//, '')) && /^-\w*c$/.test(argv[1]!))
+      return argv.slice(2).join(' ');
     return argv.join(' ');
   }
   return undefined;

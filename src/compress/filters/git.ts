@@ -11,7 +11,11 @@ export function filterGitDiff(text: string): string {
 /** `(use "git add <file>..." to …)` hints repeat in every status. */
 export function filterGitStatus(text: string): string {
   const lines = text.split('\n');
-  const out = lines.filter((l) => !/^\s*\(use "git [^"]+" to [^)]*\)$/.test(l) && !/^\s*\(commit or discard the untracked or modified content in submodules\)$/.test(l));
+  const out = lines.filter(
+    (l) =>
+      !/^\s*\(use "git [^"]+" to [^)]*\)$/.test(l) &&
+      !/^\s*\(commit or discard the untracked or modified content in submodules\)$/.test(l),
+  );
   return out.length === lines.length ? text : out.join('\n');
 }
 

@@ -22,7 +22,8 @@ export const MASKED_RE = /^\[Earlier tool output removed to save context \(/;
 export const sameAs = (callId: string) => `[Identical to the output of tool call ${callId} above.]`;
 export const supersededBy = (what: string, callId: string) =>
   `[Older ${what}; superseded by the later output of tool call ${callId}.]`;
-export const POINTER_RE = /^\[(Identical to the output of tool call|Older .*; superseded by the later output of tool call) /;
+export const POINTER_RE =
+  /^\[(Identical to the output of tool call|Older .*; superseded by the later output of tool call) /;
 
 /** Results already replaced by a placeholder or pointer are final. */
 export function isPlaceholder(text: string): boolean {

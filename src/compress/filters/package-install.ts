@@ -6,10 +6,16 @@ const ROUTINE: [string, RegExp][] = [
   ['Requirement already satisfied', /^Requirement already satisfied: /],
   ['Collecting', /^\s*Collecting \S/],
   ['Downloading', /^\s*(?:Downloading|Downloaded|Using cached|Obtaining dependency information) /],
-  ['pip build step', /^\s*(?:Installing build dependencies|Checking if build backend|Getting requirements to build|Preparing (?:editable )?metadata|Building (?:editable )?(?:wheel|for)|Created wheel|Stored in directory|Attempting uninstall|Found existing installation|Uninstalling|Successfully uninstalled)\b/],
+  [
+    'pip build step',
+    /^\s*(?:Installing build dependencies|Checking if build backend|Getting requirements to build|Preparing (?:editable )?metadata|Building (?:editable )?(?:wheel|for)|Created wheel|Stored in directory|Attempting uninstall|Found existing installation|Uninstalling|Successfully uninstalled)\b/,
+  ],
   ['npm notice', /^npm (?:notice|http fetch|timing|sill|verb)\b/],
   ['npm deprecation warning', /^npm WARN deprecated /],
-  ['apt progress', /^(?:Get:\d+|Hit:\d+|Ign:\d+|Reading package lists|Building dependency tree|Reading state information|Selecting previously unselected|Preparing to unpack|Unpacking|Setting up|Processing triggers|\(Reading database)/],
+  [
+    'apt progress',
+    /^(?:Get:\d+|Hit:\d+|Ign:\d+|Reading package lists|Building dependency tree|Reading state information|Selecting previously unselected|Preparing to unpack|Unpacking|Setting up|Processing triggers|\(Reading database)/,
+  ],
   ['cargo fetch', /^\s*(?:Downloaded|Downloading|Updating|Locking|Adding|Compiling|Fresh)\s+\S/],
 ];
 

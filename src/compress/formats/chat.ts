@@ -23,7 +23,8 @@ export function readChat(body: Record<string, unknown>): FormatAdapter {
     const toolCalls = msg.tool_calls as { id: string; function: { name: string; arguments: string } }[] | undefined;
     if (role === 'assistant' && toolCalls?.length) {
       turn++;
-      for (const c of toolCalls) calls.set(c.id, { info: { id: c.id, name: c.function.name, args: parseArgs(c.function.arguments) }, turn });
+      for (const c of toolCalls)
+        calls.set(c.id, { info: { id: c.id, name: c.function.name, args: parseArgs(c.function.arguments) }, turn });
     }
     if (role === 'tool') {
       if (typeof msg.tool_call_id !== 'string') {

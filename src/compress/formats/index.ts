@@ -31,8 +31,10 @@ function hasAnthropicToolBlocks(messages: unknown): boolean {
   if (!Array.isArray(messages)) return false;
   return messages.some(
     (m) =>
-      m && typeof m === 'object' && Array.isArray((m as { content?: unknown }).content) &&
-      ((m as { content: unknown[] }).content).some((b) => {
+      m &&
+      typeof m === 'object' &&
+      Array.isArray((m as { content?: unknown }).content) &&
+      (m as { content: unknown[] }).content.some((b) => {
         const type = b && typeof b === 'object' ? (b as { type?: unknown }).type : undefined;
         return type === 'tool_use' || type === 'tool_result';
       }),

@@ -26,14 +26,20 @@ export function readMessages(body: Obj): FormatAdapter {
         check('ToolUseBlock', block, at);
         if (!sawToolUse) turn++;
         sawToolUse = true;
-        const input = block.input && typeof block.input === 'object' && !Array.isArray(block.input) ? (block.input as Obj) : null;
-        calls.set(block.id as string, { info: { id: block.id as string, name: block.name as string, args: input }, turn });
+        const input =
+          block.input && typeof block.input === 'object' && !Array.isArray(block.input) ? (block.input as Obj) : null;
+        calls.set(block.id as string, {
+          info: { id: block.id as string, name: block.name as string, args: input },
+          turn,
+        });
       } else if (block.type === 'tool_result') {
         check('ToolResultBlock', block, at);
         const id = block.tool_use_id as string;
         const call = calls.get(id);
         const { text, editable } = readContent(block.content);
-        results.push(newResult(id, call?.info, call?.turn ?? Math.max(turn, 0), text, editable, block.is_error === true));
+        results.push(
+          newResult(id, call?.info, call?.turn ?? Math.max(turn, 0), text, editable, block.is_error === true),
+        );
         slots.push([i, j]);
       }
     });
@@ -49,7 +55,13 @@ export function readMessages(body: Obj): FormatAdapter {
     toolSlots.push(i);
   });
 
-  const conversation = { format: 'messages' as const, systemText: systemTextOf(body.system), results, tools, turnCount: turn + 1 };
+  const conversation = {
+    format: 'messages' as const,
+    systemText: systemTextOf(body.system),
+    results,
+    tools,
+    turnCount: turn + 1,
+  };
   return {
     conversation,
     write() {

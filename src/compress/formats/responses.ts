@@ -48,7 +48,13 @@ export function readResponses(body: Obj): FormatAdapter {
     toolSlots.push(i);
   });
 
-  const conversation = { format: 'responses' as const, systemText: system.join('\n'), results, tools, turnCount: turn + 1 };
+  const conversation = {
+    format: 'responses' as const,
+    systemText: system.join('\n'),
+    results,
+    tools,
+    turnCount: turn + 1,
+  };
   return {
     conversation,
     write() {

@@ -7,12 +7,30 @@ export interface FormatAdapter {
   write(): Record<string, unknown>;
 }
 
-export function newResult(callId: string, call: ToolCallInfo | undefined, turn: number, text: string, editable: boolean, isError: boolean): ToolResult {
+export function newResult(
+  callId: string,
+  call: ToolCallInfo | undefined,
+  turn: number,
+  text: string,
+  editable: boolean,
+  isError: boolean,
+): ToolResult {
   return { callId, call, turn, original: text, text, editable, isError, changedBy: new Set() };
 }
 
-export function newTool(name: string, description: unknown, parameters: unknown, raw: Record<string, unknown>): ToolDefinition {
-  return { name, description: typeof description === 'string' ? description : undefined, parameters, raw, changed: false };
+export function newTool(
+  name: string,
+  description: unknown,
+  parameters: unknown,
+  raw: Record<string, unknown>,
+): ToolDefinition {
+  return {
+    name,
+    description: typeof description === 'string' ? description : undefined,
+    parameters,
+    raw,
+    changed: false,
+  };
 }
 
 export function changed(result: ToolResult): boolean {

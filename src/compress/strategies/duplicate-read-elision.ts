@@ -48,8 +48,10 @@ export const duplicateReadElision: Strategy = {
       const byFile = file === undefined ? undefined : latestFile.get(file);
       if (!latestText.has(r.text)) latestText.set(r.text, r.callId);
       if (file !== undefined && !latestFile.has(file)) latestFile.set(file, r.callId);
-      if (byText !== undefined && byText !== r.callId) any = replace(r, supersededBy('copy of this output', byText), this.name) || any;
-      else if (byFile !== undefined && byFile !== r.callId) any = replace(r, supersededBy(`view of ${file!.slice(5)}`, byFile), this.name) || any;
+      if (byText !== undefined && byText !== r.callId)
+        any = replace(r, supersededBy('copy of this output', byText), this.name) || any;
+      else if (byFile !== undefined && byFile !== r.callId)
+        any = replace(r, supersededBy(`view of ${file!.slice(5)}`, byFile), this.name) || any;
     }
 
     // Live region, oldest first: later exact copies point back.

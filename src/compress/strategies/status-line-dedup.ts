@@ -10,7 +10,8 @@ import { errorMask } from '../filters/error-lines.js';
 import { isPlaceholder } from '../filters/markers.js';
 import { open, replace, type Strategy } from './strategy.js';
 
-const STATUS_LINE = /^(?:\((?:Open file|Current directory|Current working directory|cwd|Working directory):[^)]*\)|[\w@:~/.-]{0,60}[$#%>]|File updated\. Please review the changes and make sure they are correct \(correct indentation, no duplicate lines, etc\)\. Edit the file again if necessary\.)$/;
+const STATUS_LINE =
+  /^(?:\((?:Open file|Current directory|Current working directory|cwd|Working directory):[^)]*\)|[\w@:~/.-]{0,60}[$#%>]|File updated\. Please review the changes and make sure they are correct \(correct indentation, no duplicate lines, etc\)\. Edit the file again if necessary\.)$/;
 const MAX_FOOTER = 4;
 
 function footer(text: string): string[] {
@@ -45,7 +46,11 @@ const footers = registerCache(new BoundedCache<string[]>(8 * 1024 * 1024));
 const stripped = registerCache(new BoundedCache<Map<string, string>>(16 * 1024 * 1024));
 
 function strippedText(text: string, drop: string[]): string {
-  const byDrop = stripped.getOrCompute(text, () => new Map(), () => 64);
+  const byDrop = stripped.getOrCompute(
+    text,
+    () => new Map(),
+    () => 64,
+  );
   const key = drop.join('\n');
   let out = byDrop.get(key);
   if (out === undefined) byDrop.set(key, (out = withoutFooter(text, new Set(drop))));

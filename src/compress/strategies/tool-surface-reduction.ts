@@ -8,11 +8,24 @@ type Json = Record<string, unknown>;
 const ANNOTATIONS = new Set(['$schema', '$comment', 'title', '$id']);
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 const SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
-const SCHEMA_ONE = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties']);
+const SCHEMA_ONE = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+]);
 
 /** Trailing blanks, runs of blank lines and edge whitespace carry no meaning in prose. */
 export function tidyText(text: string): string {
-  return text.replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
+  return text
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 function minifySchema(node: unknown): unknown {
@@ -22,7 +35,8 @@ function minifySchema(node: unknown): unknown {
   for (const [key, value] of Object.entries(node as Json)) {
     if (ANNOTATIONS.has(key) && typeof value !== 'object') continue;
     // `true` is JSON Schema's default for these: stating it changes nothing.
-    if ((key === 'additionalProperties' || key === 'uniqueItems') && value === (key === 'additionalProperties')) continue;
+    if ((key === 'additionalProperties' || key === 'uniqueItems') && value === (key === 'additionalProperties'))
+      continue;
     if (key === 'required' && Array.isArray(value) && value.length === 0) continue;
     if (key === 'description' && typeof value === 'string') {
       const tidy = tidyText(value);

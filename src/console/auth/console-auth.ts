@@ -24,8 +24,10 @@ export function registerConsoleAuth(app: FastifyInstance, store: Store): void {
     if (!match) throw new ConsoleError(401, 'Missing console token: send Authorization: Bearer <console token>.');
     const secret = match[1]!;
     const token = await findConsoleTokenBySecret(store, secret);
-    if (!token || !digestsEqual(token.token_digest, digestSecret(secret))) throw new ConsoleError(401, 'Invalid console token.');
-    if (token.expires_at !== null && token.expires_at <= Date.now()) throw new ConsoleError(401, 'This console token has expired.');
+    if (!token || !digestsEqual(token.token_digest, digestSecret(secret)))
+      throw new ConsoleError(401, 'Invalid console token.');
+    if (token.expires_at !== null && token.expires_at <= Date.now())
+      throw new ConsoleError(401, 'This console token has expired.');
     if (token.permission === 'read' && WRITE_METHODS.has(request.method)) {
       throw new ConsoleError(403, 'This console token is read-only.');
     }

@@ -110,7 +110,8 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     avatar_url: '',
     category: 'data_collection',
     subcategory: 'server_side_tagging',
-    description: 'Posts batches of collected events as JSON to an HTTPS endpoint; every event carries its id so the receiver can de-duplicate.',
+    description:
+      'Posts batches of collected events as JSON to an HTTPS endpoint; every event carries its id so the receiver can de-duplicate.',
     repo_link: '',
     documentation_link: 'docs/console-api.md#webhook-component',
     created_at: '2025-01-01T00:00:00.000Z',
@@ -125,8 +126,14 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
         changelog: 'First version.',
         settings_schema: Type.Object(
           {
-            url: Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2048, description: 'HTTPS endpoint receiving POSTed event batches.' }),
-            batch_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'Events per request (default 100).' })),
+            url: Type.String({
+              pattern: '^https?://[^\\s]+$',
+              maxLength: 2048,
+              description: 'HTTPS endpoint receiving POSTed event batches.',
+            }),
+            batch_size: Type.Optional(
+              Type.Integer({ minimum: 1, maximum: 500, description: 'Events per request (default 100).' }),
+            ),
             event_types: Type.Optional(EventTypes),
           },
           { additionalProperties: false },

@@ -1,6 +1,12 @@
 import { Value } from '@sinclair/typebox/value';
 import type { TSchema } from '@sinclair/typebox';
-import { CATALOGUE, type CatalogueEntry, type CatalogueVersion, type ComponentCategory, type ComponentSubcategory } from './catalogue.js';
+import {
+  CATALOGUE,
+  type CatalogueEntry,
+  type CatalogueVersion,
+  type ComponentCategory,
+  type ComponentSubcategory,
+} from './catalogue.js';
 
 export type Component = CatalogueEntry;
 
@@ -19,7 +25,15 @@ export function presentComponent(component: Component) {
     repo_link: component.repo_link,
     documentation_link: component.documentation_link,
     versions: Object.fromEntries(
-      component.versions.map((v) => [v.version, { version: v.version, released_at: v.released_at, changelog: v.changelog, settings_schema: toJson(v.settings_schema) }]),
+      component.versions.map((v) => [
+        v.version,
+        {
+          version: v.version,
+          released_at: v.released_at,
+          changelog: v.changelog,
+          settings_schema: toJson(v.settings_schema),
+        },
+      ]),
     ),
     created_at: component.created_at,
     updated_at: component.updated_at,
@@ -66,9 +80,17 @@ export class ComponentCatalogue {
     return this.bySlug.get(value);
   }
 
-  list(filter: { category?: ComponentCategory; subcategory?: ComponentSubcategory; startingAfter?: string; limit: number }) {
+  list(filter: {
+    category?: ComponentCategory;
+    subcategory?: ComponentSubcategory;
+    startingAfter?: string;
+    limit: number;
+  }) {
     const visible = this.ordered.filter(
-      (c) => c.is_public && (!filter.category || c.category === filter.category) && (!filter.subcategory || c.subcategory === filter.subcategory),
+      (c) =>
+        c.is_public &&
+        (!filter.category || c.category === filter.category) &&
+        (!filter.subcategory || c.subcategory === filter.subcategory),
     );
     let start = 0;
     if (filter.startingAfter !== undefined) {
@@ -86,7 +108,10 @@ export function findVersion(component: Component, version: string): CatalogueVer
 }
 
 /** The first problem with `settings` against the version's schema, as `{path, message}`. */
-export function checkSettings(version: CatalogueVersion, settings: unknown): { path: string; message: string } | undefined {
+export function checkSettings(
+  version: CatalogueVersion,
+  settings: unknown,
+): { path: string; message: string } | undefined {
   const schema = version.settings_schema as unknown as TSchema;
   if (Value.Check(schema, settings)) return undefined;
   const first = Value.Errors(schema, settings).First();

@@ -1,6 +1,15 @@
 import type { UsageExportRow } from '../../store/usage-export.js';
 
-export const CSV_COLUMNS = ['Timestamp', 'API Key', 'Model', 'Provider', 'Input Tokens', 'Output Tokens', 'Cost', 'Tags'] as const;
+export const CSV_COLUMNS = [
+  'Timestamp',
+  'API Key',
+  'Model',
+  'Provider',
+  'Input Tokens',
+  'Output Tokens',
+  'Cost',
+  'Tags',
+] as const;
 
 /**
  * An integer's decimal digits. Not String(n): V8 keeps the strings of recently converted numbers

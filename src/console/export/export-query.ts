@@ -26,10 +26,13 @@ function single(query: Record<string, unknown>, name: string): string | undefine
 
 /** `api_key_id[]=a&api_key_id[]=b`, `api_key_id=a&api_key_id=b` and both mixed: one list. */
 function list(query: Record<string, unknown>, name: string): string[] {
-  const values = [query[`${name}[]`], query[name]].flatMap((v) => (v === undefined ? [] : Array.isArray(v) ? (v as unknown[]) : [v])) as string[];
+  const values = [query[`${name}[]`], query[name]].flatMap((v) =>
+    v === undefined ? [] : Array.isArray(v) ? (v as unknown[]) : [v],
+  ) as string[];
   if (values.length > MAX_FILTER_VALUES) throw bad(`${name}[]`, `At most ${MAX_FILTER_VALUES} ${name}[] values.`);
   for (const value of values) {
-    if (value.length === 0 || value.length > 200) throw bad(`${name}[]`, `Each ${name}[] value must have 1 to 200 characters.`);
+    if (value.length === 0 || value.length > 200)
+      throw bad(`${name}[]`, `Each ${name}[] value must have 1 to 200 characters.`);
   }
   return [...new Set(values)];
 }
@@ -37,7 +40,11 @@ function list(query: Record<string, unknown>, name: string): string[] {
 /** `1h`, `24h`, `7d`, `30d`, any `<n>h` or `<n>d` up to ten years. */
 export function parsePeriod(value: string): number {
   const match = /^([1-9]\d{0,5})([hd])$/.exec(value);
-  if (!match) throw bad('period', 'period must be a duration such as 1h, 24h, 7d or 30d (a positive whole number of hours h or days d).');
+  if (!match)
+    throw bad(
+      'period',
+      'period must be a duration such as 1h, 24h, 7d or 30d (a positive whole number of hours h or days d).',
+    );
   const ms = Number(match[1]) * (match[2] === 'h' ? HOUR_MS : DAY_MS);
   if (ms > MAX_PERIOD_DAYS * DAY_MS) throw bad('period', `period may be at most ${MAX_PERIOD_DAYS}d.`);
   return ms;
@@ -49,12 +56,14 @@ export function parsePeriod(value: string): number {
  */
 export function parseIsoDate(value: string, param: string, endOfDay: boolean): number {
   const match = ISO.exec(value);
-  if (!match) throw bad(param, `${param} must be an ISO 8601 date or date-time, such as 2025-01-31 or 2025-01-31T12:00:00Z.`);
+  if (!match)
+    throw bad(param, `${param} must be an ISO 8601 date or date-time, such as 2025-01-31 or 2025-01-31T12:00:00Z.`);
   const dateOnly = match[4] === undefined;
   const text = dateOnly ? `${value}T00:00:00Z` : match[8] ? value.replace(' ', 'T') : `${value.replace(' ', 'T')}Z`;
   const ms = Date.parse(text);
   // Date.parse rolls 2025-02-30 over to March; a round trip of the date part catches that.
-  if (Number.isNaN(ms) || (dateOnly && new Date(ms).toISOString().slice(0, 10) !== value)) throw bad(param, `${param} is not a valid date.`);
+  if (Number.isNaN(ms) || (dateOnly && new Date(ms).toISOString().slice(0, 10) !== value))
+    throw bad(param, `${param} is not a valid date.`);
   return dateOnly && endOfDay ? ms + DAY_MS : ms;
 }
 
@@ -64,7 +73,11 @@ export function parseIsoDate(value: string, param: string, endOfDay: boolean): n
  */
 export function parseExportQuery(query: Record<string, unknown>, now: number): ExportQuery {
   for (const name of Object.keys(query)) {
-    if (!KNOWN.has(name)) throw bad(name, `Unknown query parameter "${name}". Known: period, from_date, to_date, format, api_key_id[], tags[].`);
+    if (!KNOWN.has(name))
+      throw bad(
+        name,
+        `Unknown query parameter "${name}". Known: period, from_date, to_date, format, api_key_id[], tags[].`,
+      );
   }
   const period = parsePeriod(single(query, 'period') ?? '24h');
   const fromText = single(query, 'from_date');

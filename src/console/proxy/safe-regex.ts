@@ -32,7 +32,8 @@ export function unsafeRegexReason(pattern: string): string | undefined {
       const innerQuantified = stack.pop() ?? false;
       if (stack.length === 0) stack.push(false);
       const quantifier = quantifierAt(pattern, i + 1);
-      if (quantifier && innerQuantified) return 'nested quantifiers (a quantified group containing a quantifier) can take exponential time';
+      if (quantifier && innerQuantified)
+        return 'nested quantifiers (a quantified group containing a quantifier) can take exponential time';
       if (innerQuantified || quantifier) stack[stack.length - 1] = true;
       continue;
     }

@@ -3,7 +3,8 @@ import type { CreateProxySettingsBody } from '../schemas/console-collector.js';
 import { ConsoleError } from '../console-error.js';
 import { unsafeRegexReason } from './safe-regex.js';
 
-const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const HOSTNAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 const IPV6_BRACKETED = /^\[([0-9A-Fa-f:.]{2,45})\]$/;
 
@@ -39,7 +40,10 @@ const bad = (param: string, message: string) => new ConsoleError(400, message, p
  * names, exactly one default backend, routes naming existing backends, and regex routes that
  * compile and cannot backtrack catastrophically. Returns the revision with defaults filled in.
  */
-export function validateProxySettings(body: CreateProxySettingsBody): { backends: ProxyBackend[]; routes: ProxyRoute[] } {
+export function validateProxySettings(body: CreateProxySettingsBody): {
+  backends: ProxyBackend[];
+  routes: ProxyRoute[];
+} {
   const backends: ProxyBackend[] = body.backends.map((b) => ({
     name: b.name,
     address: b.address,
@@ -52,12 +56,21 @@ export function validateProxySettings(body: CreateProxySettingsBody): { backends
   }));
   const names = new Set<string>();
   backends.forEach((backend, i) => {
-    if (!isHostPort(backend.address)) throw bad(`backends[${i}].address`, `backends[${i}].address must be host or host:port (an IPv6 address in brackets).`);
+    if (!isHostPort(backend.address))
+      throw bad(
+        `backends[${i}].address`,
+        `backends[${i}].address must be host or host:port (an IPv6 address in brackets).`,
+      );
     if (names.has(backend.name)) throw bad(`backends[${i}].name`, `Backend name "${backend.name}" is used twice.`);
     names.add(backend.name);
-    if (backend.sni_hostname && !HOSTNAME.test(backend.sni_hostname)) throw bad(`backends[${i}].sni_hostname`, `backends[${i}].sni_hostname must be a host name.`);
-    if (backend.override_host && !isHostPort(backend.override_host)) throw bad(`backends[${i}].override_host`, `backends[${i}].override_host must be host or host:port.`);
-    if (backend.ca_certificate && !/^-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----\s*$/.test(backend.ca_certificate)) {
+    if (backend.sni_hostname && !HOSTNAME.test(backend.sni_hostname))
+      throw bad(`backends[${i}].sni_hostname`, `backends[${i}].sni_hostname must be a host name.`);
+    if (backend.override_host && !isHostPort(backend.override_host))
+      throw bad(`backends[${i}].override_host`, `backends[${i}].override_host must be host or host:port.`);
+    if (
+      backend.ca_certificate &&
+      !/^-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----\s*$/.test(backend.ca_certificate)
+    ) {
       throw bad(`backends[${i}].ca_certificate`, `backends[${i}].ca_certificate must be a PEM certificate.`);
     }
   });
@@ -74,17 +87,27 @@ export function validateProxySettings(body: CreateProxySettingsBody): { backends
       region: r.region ?? [],
       country: r.country ?? [],
     };
-    if (!names.has(route.backend_name)) throw bad(`routes[${i}].backend_name`, `routes[${i}].backend_name "${route.backend_name}" names no backend of this revision.`);
+    if (!names.has(route.backend_name))
+      throw bad(
+        `routes[${i}].backend_name`,
+        `routes[${i}].backend_name "${route.backend_name}" names no backend of this revision.`,
+      );
     if (route.regex) {
       try {
         new RegExp(route.path);
       } catch (error) {
-        throw bad(`routes[${i}].path`, `routes[${i}].path is not a valid regular expression: ${(error as Error).message}`);
+        throw bad(
+          `routes[${i}].path`,
+          `routes[${i}].path is not a valid regular expression: ${(error as Error).message}`,
+        );
       }
       const unsafe = unsafeRegexReason(route.path);
       if (unsafe) throw bad(`routes[${i}].path`, `routes[${i}].path is refused: ${unsafe}.`);
     } else if (!route.path.startsWith('/') || /[\s\x00-\x1f]/.test(route.path)) {
-      throw bad(`routes[${i}].path`, `routes[${i}].path must start with / and contain no whitespace (or set regex: true).`);
+      throw bad(
+        `routes[${i}].path`,
+        `routes[${i}].path must start with / and contain no whitespace (or set regex: true).`,
+      );
     }
     return route;
   });

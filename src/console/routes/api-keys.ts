@@ -49,7 +49,11 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
       const body = request.body;
       const type = body.type ?? 'api';
       if (type === 'coding_agent' && !body.coding_assistant) {
-        throw new ConsoleError(400, 'coding_assistant is required when type is coding_agent (claude_code, codex or opencode).', 'coding_assistant');
+        throw new ConsoleError(
+          400,
+          'coding_assistant is required when type is coding_agent (claude_code, codex or opencode).',
+          'coding_assistant',
+        );
       }
       if (type === 'api' && body.coding_assistant) {
         throw new ConsoleError(400, 'coding_assistant is only allowed when type is coding_agent.', 'coding_assistant');
@@ -128,7 +132,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     async (request) => {
       assertOrganization(request, request.params.orgId);
       // Reading a secret is a privileged act even though it is a GET: read-only tokens may list keys, not reveal them.
-      if (request.consoleToken.permission === 'read') throw new ConsoleError(403, 'Revealing a key needs a write or admin console token.');
+      if (request.consoleToken.permission === 'read')
+        throw new ConsoleError(403, 'Revealing a key needs a write or admin console token.');
       const revealed = await apiKeys.reveal(request.params.orgId, request.params.apiKeyId);
       if (!revealed) throw notFound();
       return presentApiKey(revealed.apiKey, lastUsed(revealed.apiKey), revealed.secret);

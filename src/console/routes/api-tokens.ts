@@ -30,37 +30,58 @@ export function presentApiToken(token: ConsoleToken, secret?: string) {
 export function registerApiTokenRoutes(app: FastifyInstance, store: Store): void {
   const notFound = () => new ConsoleError(404, 'No API token with that id in this organization.');
 
-  app.post<{ Body: CreateApiTokenBody }>('/v1/api_tokens', { schema: { body: CreateApiTokenBodySchema } }, async (request, reply) => {
-    requireAdmin(request);
-    const body = request.body;
-    const { token, secret } = await createConsoleToken(store, {
-      organizationId: request.consoleToken.organization_id,
-      name: body.name,
-      permission: body.permission,
-      expiresAt: body.expires_in_days === undefined ? null : Date.now() + body.expires_in_days * DAY_MS,
-    });
-    return reply.code(201).send(presentApiToken(token, secret));
-  });
+  app.post<{ Body: CreateApiTokenBody }>(
+    '/v1/api_tokens',
+    { schema: { body: CreateApiTokenBodySchema } },
+    async (request, reply) => {
+      requireAdmin(request);
+      const body = request.body;
+      const { token, secret } = await createConsoleToken(store, {
+        organizationId: request.consoleToken.organization_id,
+        name: body.name,
+        permission: body.permission,
+        expiresAt: body.expires_in_days === undefined ? null : Date.now() + body.expires_in_days * DAY_MS,
+      });
+      return reply.code(201).send(presentApiToken(token, secret));
+    },
+  );
 
-  app.get<{ Querystring: PagingQuery }>('/v1/api_tokens', { schema: { querystring: PagingQuerySchema } }, async (request) => {
-    requireAdmin(request);
-    const { limit, startingAfter } = paging(request.query);
-    const page = await listConsoleTokens(store, request.consoleToken.organization_id, limit, startingAfter);
-    if (!page) throw new ConsoleError(400, 'starting_after names no API token of this organization.', 'starting_after');
-    return listBody('/v1/api_tokens', page.data.map((t) => presentApiToken(t)), page.hasMore);
-  });
+  app.get<{ Querystring: PagingQuery }>(
+    '/v1/api_tokens',
+    { schema: { querystring: PagingQuerySchema } },
+    async (request) => {
+      requireAdmin(request);
+      const { limit, startingAfter } = paging(request.query);
+      const page = await listConsoleTokens(store, request.consoleToken.organization_id, limit, startingAfter);
+      if (!page)
+        throw new ConsoleError(400, 'starting_after names no API token of this organization.', 'starting_after');
+      return listBody(
+        '/v1/api_tokens',
+        page.data.map((t) => presentApiToken(t)),
+        page.hasMore,
+      );
+    },
+  );
 
-  app.get<{ Params: Static<typeof IdParamsSchema> }>('/v1/api_tokens/:id', { schema: { params: IdParamsSchema } }, async (request) => {
-    requireAdmin(request);
-    const token = await getConsoleToken(store, request.consoleToken.organization_id, request.params.id);
-    if (!token) throw notFound();
-    return presentApiToken(token);
-  });
+  app.get<{ Params: Static<typeof IdParamsSchema> }>(
+    '/v1/api_tokens/:id',
+    { schema: { params: IdParamsSchema } },
+    async (request) => {
+      requireAdmin(request);
+      const token = await getConsoleToken(store, request.consoleToken.organization_id, request.params.id);
+      if (!token) throw notFound();
+      return presentApiToken(token);
+    },
+  );
 
-  app.delete<{ Params: Static<typeof IdParamsSchema> }>('/v1/api_tokens/:id', { schema: { params: IdParamsSchema } }, async (request) => {
-    requireAdmin(request);
-    const deleted = await deleteConsoleToken(store, request.consoleToken.organization_id, request.params.id);
-    if (!deleted) throw notFound();
-    return { object: 'api_token', id: request.params.id, deleted: true };
-  });
+  app.delete<{ Params: Static<typeof IdParamsSchema> }>(
+    '/v1/api_tokens/:id',
+    { schema: { params: IdParamsSchema } },
+    async (request) => {
+      requireAdmin(request);
+      const deleted = await deleteConsoleToken(store, request.consoleToken.organization_id, request.params.id);
+      if (!deleted) throw notFound();
+      return { object: 'api_token', id: request.params.id, deleted: true };
+    },
+  );
 }

@@ -9,7 +9,10 @@ import { registerProjectComponentRoutes } from './project-components.js';
 import { registerProjectEventRoutes } from './project-events.js';
 
 /** Issue 6's console routes: usage export, API tokens, projects, proxy settings, components, events. */
-export function registerConsoleCollectorRoutes(app: FastifyInstance, services: { collector: ConsoleCollectorServices }): void {
+export function registerConsoleCollectorRoutes(
+  app: FastifyInstance,
+  services: { collector: ConsoleCollectorServices },
+): void {
   const collector = services.collector;
   registerUsageExportRoute(app, collector.store);
   registerApiTokenRoutes(app, collector.store);

@@ -8,7 +8,11 @@ import { inactiveSetting, type ToolSetting } from '../../gateway-tools/tool-sett
 import { assertOrganization } from '../auth/console-auth.js';
 import { ConsoleError } from '../console-error.js';
 import { OrgParamsSchema } from '../schemas/api-key.js';
-import { GatewayToolParamsSchema, UpdateGatewayToolBodySchema, type UpdateGatewayToolBody } from '../schemas/gateway-tool.js';
+import {
+  GatewayToolParamsSchema,
+  UpdateGatewayToolBodySchema,
+  type UpdateGatewayToolBody,
+} from '../schemas/gateway-tool.js';
 
 /** A built-in tool with its state in one organization (docs/gateway-tools.md). */
 export function presentGatewayTool(tool: GatewayTool, setting: ToolSetting) {
@@ -35,7 +39,11 @@ export function registerGatewayToolRoutes(app: FastifyInstance, services: Consol
   const tools = services.gatewayTools ?? createGatewayToolsService(services.store);
   const toolOr404 = (id: string) => {
     const tool = tools.registry.get(id);
-    if (!tool) throw new ConsoleError(404, `No gateway tool "${id.slice(0, 100)}"; GET /v1/organizations/{orgId}/gateway_tools lists them.`);
+    if (!tool)
+      throw new ConsoleError(
+        404,
+        `No gateway tool "${id.slice(0, 100)}"; GET /v1/organizations/{orgId}/gateway_tools lists them.`,
+      );
     return tool;
   };
 
@@ -45,7 +53,9 @@ export function registerGatewayToolRoutes(app: FastifyInstance, services: Consol
     async (request) => {
       assertOrganization(request, request.params.orgId);
       const settings = await tools.settings.read(request.params.orgId);
-      const data = tools.registry.list().map((tool) => presentGatewayTool(tool, settings.get(tool.id) ?? inactiveSetting(tool.id)));
+      const data = tools.registry
+        .list()
+        .map((tool) => presentGatewayTool(tool, settings.get(tool.id) ?? inactiveSetting(tool.id)));
       return { object: 'list', data };
     },
   );
@@ -75,7 +85,11 @@ export function registerGatewayToolRoutes(app: FastifyInstance, services: Consol
         for (const field of ['active_key_ids', 'hydrate_key_ids'] as const) {
           const foreign = (body[field] ?? []).filter((id) => !own.has(id));
           if (foreign.length > 0) {
-            throw new ConsoleError(400, `${field} holds ids that are not API keys of this organization: ${foreign.slice(0, 20).join(', ')}.`, field);
+            throw new ConsoleError(
+              400,
+              `${field} holds ids that are not API keys of this organization: ${foreign.slice(0, 20).join(', ')}.`,
+              field,
+            );
           }
         }
       }

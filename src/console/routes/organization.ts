@@ -13,7 +13,13 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 export function registerCurrentOrganizationRoute(app: FastifyInstance, store: Store): void {
   app.get(
     '/v1/organizations/me',
-    { schema: { summary: "The console token's organization and permission", tags: ['organization'], response: { 200: CurrentOrganizationSchema } } },
+    {
+      schema: {
+        summary: "The console token's organization and permission",
+        tags: ['organization'],
+        response: { 200: CurrentOrganizationSchema },
+      },
+    },
     async (request) => {
       const token = request.consoleToken;
       const organization = await findOrganizationById(store, token.organization_id);
@@ -24,7 +30,12 @@ export function registerCurrentOrganizationRoute(app: FastifyInstance, store: St
         slug: organization.slug,
         name: organization.name,
         created_at: new Date(Number(organization.created_at)).toISOString(),
-        token: { id: token.id, name: token.name, permission: token.permission, expires_at: iso(token.expires_at === null ? null : Number(token.expires_at)) },
+        token: {
+          id: token.id,
+          name: token.name,
+          permission: token.permission,
+          expires_at: iso(token.expires_at === null ? null : Number(token.expires_at)),
+        },
       };
     },
   );

@@ -3,7 +3,13 @@ import type { Static } from '@sinclair/typebox';
 import type { ProjectComponent } from '../../store/project-components.js';
 import { checkWebhookUrl, UnsafeTargetError } from '../../collector/delivery/address-guard.js';
 import { ConsoleError } from '../console-error.js';
-import { checkSettings, findVersion, fullSlug, latestVersion, type Component } from '../components/component-catalogue.js';
+import {
+  checkSettings,
+  findVersion,
+  fullSlug,
+  latestVersion,
+  type Component,
+} from '../components/component-catalogue.js';
 import {
   CreateProjectComponentBodySchema,
   IdParamsSchema,
@@ -40,8 +46,10 @@ export function registerProjectComponentRoutes(app: FastifyInstance, services: C
     const byId = body.component_id !== undefined ? catalogue.get(body.component_id) : undefined;
     if (body.component_id !== undefined && !byId) throw bad('component_id', 'component_id names no component.');
     const bySlug = body.component_slug !== undefined ? catalogue.getByFullSlug(body.component_slug) : undefined;
-    if (body.component_slug !== undefined && !bySlug) throw bad('component_slug', 'component_slug names no component (form: <org_slug>/<component_slug>).');
-    if (byId && bySlug && byId.id !== bySlug.id) throw bad('component_slug', 'component_id and component_slug name different components.');
+    if (body.component_slug !== undefined && !bySlug)
+      throw bad('component_slug', 'component_slug names no component (form: <org_slug>/<component_slug>).');
+    if (byId && bySlug && byId.id !== bySlug.id)
+      throw bad('component_slug', 'component_id and component_slug name different components.');
     const component = byId ?? bySlug ?? current;
     if (!component) throw bad('component_id', 'component_id or component_slug is required.');
     if (!component.is_public) throw bad('component_id', 'component_id names no component.');
@@ -49,7 +57,11 @@ export function registerProjectComponentRoutes(app: FastifyInstance, services: C
   }
 
   /** Settings must satisfy the version's schema; a webhook's URL must also be a safe target. */
-  async function validSettings(component: Component, version: string, settings: Record<string, unknown> | null): Promise<void> {
+  async function validSettings(
+    component: Component,
+    version: string,
+    settings: Record<string, unknown> | null,
+  ): Promise<void> {
     const release = findVersion(component, version);
     if (!release) throw bad('component_version', `Component ${fullSlug(component)} has no version ${version}.`);
     const problem = checkSettings(release, settings ?? {});
@@ -90,17 +102,21 @@ export function registerProjectComponentRoutes(app: FastifyInstance, services: C
     },
   );
 
-  app.get<{ Params: Static<typeof IdParamsSchema> }>('/v1/projects/:id/components', { schema: { params: IdParamsSchema } }, async (request) => {
-    const project = await loadProject(services, request, request.params.id);
-    const all = await projectComponents.list(project.organizationId, project.id);
-    return {
-      object: 'list',
-      url: `/v1/projects/${project.id}/components`,
-      has_more: false,
-      last_key: all.length > 0 ? all[all.length - 1]!.id : null,
-      data: all.map((pc) => presentProjectComponent(pc, catalogue.get(pc.componentId))),
-    };
-  });
+  app.get<{ Params: Static<typeof IdParamsSchema> }>(
+    '/v1/projects/:id/components',
+    { schema: { params: IdParamsSchema } },
+    async (request) => {
+      const project = await loadProject(services, request, request.params.id);
+      const all = await projectComponents.list(project.organizationId, project.id);
+      return {
+        object: 'list',
+        url: `/v1/projects/${project.id}/components`,
+        has_more: false,
+        last_key: all.length > 0 ? all[all.length - 1]!.id : null,
+        data: all.map((pc) => presentProjectComponent(pc, catalogue.get(pc.componentId))),
+      };
+    },
+  );
 
   app.get<{ Params: Static<typeof ProjectComponentParamsSchema> }>(
     '/v1/projects/:id/components/:project_component_id',
@@ -118,12 +134,18 @@ export function registerProjectComponentRoutes(app: FastifyInstance, services: C
     { schema: { params: ProjectComponentParamsSchema, body: UpdateProjectComponentBodySchema } },
     async (request) => {
       const project = await loadProject(services, request, request.params.id);
-      const existing = await projectComponents.get(project.organizationId, project.id, request.params.project_component_id);
+      const existing = await projectComponents.get(
+        project.organizationId,
+        project.id,
+        request.params.project_component_id,
+      );
       if (!existing) throw notFound();
       const body = request.body;
       const current = catalogue.get(existing.componentId);
       const component = resolveComponent(body, current);
-      const version = body.component_version ?? (component.id === existing.componentId ? existing.componentVersion : latestVersion(component).version);
+      const version =
+        body.component_version ??
+        (component.id === existing.componentId ? existing.componentVersion : latestVersion(component).version);
       const settings = body.settings !== undefined ? body.settings : existing.settings;
       await validSettings(component, version, settings);
       const updated = await projectComponents.update(existing, {
@@ -142,7 +164,11 @@ export function registerProjectComponentRoutes(app: FastifyInstance, services: C
     { schema: { params: ProjectComponentParamsSchema } },
     async (request) => {
       const project = await loadProject(services, request, request.params.id);
-      const deleted = await projectComponents.delete(project.organizationId, project.id, request.params.project_component_id);
+      const deleted = await projectComponents.delete(
+        project.organizationId,
+        project.id,
+        request.params.project_component_id,
+      );
       if (!deleted) throw notFound();
       services.projectChanged(project.id);
       return { object: 'project_component', id: request.params.project_component_id, deleted: true };

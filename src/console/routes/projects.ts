@@ -30,7 +30,11 @@ export function presentProject(project: Project) {
 export const projectNotFound = () => new ConsoleError(404, 'No project with that id in this organization.');
 
 /** Object-level authorization: a project of another organization is indistinguishable from none. */
-export async function loadProject(services: ConsoleCollectorServices, request: FastifyRequest, id: string): Promise<Project> {
+export async function loadProject(
+  services: ConsoleCollectorServices,
+  request: FastifyRequest,
+  id: string,
+): Promise<Project> {
   const project = await services.projects.get(request.consoleToken.organization_id, id);
   if (!project) throw projectNotFound();
   return project;
@@ -44,24 +48,39 @@ function conflict(error: unknown): never {
 export function registerProjectRoutes(app: FastifyInstance, services: ConsoleCollectorServices): void {
   const { projects } = services;
 
-  app.post<{ Body: CreateProjectBody }>('/v1/projects', { schema: { body: CreateProjectBodySchema } }, async (request, reply) => {
-    const body = request.body;
-    const project = await projects
-      .create({ organizationId: request.consoleToken.organization_id, slug: body.slug, name: body.name, domains: body.domains ?? [] })
-      .catch(conflict);
-    services.projectChanged(project.id);
-    return reply.code(201).send(presentProject(project));
-  });
+  app.post<{ Body: CreateProjectBody }>(
+    '/v1/projects',
+    { schema: { body: CreateProjectBodySchema } },
+    async (request, reply) => {
+      const body = request.body;
+      const project = await projects
+        .create({
+          organizationId: request.consoleToken.organization_id,
+          slug: body.slug,
+          name: body.name,
+          domains: body.domains ?? [],
+        })
+        .catch(conflict);
+      services.projectChanged(project.id);
+      return reply.code(201).send(presentProject(project));
+    },
+  );
 
-  app.get<{ Querystring: PagingQuery }>('/v1/projects', { schema: { querystring: PagingQuerySchema } }, async (request) => {
-    const { limit, startingAfter } = paging(request.query);
-    const page = await projects.list(request.consoleToken.organization_id, limit, startingAfter);
-    if (!page) throw new ConsoleError(400, 'starting_after names no project of this organization.', 'starting_after');
-    return listBody('/v1/projects', page.data.map(presentProject), page.hasMore);
-  });
+  app.get<{ Querystring: PagingQuery }>(
+    '/v1/projects',
+    { schema: { querystring: PagingQuerySchema } },
+    async (request) => {
+      const { limit, startingAfter } = paging(request.query);
+      const page = await projects.list(request.consoleToken.organization_id, limit, startingAfter);
+      if (!page) throw new ConsoleError(400, 'starting_after names no project of this organization.', 'starting_after');
+      return listBody('/v1/projects', page.data.map(presentProject), page.hasMore);
+    },
+  );
 
-  app.get<{ Params: Static<typeof IdParamsSchema> }>('/v1/projects/:id', { schema: { params: IdParamsSchema } }, async (request) =>
-    presentProject(await loadProject(services, request, request.params.id)),
+  app.get<{ Params: Static<typeof IdParamsSchema> }>(
+    '/v1/projects/:id',
+    { schema: { params: IdParamsSchema } },
+    async (request) => presentProject(await loadProject(services, request, request.params.id)),
   );
 
   app.post<{ Params: Static<typeof IdParamsSchema>; Body: UpdateProjectBody }>(
@@ -82,10 +101,14 @@ export function registerProjectRoutes(app: FastifyInstance, services: ConsoleCol
     },
   );
 
-  app.delete<{ Params: Static<typeof IdParamsSchema> }>('/v1/projects/:id', { schema: { params: IdParamsSchema } }, async (request) => {
-    const deleted = await projects.delete(request.consoleToken.organization_id, request.params.id);
-    if (!deleted) throw projectNotFound();
-    services.projectChanged(request.params.id);
-    return { object: 'project', id: request.params.id, deleted: true };
-  });
+  app.delete<{ Params: Static<typeof IdParamsSchema> }>(
+    '/v1/projects/:id',
+    { schema: { params: IdParamsSchema } },
+    async (request) => {
+      const deleted = await projects.delete(request.consoleToken.organization_id, request.params.id);
+      if (!deleted) throw projectNotFound();
+      services.projectChanged(request.params.id);
+      return { object: 'project', id: request.params.id, deleted: true };
+    },
+  );
 }

@@ -47,18 +47,31 @@ export function registerProxySettingsRoutes(app: FastifyInstance, services: Cons
     },
   );
 
-  app.get<{ Params: Static<typeof IdParamsSchema> }>('/v1/projects/:id/proxy-settings', { schema: { params: IdParamsSchema } }, async (request) => {
-    const project = await loadProject(services, request, request.params.id);
-    const active = await proxySettings.active(project.id);
-    if (!active) throw new ConsoleError(404, 'This project has no active proxy settings revision.');
-    return presentProxySettings(active);
-  });
+  app.get<{ Params: Static<typeof IdParamsSchema> }>(
+    '/v1/projects/:id/proxy-settings',
+    { schema: { params: IdParamsSchema } },
+    async (request) => {
+      const project = await loadProject(services, request, request.params.id);
+      const active = await proxySettings.active(project.id);
+      if (!active) throw new ConsoleError(404, 'This project has no active proxy settings revision.');
+      return presentProxySettings(active);
+    },
+  );
 
-  app.get<{ Params: Static<typeof IdParamsSchema> }>('/v1/projects/:id/proxy-settings/revisions', { schema: { params: IdParamsSchema } }, async (request) => {
-    const project = await loadProject(services, request, request.params.id);
-    const all = await proxySettings.list(project.id);
-    return { object: 'list', url: `/v1/projects/${project.id}/proxy-settings/revisions`, has_more: false, data: all.map(presentProxySettings) };
-  });
+  app.get<{ Params: Static<typeof IdParamsSchema> }>(
+    '/v1/projects/:id/proxy-settings/revisions',
+    { schema: { params: IdParamsSchema } },
+    async (request) => {
+      const project = await loadProject(services, request, request.params.id);
+      const all = await proxySettings.list(project.id);
+      return {
+        object: 'list',
+        url: `/v1/projects/${project.id}/proxy-settings/revisions`,
+        has_more: false,
+        data: all.map(presentProxySettings),
+      };
+    },
+  );
 
   app.get<{ Params: Static<typeof RevisionParamsSchema> }>(
     '/v1/projects/:id/proxy-settings/:revision',

@@ -9,7 +9,11 @@ import { OrgParamsSchema } from '../schemas/api-key.js';
 import { parseExportQuery } from '../export/export-query.js';
 import { CSV_COLUMNS, csvRecord, jsonRecord } from '../export/export-format.js';
 
-const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+const stamp = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 
 /**
  * GET /v1/organizations/{orgId}/logs/export (spec 2.9, 4.2). The body streams straight from

@@ -11,7 +11,15 @@ import {
   UsageSummarySchema,
   type UsageSummaryQuery,
 } from '../schemas/usage.js';
-import { BUCKET_MS, keyNames, keySpendForMonth, usageCells, type Granularity, type UsageCell, type UsageTotals } from '../../store/usage-summary.js';
+import {
+  BUCKET_MS,
+  keyNames,
+  keySpendForMonth,
+  usageCells,
+  type Granularity,
+  type UsageCell,
+  type UsageTotals,
+} from '../../store/usage-summary.js';
 import { monthOf } from '../../limits/budget-ledger.js';
 
 const PERIOD_MS = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000, '90d': 90 * 86_400_000 } as const;
@@ -47,7 +55,14 @@ export function registerUsageRoutes(app: FastifyInstance, services: ConsoleServi
       const groupBy = request.query.group_by ?? 'model';
       const { cells, totals } = await usageCells(store, { organizationId: orgId, groupBy, ...window });
       const groups = topGroups(cells, window);
-      const names = groupBy === 'api_key' ? await keyNames(store, orgId, groups.map((g) => g.key)) : new Map<string, string>();
+      const names =
+        groupBy === 'api_key'
+          ? await keyNames(
+              store,
+              orgId,
+              groups.map((g) => g.key),
+            )
+          : new Map<string, string>();
       return {
         object: 'usage_summary' as const,
         organization_id: orgId,
@@ -83,7 +98,11 @@ export function registerUsageRoutes(app: FastifyInstance, services: ConsoleServi
       assertOrganization(request, orgId);
       const month = request.query.month ?? monthOf(Date.now());
       const keys = await apiKeys.list(orgId);
-      const spend = await keySpendForMonth(store, keys.map((k) => k.id), month);
+      const spend = await keySpendForMonth(
+        store,
+        keys.map((k) => k.id),
+        month,
+      );
       const data = keys.map((key) => {
         const row = spend.get(key.id);
         const spent = row?.spentMicroUsd ?? 0;
@@ -95,7 +114,14 @@ export function registerUsageRoutes(app: FastifyInstance, services: ConsoleServi
           spent_micro_usd: spent,
           reserved_micro_usd: row?.reservedMicroUsd ?? 0,
           spent_usd: usd(spent),
-          used_fraction: key.maxUsageUsd === null ? null : key.maxUsageUsd === 0 ? (spent > 0 ? 1 : 0) : usd(spent) / key.maxUsageUsd,
+          used_fraction:
+            key.maxUsageUsd === null
+              ? null
+              : key.maxUsageUsd === 0
+                ? spent > 0
+                  ? 1
+                  : 0
+                : usd(spent) / key.maxUsageUsd,
         };
       });
       data.sort((a, b) => b.spent_micro_usd - a.spent_micro_usd || a.name.localeCompare(b.name));
@@ -135,14 +161,19 @@ export function summaryWindow(query: UsageSummaryQuery, now: number): SummaryWin
   from -= from % width;
   const count = Math.ceil((to - from) / width);
   if (count > MAX_BUCKETS) {
-    throw new ConsoleError(400, `That window has ${count} ${granularity} buckets; the most is ${MAX_BUCKETS}. Use granularity=day or a shorter window.`, 'granularity');
+    throw new ConsoleError(
+      400,
+      `That window has ${count} ${granularity} buckets; the most is ${MAX_BUCKETS}. Use granularity=day or a shorter window.`,
+      'granularity',
+    );
   }
   return { from, to, granularity, width, count };
 }
 
 function parseTime(value: string, param: string): number {
   const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : Date.parse(value);
-  if (!Number.isFinite(ms)) throw new ConsoleError(400, `\`${param}\` is not an ISO 8601 time: "${value.slice(0, 40)}".`, param);
+  if (!Number.isFinite(ms))
+    throw new ConsoleError(400, `\`${param}\` is not an ISO 8601 time: "${value.slice(0, 40)}".`, param);
   return ms;
 }
 
@@ -184,7 +215,8 @@ function topGroups(cells: UsageCell[], window: SummaryWindow): Group[] {
   if (sorted.length <= TOP_GROUPS + 1) return sorted;
   const other = emptyGroup(OTHER_GROUP, window.count);
   for (const group of sorted.slice(TOP_GROUPS)) {
-    for (const field of ['requests', 'errors', 'inputTokens', 'outputTokens', 'costMicroUsd'] as const) other.totals[field] += group.totals[field];
+    for (const field of ['requests', 'errors', 'inputTokens', 'outputTokens', 'costMicroUsd'] as const)
+      other.totals[field] += group.totals[field];
     for (const series of ['requests', 'tokens', 'cost_micro_usd'] as const) {
       group.series[series].forEach((value, i) => (other.series[series][i]! += value));
     }
@@ -194,7 +226,11 @@ function topGroups(cells: UsageCell[], window: SummaryWindow): Group[] {
 
 function emptyGroup(key: string, buckets: number): Group {
   const zeros = () => new Array<number>(buckets).fill(0);
-  return { key, totals: { requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costMicroUsd: 0 }, series: { requests: zeros(), tokens: zeros(), cost_micro_usd: zeros() } };
+  return {
+    key,
+    totals: { requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costMicroUsd: 0 },
+    series: { requests: zeros(), tokens: zeros(), cost_micro_usd: zeros() },
+  };
 }
 
 function presentCounts(totals: UsageTotals) {

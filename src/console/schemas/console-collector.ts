@@ -18,9 +18,13 @@ export const IdParamsSchema = Type.Object({ id: Id });
 
 // ---- Projects ---------------------------------------------------------------------------
 /** Lowercase host names (labels of letters, digits and dashes); no port, no trailing dot. */
-export const DOMAIN_PATTERN = '^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$';
+export const DOMAIN_PATTERN =
+  '^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$';
 const Slug = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' });
-const Domains = Type.Array(Type.String({ pattern: DOMAIN_PATTERN, maxLength: 253 }), { maxItems: 20, uniqueItems: true });
+const Domains = Type.Array(Type.String({ pattern: DOMAIN_PATTERN, maxLength: 253 }), {
+  maxItems: 20,
+  uniqueItems: true,
+});
 
 export const CreateProjectBodySchema = Type.Object(
   { slug: Slug, name: Type.String({ minLength: 1, maxLength: 200 }), domains: Type.Optional(Domains) },
@@ -28,7 +32,11 @@ export const CreateProjectBodySchema = Type.Object(
 );
 export type CreateProjectBody = Static<typeof CreateProjectBodySchema>;
 export const UpdateProjectBodySchema = Type.Object(
-  { slug: Type.Optional(Slug), name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), domains: Type.Optional(Domains) },
+  {
+    slug: Type.Optional(Slug),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    domains: Type.Optional(Domains),
+  },
   { additionalProperties: false },
 );
 export type UpdateProjectBody = Static<typeof UpdateProjectBodySchema>;
@@ -56,7 +64,9 @@ export const RouteSchema = Type.Object(
     backend_name: Type.String({ minLength: 1, maxLength: 100 }),
     rank: Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$' })),
     continent: Type.Optional(Codes('^(AF|AN|AS|EU|NA|OC|SA)$')),
-    region: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 250, uniqueItems: true })),
+    region: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 250, uniqueItems: true }),
+    ),
     country: Type.Optional(Codes('^[A-Z]{2}$')),
   },
   { additionalProperties: false },
@@ -79,15 +89,21 @@ export type UpdateProxySettingsBody = Static<typeof UpdateProxySettingsBodySchem
 export const RevisionParamsSchema = Type.Object({ id: Id, revision: Type.String({ pattern: '^[1-9][0-9]{0,8}$' }) });
 
 // ---- Components (2.11) ------------------------------------------------------------------
-export const ComponentListQuerySchema = Type.Composite([
-  Type.Object({
-    category: Type.Optional(Type.Union(COMPONENT_CATEGORIES.map((c) => Type.Literal(c)))),
-    subcategory: Type.Optional(Type.Union(COMPONENT_SUBCATEGORIES.map((c) => Type.Literal(c)))),
-  }),
-  PagingQuerySchema,
-], { additionalProperties: false });
+export const ComponentListQuerySchema = Type.Composite(
+  [
+    Type.Object({
+      category: Type.Optional(Type.Union(COMPONENT_CATEGORIES.map((c) => Type.Literal(c)))),
+      subcategory: Type.Optional(Type.Union(COMPONENT_SUBCATEGORIES.map((c) => Type.Literal(c)))),
+    }),
+    PagingQuerySchema,
+  ],
+  { additionalProperties: false },
+);
 export type ComponentListQuery = Static<typeof ComponentListQuerySchema>;
-export const ComponentSlugParamsSchema = Type.Object({ orgSlug: Type.String({ maxLength: 100 }), componentSlug: Type.String({ maxLength: 100 }) });
+export const ComponentSlugParamsSchema = Type.Object({
+  orgSlug: Type.String({ maxLength: 100 }),
+  componentSlug: Type.String({ maxLength: 100 }),
+});
 
 const Settings = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]);
 export const CreateProjectComponentBodySchema = Type.Object(

@@ -15,11 +15,23 @@ export const PagingQuerySchema = Type.Object(
 );
 export type PagingQuery = Static<typeof PagingQuerySchema>;
 
-export function paging(query: { limit?: string; starting_after?: string; last_key?: string }): { limit: number; startingAfter: string | undefined } {
-  return { limit: query.limit === undefined ? 20 : Number(query.limit), startingAfter: query.starting_after ?? query.last_key };
+export function paging(query: { limit?: string; starting_after?: string; last_key?: string }): {
+  limit: number;
+  startingAfter: string | undefined;
+} {
+  return {
+    limit: query.limit === undefined ? 20 : Number(query.limit),
+    startingAfter: query.starting_after ?? query.last_key,
+  };
 }
 
 /** `{object: 'list', url, has_more, last_key, data}`; `last_key` is null on an empty page. */
 export function listBody<T extends { id: string }>(url: string, data: T[], hasMore: boolean) {
-  return { object: 'list' as const, url, has_more: hasMore, last_key: data.length > 0 ? data[data.length - 1]!.id : null, data };
+  return {
+    object: 'list' as const,
+    url,
+    has_more: hasMore,
+    last_key: data.length > 0 ? data[data.length - 1]!.id : null,
+    data,
+  };
 }

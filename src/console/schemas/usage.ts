@@ -3,25 +3,35 @@ import { Type, type Static } from '@sinclair/typebox';
 export const USAGE_PERIODS = ['24h', '7d', '30d', '90d', 'mtd'] as const;
 
 const isoTime = (description: string) =>
-  Type.String({ maxLength: 40, description: `${description} ISO 8601, e.g. 2026-05-01T00:00:00Z; a bare date is UTC midnight.` });
+  Type.String({
+    maxLength: 40,
+    description: `${description} ISO 8601, e.g. 2026-05-01T00:00:00Z; a bare date is UTC midnight.`,
+  });
 
 export const UsageSummaryQuerySchema = Type.Object(
   {
     period: Type.Optional(
-      Type.Union(USAGE_PERIODS.map((p) => Type.Literal(p)), {
-        default: '7d',
-        description: 'Window ending now: the last 24 hours, 7, 30 or 90 days (whole UTC buckets), or the calendar month to date (UTC). Ignored when `from` is given.',
-      }),
+      Type.Union(
+        USAGE_PERIODS.map((p) => Type.Literal(p)),
+        {
+          default: '7d',
+          description:
+            'Window ending now: the last 24 hours, 7, 30 or 90 days (whole UTC buckets), or the calendar month to date (UTC). Ignored when `from` is given.',
+        },
+      ),
     ),
     from: Type.Optional(isoTime('Start of a custom window (inclusive), rounded down to the bucket width.')),
     to: Type.Optional(isoTime('End of a custom window (exclusive); default now.')),
     granularity: Type.Optional(
-      Type.Union([Type.Literal('hour'), Type.Literal('day')], { description: 'Bucket width (UTC). Default: hour for 24h, day otherwise.' }),
+      Type.Union([Type.Literal('hour'), Type.Literal('day')], {
+        description: 'Bucket width (UTC). Default: hour for 24h, day otherwise.',
+      }),
     ),
     group_by: Type.Optional(
       Type.Union([Type.Literal('model'), Type.Literal('provider'), Type.Literal('api_key'), Type.Literal('tag')], {
         default: 'model',
-        description: 'Breakdown. With `tag`, a request with several tags counts under each, so groups can add up to more than the totals.',
+        description:
+          'Breakdown. With `tag`, a request with several tags counts under each, so groups can add up to more than the totals.',
       }),
     ),
   },
@@ -45,11 +55,16 @@ export const UsageSummarySchema = Type.Object({
   to: Type.String(),
   granularity: Type.String(),
   group_by: Type.String(),
-  buckets: Type.Array(Type.String(), { description: 'Start of each bucket, oldest first; every series has one value per bucket.' }),
+  buckets: Type.Array(Type.String(), {
+    description: 'Start of each bucket, oldest first; every series has one value per bucket.',
+  }),
   totals: Type.Object(Counts),
   groups: Type.Array(
     Type.Object({
-      key: Type.String({ description: 'Model id, provider id, API key id, tag, "(untagged)" or "(other)" for the groups beyond the top ones.' }),
+      key: Type.String({
+        description:
+          'Model id, provider id, API key id, tag, "(untagged)" or "(other)" for the groups beyond the top ones.',
+      }),
       label: Type.String(),
       ...Counts,
       series: Type.Object({
@@ -63,7 +78,11 @@ export const UsageSummarySchema = Type.Object({
 });
 
 export const KeySpendQuerySchema = Type.Object(
-  { month: Type.Optional(Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'UTC month, YYYY-MM; default the current one.' })) },
+  {
+    month: Type.Optional(
+      Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'UTC month, YYYY-MM; default the current one.' }),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -75,11 +94,15 @@ export const KeySpendListSchema = Type.Object({
       api_key_id: Type.String(),
       name: Type.String(),
       active: Type.Boolean(),
-      max_usage: Type.Union([Type.Integer(), Type.Null()], { description: 'Monthly ceiling in whole USD; null: none.' }),
+      max_usage: Type.Union([Type.Integer(), Type.Null()], {
+        description: 'Monthly ceiling in whole USD; null: none.',
+      }),
       spent_micro_usd: Type.Integer(),
       reserved_micro_usd: Type.Integer({ description: 'Held for requests in flight.' }),
       spent_usd: Type.Number(),
-      used_fraction: Type.Union([Type.Number(), Type.Null()], { description: 'spent / ceiling; null without a ceiling.' }),
+      used_fraction: Type.Union([Type.Number(), Type.Null()], {
+        description: 'spent / ceiling; null without a ceiling.',
+      }),
     }),
   ),
 });

@@ -27,7 +27,8 @@ const Parameters = Type.Object(
  *   number     := digits ["." digits] | "." digits, optionally followed by e[+-]digits
  */
 export function evaluateExpression(source: string): number {
-  if (source.length > MAX_EXPRESSION_LENGTH) throw new ToolFailure(`The expression is longer than ${MAX_EXPRESSION_LENGTH} characters.`);
+  if (source.length > MAX_EXPRESSION_LENGTH)
+    throw new ToolFailure(`The expression is longer than ${MAX_EXPRESSION_LENGTH} characters.`);
   const parser = new Parser(source);
   const value = parser.parse();
   if (Number.isNaN(value)) throw new ToolFailure('The result is not a real number.');
@@ -107,7 +108,9 @@ class Parser {
       this.position++;
       return value;
     }
-    const match = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/.exec(this.source.slice(this.position, this.position + 400));
+    const match = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/.exec(
+      this.source.slice(this.position, this.position + 400),
+    );
     if (!match) throw this.unexpected('a number or "("');
     this.position += match[0].length;
     return Number(match[0]);
@@ -124,20 +127,24 @@ class Parser {
   }
 
   private enter(): void {
-    if (++this.depth > MAX_NESTING_DEPTH) throw new ToolFailure(`The expression is nested more than ${MAX_NESTING_DEPTH} levels deep.`);
+    if (++this.depth > MAX_NESTING_DEPTH)
+      throw new ToolFailure(`The expression is nested more than ${MAX_NESTING_DEPTH} levels deep.`);
   }
 
   private unexpected(expected?: string): ToolFailure {
     const char = this.source[this.position];
     const found = char === undefined ? 'the end of the expression' : `"${char}" at position ${this.position + 1}`;
-    return new ToolFailure(`Unexpected ${found}${expected ? `; expected ${expected}` : ''}. Only numbers, + - * / % ^ and parentheses are allowed.`);
+    return new ToolFailure(
+      `Unexpected ${found}${expected ? `; expected ${expected}` : ''}. Only numbers, + - * / % ^ and parentheses are allowed.`,
+    );
   }
 }
 
 /** Evaluates an arithmetic expression (see evaluateExpression for the grammar). */
 export const calculatorTool: GatewayTool<Static<typeof Parameters>> = {
   id: 'gateway_calculator',
-  description: 'Evaluate an arithmetic expression exactly as written: numbers, + - * / % ^ (power), unary minus and parentheses.',
+  description:
+    'Evaluate an arithmetic expression exactly as written: numbers, + - * / % ^ (power), unary minus and parentheses.',
   parameters: Parameters,
   run: (args) => ({ expression: args.expression, result: evaluateExpression(args.expression) }),
 };

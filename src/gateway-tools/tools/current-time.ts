@@ -4,7 +4,11 @@ import { ToolFailure, type GatewayTool } from '../types.js';
 const Parameters = Type.Object(
   {
     timezone: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. "Europe/Paris" or "America/New_York". Default "UTC".' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'IANA time zone, e.g. "Europe/Paris" or "America/New_York". Default "UTC".',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -3,7 +3,11 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { GatewayTool } from '../types.js';
 
 const Parameters = Type.Object(
-  { count: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, description: 'How many UUIDs to generate (default 1, at most 20).' })) },
+  {
+    count: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 20, description: 'How many UUIDs to generate (default 1, at most 20).' }),
+    ),
+  },
   { additionalProperties: false },
 );
 

@@ -16,7 +16,8 @@ const MAX_CACHED_KEYS = 100_000;
  * digested cannot make keys stop matching.
  */
 const PROBE = 'gw-digest-probe-\u00e9';
-const digestKey: (secret: string) => string = hash('sha256', PROBE, 'hex') === digestSecret(PROBE) ? (secret) => hash('sha256', secret, 'hex') : digestSecret;
+const digestKey: (secret: string) => string =
+  hash('sha256', PROBE, 'hex') === digestSecret(PROBE) ? (secret) => hash('sha256', secret, 'hex') : digestSecret;
 
 /**
  * Resolves a presented gateway key to its record on the hot path without a database read per
@@ -40,7 +41,8 @@ export class KeyAuthenticator {
    * cached (nearly every request), so the caller can skip a promise; a promise otherwise.
    */
   authenticate(secret: string | undefined): ApiKey | Promise<ApiKey> {
-    if (!secret) throw new GatewayError('unauthorized', { message: 'Missing API key: send Authorization: Bearer <key>.' });
+    if (!secret)
+      throw new GatewayError('unauthorized', { message: 'Missing API key: send Authorization: Bearer <key>.' });
     const digest = digestKey(secret);
     const now = this.now();
     const cached = this.cache.get(digest);
@@ -51,7 +53,8 @@ export class KeyAuthenticator {
   private accept(key: ApiKey | null, now: number): ApiKey {
     if (!key) throw new GatewayError('unauthorized', { message: 'Invalid API key.' });
     if (!key.active) throw new GatewayError('forbidden', { message: 'This API key is inactive.' });
-    if (key.expiresAt !== null && key.expiresAt <= now) throw new GatewayError('forbidden', { message: 'This API key has expired.' });
+    if (key.expiresAt !== null && key.expiresAt <= now)
+      throw new GatewayError('forbidden', { message: 'This API key has expired.' });
     this.lastUsed.set(key.id, now);
     return key;
   }

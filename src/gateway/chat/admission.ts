@@ -40,13 +40,23 @@ export interface AdmitOptions {
    * compressed here (default: yes). The native `/v1/messages` pass-through answers no and
    * compresses the client's own Messages body instead (src/gateway/messages/native-anthropic.ts).
    */
-  compressCanonical?: (context: { body: ChatRequest; plan: GatewayToolPlan | undefined; targets: UpstreamTarget[]; model: CatalogueModel }) => boolean;
+  compressCanonical?: (context: {
+    body: ChatRequest;
+    plan: GatewayToolPlan | undefined;
+    targets: UpstreamTarget[];
+    model: CatalogueModel;
+  }) => boolean;
 }
 
 /** Prompt estimates are ours, not the provider's tokenizer: leave headroom so a slightly higher real count still fits. */
 const ESTIMATE_HEADROOM = 1.1;
 
-export async function admit(services: GatewayServices, request: FastifyRequest, original: ChatRequest, options: AdmitOptions = {}): Promise<Admission> {
+export async function admit(
+  services: GatewayServices,
+  request: FastifyRequest,
+  original: ChatRequest,
+  options: AdmitOptions = {},
+): Promise<Admission> {
   const startedAt = Date.now();
   const key = request.apiKey;
   validateChatRequest(original);
@@ -55,23 +65,53 @@ export async function admit(services: GatewayServices, request: FastifyRequest, 
   // to compress) and injected after it (their definitions are never rewritten).
   const planned = await planGatewayTools(services.gatewayTools, key, original);
   const targets = services.catalogue.targets(model);
-  const compressCanonical = options.compressCanonical?.({ body: planned.body, plan: planned.plan, targets, model }) ?? true;
-  const compressed = compressCanonical ? applyCompression(request, planned.body, model.pricing) : { body: planned.body, compression: undefined };
+  const compressCanonical =
+    options.compressCanonical?.({ body: planned.body, plan: planned.plan, targets, model }) ?? true;
+  const compressed = compressCanonical
+    ? applyCompression(request, planned.body, model.pricing)
+    : { body: planned.body, compression: undefined };
   const compression = compressed.compression;
   const body = injectGatewayTools(compressed.body, planned.plan);
   const tags = mergeTags(body.tags, request.headers['x-gateway-tags']);
   const debug = body.enable_debug === true || headerFlag(request.headers['x-gateway-debug']) || key.debugMode;
   if (targets.length === 0) throw new GatewayError('provider_not_supported', { param: 'model' });
 
-  const admission = new AdmittedRequest(request.id, body, compression, startedAt, model, targets, tags, debug, tokenizerForModel(model.id), planned.plan);
-  const maxOutputTokens = Math.min(body.max_completion_tokens ?? body.max_tokens ?? model.maxOutputTokens, model.maxOutputTokens);
+  const admission = new AdmittedRequest(
+    request.id,
+    body,
+    compression,
+    startedAt,
+    model,
+    targets,
+    tags,
+    debug,
+    tokenizerForModel(model.id),
+    planned.plan,
+  );
+  const maxOutputTokens = Math.min(
+    body.max_completion_tokens ?? body.max_tokens ?? model.maxOutputTokens,
+    model.maxOutputTokens,
+  );
 
   let reservation: Reservation | undefined;
   if (key.maxUsageUsd !== null) {
-    const worstCase = worstCaseMicroUsd(model.pricing, Math.ceil(admission.promptEstimate * ESTIMATE_HEADROOM), maxOutputTokens);
+    const worstCase = worstCaseMicroUsd(
+      model.pricing,
+      Math.ceil(admission.promptEstimate * ESTIMATE_HEADROOM),
+      maxOutputTokens,
+    );
     reservation = await services.budget.reserve(key.id, key.maxUsageUsd * 1_000_000, worstCase);
     if (!reservation) {
-      meterRefusal(services, request, { model: model.id, provider: targets[0]?.providerId ?? '', upstreamModel: targets[0]?.upstreamModel ?? '', tags, stream: body.stream === true, startedAt, code: 'usage_limit_exceeded', status: 429 });
+      meterRefusal(services, request, {
+        model: model.id,
+        provider: targets[0]?.providerId ?? '',
+        upstreamModel: targets[0]?.upstreamModel ?? '',
+        tags,
+        stream: body.stream === true,
+        startedAt,
+        code: 'usage_limit_exceeded',
+        status: 429,
+      });
       throw new GatewayError('usage_limit_exceeded', {
         message: `This request could cost up to $${(worstCase / 1e6).toFixed(6)}, which does not fit under the key's monthly limit of $${key.maxUsageUsd}.`,
       });

@@ -13,7 +13,11 @@ export interface AppliedCompression {
 }
 
 /** A coding-agent key compresses with the bundle tuned for its assistant. */
-const BUNDLE_FOR_ASSISTANT: Record<string, BundleName> = { claude_code: 'claude', codex: 'codex', opencode: 'opencode' };
+const BUNDLE_FOR_ASSISTANT: Record<string, BundleName> = {
+  claude_code: 'claude',
+  codex: 'codex',
+  opencode: 'opencode',
+};
 
 /**
  * Compression inside chat completions: on when the request names a bundle (body or header) or

@@ -4,7 +4,14 @@ import type { GatewayServices } from '../gateway-services.js';
 import { GatewayError } from '../errors.js';
 import { admit } from './admission.js';
 import { executeJson, executeStream, type Execution } from './execute.js';
-import { ChunkFramer, formatChunk, formatCompletion, formatUsageChunk, type ChunkDelta, type CompletionIdentity } from './completion-format.js';
+import {
+  ChunkFramer,
+  formatChunk,
+  formatCompletion,
+  formatUsageChunk,
+  type ChunkDelta,
+  type CompletionIdentity,
+} from './completion-format.js';
 import { SseWriter, sseData } from './sse-writer.js';
 import { usageCommitted } from './metering.js';
 import { abortOnClientClose } from './client-abort.js';
@@ -16,7 +23,13 @@ const ENDPOINT = '/v1/chat/completions';
 export function registerChatCompletionsRoute(app: FastifyInstance, services: GatewayServices): void {
   app.post<{ Body: ChatRequest }>(ENDPOINT, { schema: { body: ChatRequestSchema } }, async (request, reply) => {
     const admission = await admit(services, request, request.body);
-    const execution: Execution = { services, request, admission, signal: abortOnClientClose(reply), endpoint: ENDPOINT };
+    const execution: Execution = {
+      services,
+      request,
+      admission,
+      signal: abortOnClientClose(reply),
+      endpoint: ENDPOINT,
+    };
     const identity: CompletionIdentity = {
       id: `chatcmpl-${randomBase64Url(12)}`,
       created: Math.floor(admission.startedAt / 1000),
@@ -48,20 +61,24 @@ async function streamChat(reply: FastifyReply, execution: Execution, identity: C
         if (event.toolCalls?.length) delta.tool_calls = event.toolCalls;
         await writer.sendFramed(chunks.delta(delta));
       } else if (event.type === 'finish') {
-        if (session.gatewayExtras) await writer.send({ ...formatChunk(identity, {}, event.finishReason), ...session.gatewayExtras() });
+        if (session.gatewayExtras)
+          await writer.send({ ...formatChunk(identity, {}, event.finishReason), ...session.gatewayExtras() });
         else await writer.sendFramed(chunks.finish(event.finishReason));
       }
       if (writer.isClosed) break;
     }
     if (writer.isClosed) return;
-    const usage = execution.admission.body.stream_options?.include_usage ? sseData(formatUsageChunk(identity, session.usage(), session.extras())) : '';
+    const usage = execution.admission.body.stream_options?.include_usage
+      ? sseData(formatUsageChunk(identity, session.usage(), session.extras()))
+      : '';
     // The last chunks, the usage chunk, [DONE] and the end of the response leave in one write.
     writer.holdForEnd();
     await usageCommitted(execution.request);
     writer.done(usage);
   } catch (error) {
     // Headers are sent: a failure mid-stream is reported as a last event in the gateway envelope.
-    const envelope = error instanceof GatewayError ? error.toEnvelope() : new GatewayError('internal_error').toEnvelope();
+    const envelope =
+      error instanceof GatewayError ? error.toEnvelope() : new GatewayError('internal_error').toEnvelope();
     writer.end(sseData(envelope));
   }
 }

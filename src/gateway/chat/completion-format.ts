@@ -19,8 +19,16 @@ export interface CompletionIdentity {
   model: string;
 }
 
-export function formatCompletion(identity: CompletionIdentity, completion: ProviderCompletion, extra: Record<string, unknown>) {
-  const message: Record<string, unknown> = { role: 'assistant', content: completion.message.content, refusal: completion.message.refusal ?? null };
+export function formatCompletion(
+  identity: CompletionIdentity,
+  completion: ProviderCompletion,
+  extra: Record<string, unknown>,
+) {
+  const message: Record<string, unknown> = {
+    role: 'assistant',
+    content: completion.message.content,
+    refusal: completion.message.refusal ?? null,
+  };
   if (completion.message.tool_calls?.length) message.tool_calls = completion.message.tool_calls;
   return {
     id: identity.id,

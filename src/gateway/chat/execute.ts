@@ -1,5 +1,14 @@
 import type { FastifyRequest } from 'fastify';
-import { callWithFallback, RoutingError, streamWithFallback, type AbortSignalLike, type Attempt, type ProviderCompletion, type ProviderStreamEvent, type TokenUsage } from '../../providers/index.js';
+import {
+  callWithFallback,
+  RoutingError,
+  streamWithFallback,
+  type AbortSignalLike,
+  type Attempt,
+  type ProviderCompletion,
+  type ProviderStreamEvent,
+  type TokenUsage,
+} from '../../providers/index.js';
 import { countTextTokens } from '../../tokenize/index.js';
 import type { GatewayServices } from '../gateway-services.js';
 import type { GatewayError } from '../errors.js';
@@ -65,8 +74,15 @@ export async function executeJson(execution: Execution): Promise<JsonResult> {
   const { admission } = execution;
   try {
     const routed = await callWithFallback(admission.body, admission.targets, routeOptions(execution));
-    record(execution, routed.target.providerId, routed.target.upstreamModel, false, { status: 200, errorCode: null, usage: routed.result.usage });
-    return { completion: routed.result, extras: extras(admission, routed.attempts, routed.target.providerId, routed.target.upstreamModel) };
+    record(execution, routed.target.providerId, routed.target.upstreamModel, false, {
+      status: 200,
+      errorCode: null,
+      usage: routed.result.usage,
+    });
+    return {
+      completion: routed.result,
+      extras: extras(admission, routed.attempts, routed.target.providerId, routed.target.upstreamModel),
+    };
   } catch (error) {
     throw failedBeforeAnswer(execution, error, false);
   }
@@ -132,7 +148,9 @@ function record(
     upstreamModel,
     stream,
     endpoint: execution.endpoint,
-    uncompressedInputTokens: admission.compression ? outcome.usage.inputTokens + admission.compression.savedTokens : null,
+    uncompressedInputTokens: admission.compression
+      ? outcome.usage.inputTokens + admission.compression.savedTokens
+      : null,
   });
 }
 
@@ -157,15 +175,29 @@ function failedBeforeAnswer(execution: Execution, error: unknown, stream: boolea
 /** When a stream ends without usage (aborted, or the provider sent none): our own counts. */
 function estimateUsage(admission: Admission, accumulator: StreamAccumulator): TokenUsage {
   const text = accumulator.producedText();
-  return { ...ZERO_USAGE, inputTokens: admission.promptEstimate, outputTokens: text ? countTextTokens(text, admission.tokenizer) : 0 };
+  return {
+    ...ZERO_USAGE,
+    inputTokens: admission.promptEstimate,
+    outputTokens: text ? countTextTokens(text, admission.tokenizer) : 0,
+  };
 }
 
 /** The gateway members of a response (compression, debug); exported for the native /v1/messages path. */
-export function responseExtras(admission: Admission, attempts: Attempt[], provider: string, upstreamModel: string): Record<string, unknown> {
+export function responseExtras(
+  admission: Admission,
+  attempts: Attempt[],
+  provider: string,
+  upstreamModel: string,
+): Record<string, unknown> {
   return extras(admission, attempts, provider, upstreamModel);
 }
 
-function extras(admission: Admission, attempts: Attempt[], provider: string, upstreamModel: string): Record<string, unknown> {
+function extras(
+  admission: Admission,
+  attempts: Attempt[],
+  provider: string,
+  upstreamModel: string,
+): Record<string, unknown> {
   const extra: Record<string, unknown> = {};
   if (admission.compression) extra.compression = formatCompression(admission.compression);
   if (admission.debug) {
@@ -173,7 +205,13 @@ function extras(admission: Admission, attempts: Attempt[], provider: string, ups
       request_id: admission.requestId,
       provider,
       upstream_model: upstreamModel,
-      attempts: attempts.map((a) => ({ provider: a.providerId, upstream_model: a.upstreamModel, status: a.status, error: a.error ?? null, duration_ms: a.durationMs })),
+      attempts: attempts.map((a) => ({
+        provider: a.providerId,
+        upstream_model: a.upstreamModel,
+        status: a.status,
+        error: a.error ?? null,
+        duration_ms: a.durationMs,
+      })),
       prompt_tokens_estimate: admission.promptEstimate,
       tags: admission.tags,
       timings: { total_ms: Date.now() - admission.startedAt },

@@ -47,7 +47,12 @@ export interface ExecutedTool {
 /** What the loop borrows from execute.ts: its metering, its response extras and its routing options. */
 export interface LoopHooks {
   routeOptions: RouteOptions;
-  record(provider: string, upstreamModel: string, stream: boolean, outcome: { status: number; errorCode: string | null; usage: TokenUsage }): void;
+  record(
+    provider: string,
+    upstreamModel: string,
+    stream: boolean,
+    outcome: { status: number; errorCode: string | null; usage: TokenUsage },
+  ): void;
   extras(attempts: Attempt[], provider: string, upstreamModel: string): Record<string, unknown>;
 }
 
@@ -99,13 +104,19 @@ class ToolLoop {
 
   /** Our estimate of the current call's prompt, for a call that ended without usage. */
   promptEstimate(): number {
-    return this.rounds === 0 ? this.execution.admission.promptEstimate : countRequestTokens(this.body, this.execution.admission.tokenizer);
+    return this.rounds === 0
+      ? this.execution.admission.promptEstimate
+      : countRequestTokens(this.body, this.execution.admission.tokenizer);
   }
 
   /** Our counts for a call that ended without usage (aborted, or the provider sent none). */
   estimateUsage(accumulator: StreamAccumulator): TokenUsage {
     const text = accumulator.producedText();
-    return { ...ZERO_USAGE, inputTokens: this.promptEstimate(), outputTokens: text ? countTextTokens(text, this.execution.admission.tokenizer) : 0 };
+    return {
+      ...ZERO_USAGE,
+      inputTokens: this.promptEstimate(),
+      outputTokens: text ? countTextTokens(text, this.execution.admission.tokenizer) : 0,
+    };
   }
 
   isGateway(name: string): boolean {
@@ -114,14 +125,21 @@ class ToolLoop {
 
   split(calls: ToolCall[] | undefined): { gateway: ToolCall[]; client: ToolCall[] } {
     const all = calls ?? [];
-    return { gateway: all.filter((c) => this.isGateway(c.function.name)), client: all.filter((c) => !this.isGateway(c.function.name)) };
+    return {
+      gateway: all.filter((c) => this.isGateway(c.function.name)),
+      client: all.filter((c) => !this.isGateway(c.function.name)),
+    };
   }
 
   /** Runs the calls in parallel, each under its own time limit; failures become results too. */
   async run(calls: ToolCall[]): Promise<GatewayToolResult[]> {
     const round = this.rounds + 1;
     const signal = asAbortSignal(this.execution.signal);
-    const outcomes = await Promise.all(calls.map((call) => runGatewayTool(this.plan.tools.get(call.function.name)!, call.function.arguments, { signal })));
+    const outcomes = await Promise.all(
+      calls.map((call) =>
+        runGatewayTool(this.plan.tools.get(call.function.name)!, call.function.arguments, { signal }),
+      ),
+    );
     return calls.map((call, i) => {
       const outcome = outcomes[i]!;
       this.executed.push({
@@ -143,10 +161,20 @@ class ToolLoop {
    */
   append(message: ProviderCompletion['message'], calls: ToolCall[], results: GatewayToolResult[]): void {
     const assistant: ChatMessage = { role: 'assistant', content: message.content, tool_calls: calls };
-    const toolMessages: ChatMessage[] = results.map((r) => ({ role: 'tool', tool_call_id: r.tool_call_id, content: r.content }));
+    const toolMessages: ChatMessage[] = results.map((r) => ({
+      role: 'tool',
+      tool_call_id: r.tool_call_id,
+      content: r.content,
+    }));
     const choice = this.body.tool_choice;
-    const forced = choice === 'required' || (typeof choice === 'object' && (choice.type === 'required' || choice.type === 'function'));
-    this.body = { ...this.body, messages: [...this.body.messages, assistant, ...toolMessages], ...(forced ? { tool_choice: 'auto' as const } : {}) };
+    const forced =
+      choice === 'required' ||
+      (typeof choice === 'object' && (choice.type === 'required' || choice.type === 'function'));
+    this.body = {
+      ...this.body,
+      messages: [...this.body.messages, assistant, ...toolMessages],
+      ...(forced ? { tool_choice: 'auto' as const } : {}),
+    };
     this.rounds++;
   }
 
@@ -176,7 +204,12 @@ class ToolLoop {
     for (const reservation of this.reservations.splice(0)) {
       services.budget
         .settle(reservation, 0)
-        .catch((error) => services.logger.error({ err: error, requestId: admission.requestId }, 'could not release a tool-round reservation'));
+        .catch((error) =>
+          services.logger.error(
+            { err: error, requestId: admission.requestId },
+            'could not release a tool-round reservation',
+          ),
+        );
     }
   }
 
@@ -215,7 +248,10 @@ export async function executeJsonWithTools(execution: Execution, hooks: LoopHook
   const loop = new ToolLoop(execution);
   try {
     for (;;) {
-      const routed = await upstream(() => callWithFallback(loop.request(), execution.admission.targets, hooks.routeOptions), loop);
+      const routed = await upstream(
+        () => callWithFallback(loop.request(), execution.admission.targets, hooks.routeOptions),
+        loop,
+      );
       loop.routed(routed.attempts, routed.target);
       loop.addUsage(routed.result.usage);
       let completion: ProviderCompletion = { ...routed.result, usage: loop.usage };
@@ -232,9 +268,19 @@ export async function executeJsonWithTools(execution: Execution, hooks: LoopHook
           continue;
         }
       }
-      hooks.record(loop.target.providerId, loop.target.upstreamModel, false, { status: 200, errorCode: null, usage: loop.usage });
+      hooks.record(loop.target.providerId, loop.target.upstreamModel, false, {
+        status: 200,
+        errorCode: null,
+        usage: loop.usage,
+      });
       loop.releaseReservations();
-      return { completion, extras: { ...hooks.extras(loop.attempts, loop.target.providerId, loop.target.upstreamModel), ...loop.gatewayExtras() } };
+      return {
+        completion,
+        extras: {
+          ...hooks.extras(loop.attempts, loop.target.providerId, loop.target.upstreamModel),
+          ...loop.gatewayExtras(),
+        },
+      };
     }
   } catch (error) {
     throw failed(execution, hooks, loop, error, false, loop.usage);
@@ -314,7 +360,8 @@ export async function executeStreamWithTools(execution: Execution, hooks: LoopHo
       outcome = { status: 200, errorCode: null };
     } catch (error) {
       const gatewayError = error instanceof GatewayError ? error : new GatewayError('internal_error');
-      if (!(error instanceof GatewayError)) execution.services.logger.error({ err: error, requestId: admission.requestId }, 'gateway tool loop failed');
+      if (!(error instanceof GatewayError))
+        execution.services.logger.error({ err: error, requestId: admission.requestId }, 'gateway tool loop failed');
       outcome = execution.signal.aborted
         ? { status: CLIENT_CLOSED_REQUEST, errorCode: 'client_closed' }
         : { status: gatewayError.status, errorCode: gatewayError.code };
@@ -324,7 +371,8 @@ export async function executeStreamWithTools(execution: Execution, hooks: LoopHo
       outcome ??= { status: CLIENT_CLOSED_REQUEST, errorCode: 'client_closed' };
       // A call cut short is charged what we saw of it; one that never answered only when the
       // client left (the provider may have processed the prompt), never for an upstream failure.
-      if (!counted && (opened || execution.signal.aborted)) loop.addUsage(accumulator.usage ?? loop.estimateUsage(accumulator));
+      if (!counted && (opened || execution.signal.aborted))
+        loop.addUsage(accumulator.usage ?? loop.estimateUsage(accumulator));
       finalUsage = loop.usage;
       hooks.record(loop.target.providerId, loop.target.upstreamModel, true, { ...outcome, usage: finalUsage });
       loop.releaseReservations();
@@ -334,7 +382,10 @@ export async function executeStreamWithTools(execution: Execution, hooks: LoopHo
   return {
     events: events(),
     usage: () => finalUsage,
-    extras: () => ({ ...hooks.extras(loop.attempts, loop.target.providerId, loop.target.upstreamModel), ...loop.gatewayExtras() }),
+    extras: () => ({
+      ...hooks.extras(loop.attempts, loop.target.providerId, loop.target.upstreamModel),
+      ...loop.gatewayExtras(),
+    }),
     gatewayExtras: () => loop.gatewayExtras(),
   };
 }
@@ -349,12 +400,24 @@ async function upstream<T>(call: () => Promise<T>, loop: ToolLoop): Promise<T> {
 }
 
 /** Meters a request that ended in an error (after any number of calls) and returns what the client gets. */
-function failed(execution: Execution, hooks: LoopHooks, loop: ToolLoop, error: unknown, stream: boolean, usage: TokenUsage): GatewayError {
+function failed(
+  execution: Execution,
+  hooks: LoopHooks,
+  loop: ToolLoop,
+  error: unknown,
+  stream: boolean,
+  usage: TokenUsage,
+): GatewayError {
   const gatewayError = error instanceof GatewayError ? error : new GatewayError('internal_error');
-  if (!(error instanceof GatewayError)) execution.services.logger.error({ err: error, requestId: execution.admission.requestId }, 'gateway tool loop failed');
+  if (!(error instanceof GatewayError))
+    execution.services.logger.error(
+      { err: error, requestId: execution.admission.requestId },
+      'gateway tool loop failed',
+    );
   const clientGone = execution.signal.aborted;
   // A client that left mid-call is charged that call's estimated prompt on top of the calls made.
-  const charged = clientGone && usage === loop.usage ? { ...usage, inputTokens: usage.inputTokens + loop.promptEstimate() } : usage;
+  const charged =
+    clientGone && usage === loop.usage ? { ...usage, inputTokens: usage.inputTokens + loop.promptEstimate() } : usage;
   hooks.record(loop.target.providerId, loop.target.upstreamModel, stream, {
     status: clientGone ? CLIENT_CLOSED_REQUEST : gatewayError.status,
     errorCode: clientGone ? 'client_closed' : gatewayError.code,

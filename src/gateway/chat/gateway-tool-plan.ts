@@ -62,7 +62,9 @@ export async function planGatewayTools(
     if (!operation) throw invalid('Unknown or expired gateway_pending_id, or it was issued to another API key.');
     const merged = mergePendingOperation(body.messages, operation);
     if (!merged) {
-      throw invalid('The messages hold no assistant message with the tool calls this gateway_pending_id was issued for; send the history back with them.');
+      throw invalid(
+        'The messages hold no assistant message with the tool calls this gateway_pending_id was issued for; send the history back with them.',
+      );
     }
     messages = merged;
     for (const result of operation.gatewayResults) {

@@ -6,7 +6,13 @@ import type { Admission } from './admission.js';
 import { recordUsageMetrics } from '../../metrics/metrics.js';
 import { timeOrderedUuid } from '../../server/random-ids.js';
 
-export const ZERO_USAGE: TokenUsage = { inputTokens: 0, cachedInputTokens: 0, cacheCreationInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+export const ZERO_USAGE: TokenUsage = {
+  inputTokens: 0,
+  cachedInputTokens: 0,
+  cacheCreationInputTokens: 0,
+  outputTokens: 0,
+  reasoningTokens: 0,
+};
 
 export interface Outcome {
   status: number;
@@ -50,33 +56,49 @@ export function pendingUsageCommit(request: FastifyRequest): Promise<void> | und
  * Every admitted request ends here exactly once, whatever happened: one usage row, group-committed
  * together with the key's spend (the budget reservation settled to the actual cost).
  */
-export function meter(services: GatewayServices, request: FastifyRequest, admission: Admission, outcome: Outcome): number {
+export function meter(
+  services: GatewayServices,
+  request: FastifyRequest,
+  admission: Admission,
+  outcome: Outcome,
+): number {
   const cost = costMicroUsd(admission.model.pricing, outcome.usage);
   const now = Date.now();
-  recordUsageMetrics({ model: admission.model.id, provider: outcome.provider, status: outcome.status, usage: outcome.usage, costMicroUsd: cost, latencyMs: now - admission.startedAt });
-  const committed = services.usage.write({
-    id: timeOrderedUuid(now),
-    request_id: admission.requestId,
-    created_at: now,
-    organization_id: request.apiKey.organizationId,
-    api_key_id: request.apiKey.id,
+  recordUsageMetrics({
     model: admission.model.id,
     provider: outcome.provider,
-    upstream_model: outcome.upstreamModel,
-    endpoint: outcome.endpoint,
-    input_tokens: outcome.usage.inputTokens,
-    cached_input_tokens: outcome.usage.cachedInputTokens,
-    cache_creation_input_tokens: outcome.usage.cacheCreationInputTokens,
-    output_tokens: outcome.usage.outputTokens,
-    reasoning_tokens: outcome.usage.reasoningTokens,
-    uncompressed_input_tokens: outcome.uncompressedInputTokens ?? null,
-    cost_micro_usd: cost,
-    tags: admission.tags.length === 0 ? '[]' : JSON.stringify(admission.tags),
-    status_code: outcome.status,
-    error_code: outcome.errorCode,
-    latency_ms: now - admission.startedAt,
-    stream: outcome.stream ? 1 : 0,
-  }, admission.reservation === undefined, admission.reservation);
+    status: outcome.status,
+    usage: outcome.usage,
+    costMicroUsd: cost,
+    latencyMs: now - admission.startedAt,
+  });
+  const committed = services.usage.write(
+    {
+      id: timeOrderedUuid(now),
+      request_id: admission.requestId,
+      created_at: now,
+      organization_id: request.apiKey.organizationId,
+      api_key_id: request.apiKey.id,
+      model: admission.model.id,
+      provider: outcome.provider,
+      upstream_model: outcome.upstreamModel,
+      endpoint: outcome.endpoint,
+      input_tokens: outcome.usage.inputTokens,
+      cached_input_tokens: outcome.usage.cachedInputTokens,
+      cache_creation_input_tokens: outcome.usage.cacheCreationInputTokens,
+      output_tokens: outcome.usage.outputTokens,
+      reasoning_tokens: outcome.usage.reasoningTokens,
+      uncompressed_input_tokens: outcome.uncompressedInputTokens ?? null,
+      cost_micro_usd: cost,
+      tags: admission.tags.length === 0 ? '[]' : JSON.stringify(admission.tags),
+      status_code: outcome.status,
+      error_code: outcome.errorCode,
+      latency_ms: now - admission.startedAt,
+      stream: outcome.stream ? 1 : 0,
+    },
+    admission.reservation === undefined,
+    admission.reservation,
+  );
   request.usageCommit = committed;
   return cost;
 }

@@ -12,7 +12,10 @@ const SETUP_FAILURES = new Set([401, 403, 404]);
  */
 export function toProviderGatewayError(error: unknown, provider: string | undefined): GatewayError {
   if (!(error instanceof UpstreamError)) {
-    return new GatewayError('provider_error', { message: 'The provider adapter failed.', extra: provider ? { provider } : {} });
+    return new GatewayError('provider_error', {
+      message: 'The provider adapter failed.',
+      extra: provider ? { provider } : {},
+    });
   }
   const details = error instanceof RoutingError ? error.lastError.details : error.details;
   const status = details.status;
@@ -20,11 +23,13 @@ export function toProviderGatewayError(error: unknown, provider: string | undefi
   if (provider) extra.provider = provider;
   if (details.upstreamRequestId) extra.upstream_request_id = details.upstreamRequestId;
   const headers: Record<string, string> = {};
-  if (details.retryAfterMs !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(details.retryAfterMs / 1000)));
+  if (details.retryAfterMs !== undefined)
+    headers['retry-after'] = String(Math.max(1, Math.ceil(details.retryAfterMs / 1000)));
   if (details.kind === 'timeout') {
     return new GatewayError('provider_timeout', { message: `Provider timeout: ${error.message}`, extra, headers });
   }
   const httpStatus = status !== null && status >= 400 && status < 500 && !SETUP_FAILURES.has(status) ? status : 502;
-  const message = status !== null ? `Provider returned ${status}: ${error.message}` : `Provider unreachable: ${error.message}`;
+  const message =
+    status !== null ? `Provider returned ${status}: ${error.message}` : `Provider unreachable: ${error.message}`;
   return new GatewayError('provider_error', { message, status: httpStatus, extra, headers });
 }

@@ -10,7 +10,16 @@ import { timeOrderedUuid } from '../../server/random-ids.js';
 export function meterRefusal(
   services: GatewayServices,
   request: FastifyRequest,
-  refusal: { model: string; provider: string; upstreamModel: string; tags: string[]; stream: boolean; startedAt: number; code: string; status: number },
+  refusal: {
+    model: string;
+    provider: string;
+    upstreamModel: string;
+    tags: string[];
+    stream: boolean;
+    startedAt: number;
+    code: string;
+    status: number;
+  },
 ): void {
   const now = Date.now();
   void services.usage.write(

@@ -14,23 +14,34 @@ export function mergeTags(bodyTags: string[] | undefined, header: string | strin
   const fromHeader = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',');
   const merged: string[] = [];
   const seen = new Set<string>();
-  for (const [source, raw] of [...(bodyTags ?? []).map((t) => ['tags', t] as const), ...fromHeader.map((t) => ['X-Gateway-Tags', t] as const)]) {
+  for (const [source, raw] of [
+    ...(bodyTags ?? []).map((t) => ['tags', t] as const),
+    ...fromHeader.map((t) => ['X-Gateway-Tags', t] as const),
+  ]) {
     const tag = raw.trim();
     if (!tag) {
-      if (source === 'tags') throw new GatewayError('invalid_request', { message: 'Tags must not be empty.', param: 'tags' });
+      if (source === 'tags')
+        throw new GatewayError('invalid_request', { message: 'Tags must not be empty.', param: 'tags' });
       continue;
     }
     if (tag.length > MAX_TAG_LENGTH) {
-      throw new GatewayError('invalid_request', { message: `Each tag may have at most ${MAX_TAG_LENGTH} characters.`, param: 'tags' });
+      throw new GatewayError('invalid_request', {
+        message: `Each tag may have at most ${MAX_TAG_LENGTH} characters.`,
+        param: 'tags',
+      });
     }
     if (!TAG_PATTERN.test(tag)) {
-      throw new GatewayError('invalid_request', { message: 'Tags may not contain commas or control characters.', param: 'tags' });
+      throw new GatewayError('invalid_request', {
+        message: 'Tags may not contain commas or control characters.',
+        param: 'tags',
+      });
     }
     if (seen.has(tag)) continue;
     seen.add(tag);
     merged.push(tag);
   }
-  if (merged.length > MAX_TAGS) throw new GatewayError('invalid_request', { message: `At most ${MAX_TAGS} tags per request.`, param: 'tags' });
+  if (merged.length > MAX_TAGS)
+    throw new GatewayError('invalid_request', { message: `At most ${MAX_TAGS} tags per request.`, param: 'tags' });
   return merged;
 }
 

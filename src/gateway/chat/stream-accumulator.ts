@@ -43,12 +43,22 @@ export class StreamAccumulator {
   calls(): ToolCall[] {
     return [...this.toolCalls.entries()]
       .sort(([a], [b]) => a - b)
-      .map(([, call]) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } }));
+      .map(([, call]) => ({
+        id: call.id,
+        type: 'function' as const,
+        function: { name: call.name, arguments: call.arguments },
+      }));
   }
 
   /** Text the model produced so far, for estimating completion tokens when no usage arrived. */
   producedText(): string {
-    return this.content + this.refusal + this.calls().map((c) => c.function.name + c.function.arguments).join('');
+    return (
+      this.content +
+      this.refusal +
+      this.calls()
+        .map((c) => c.function.name + c.function.arguments)
+        .join('')
+    );
   }
 
   toCompletion(usage: TokenUsage): ProviderCompletion {

@@ -22,7 +22,9 @@ export class ToolCallRelay {
           this.held.set(fragment.index, [...(this.held.get(fragment.index) ?? []), fragment]);
           continue;
         }
-        kind = this.isGateway(fragment.function.name) ? { gateway: true, index: -1 } : { gateway: false, index: this.clientCalls++ };
+        kind = this.isGateway(fragment.function.name)
+          ? { gateway: true, index: -1 }
+          : { gateway: false, index: this.clientCalls++ };
         this.kinds.set(fragment.index, kind);
         const earlier = this.held.get(fragment.index) ?? [];
         this.held.delete(fragment.index);

@@ -22,13 +22,15 @@ export function validateChatRequest(request: ChatRequest): void {
     }
     if (Array.isArray(message.content) && message.role !== 'user') {
       const nonText = message.content.findIndex((part) => part.type !== 'text');
-      if (nonText >= 0) throw invalid(`${at}.content[${nonText}]`, `Only text parts are allowed in ${message.role} messages.`);
+      if (nonText >= 0)
+        throw invalid(`${at}.content[${nonText}]`, `Only text parts are allowed in ${message.role} messages.`);
     }
   });
   const choice = request.tool_choice;
   if (typeof choice === 'object' && choice.type === 'function') {
     const declared = request.tools?.some((tool) => tool.function.name === choice.function.name);
-    if (!declared) throw invalid('tool_choice', `tool_choice names function "${choice.function.name}", which is not in tools.`);
+    if (!declared)
+      throw invalid('tool_choice', `tool_choice names function "${choice.function.name}", which is not in tools.`);
   }
   if ((choice === 'required' || (typeof choice === 'object' && choice.type === 'required')) && !request.tools?.length) {
     throw invalid('tool_choice', 'tool_choice "required" needs at least one tool.');

@@ -13,7 +13,13 @@ export function toAnthropicError(error: GatewayError, requestId: string) {
   const { code: _code, param: _param, type: _type, message: _message, ...extra } = error.toEnvelope().error;
   return {
     type: 'error',
-    error: { type: anthropicErrorType(error.code, error.type, error.status), message: error.message, code: error.code, param: error.param, ...extra },
+    error: {
+      type: anthropicErrorType(error.code, error.type, error.status),
+      message: error.message,
+      code: error.code,
+      param: error.param,
+      ...extra,
+    },
     request_id: requestId,
   };
 }

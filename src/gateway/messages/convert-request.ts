@@ -22,7 +22,11 @@ import {
  * `is_error` on tool results (kept as an "Error: " prefix on the result text).
  */
 export function messagesToChat(body: MessagesRequest, modelId: string): ChatRequest {
-  const chat: ChatRequest = { model: modelId, max_tokens: body.max_tokens, messages: [...systemMessages(body.system), ...conversation(body.messages)] };
+  const chat: ChatRequest = {
+    model: modelId,
+    max_tokens: body.max_tokens,
+    messages: [...systemMessages(body.system), ...conversation(body.messages)],
+  };
   if (body.stream) chat.stream = true;
   const tools = convertTools(body.tools);
   if (tools) chat.tools = tools;
@@ -53,7 +57,8 @@ function textPart(block: TextBlock): ContentPart {
 }
 
 function imagePart(block: ImageBlock): ContentPart {
-  const url = block.source.type === 'base64' ? `data:${block.source.media_type};base64,${block.source.data}` : block.source.url;
+  const url =
+    block.source.type === 'base64' ? `data:${block.source.media_type};base64,${block.source.data}` : block.source.url;
   return { type: 'image_url', image_url: { url }, ...cacheOf(block.cache_control) };
 }
 
@@ -72,7 +77,9 @@ function systemMessages(system: MessagesRequest['system']): ChatMessage[] {
 }
 
 function conversation(messages: MessagesMessage[]): ChatMessage[] {
-  return messages.flatMap((message, i) => (message.role === 'user' ? userTurn(message, i) : [assistantTurn(message, i)]));
+  return messages.flatMap((message, i) =>
+    message.role === 'user' ? userTurn(message, i) : [assistantTurn(message, i)],
+  );
 }
 
 /**
@@ -102,7 +109,8 @@ function userTurn(message: MessagesMessage, i: number): ChatMessage[] {
           (block.content ?? []).forEach((inner, k) => {
             const innerAt = `${at}.content[${k}]`;
             if (inner.type === 'text') texts.push(checkValue(TextBlockSchema, inner, innerAt, 'text block').text);
-            else if (inner.type === 'image') parts.push(imagePart(checkValue(ImageBlockSchema, inner, innerAt, 'image block')));
+            else if (inner.type === 'image')
+              parts.push(imagePart(checkValue(ImageBlockSchema, inner, innerAt, 'image block')));
             else throw unsupportedBlock(inner.type, innerAt);
           });
         }
@@ -139,7 +147,11 @@ function assistantTurn(message: MessagesMessage, i: number): ChatMessage {
       }
       case 'tool_use': {
         const block = checkValue(ToolUseBlockSchema, raw, at, 'tool_use block');
-        calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } });
+        calls.push({
+          id: block.id,
+          type: 'function',
+          function: { name: block.name, arguments: JSON.stringify(block.input) },
+        });
         lastCache = block.cache_control;
         break;
       }
@@ -154,7 +166,10 @@ function assistantTurn(message: MessagesMessage, i: number): ChatMessage {
         throw unsupportedBlock(raw.type, at, 'assistant');
     }
   });
-  const out: ChatMessage = { role: 'assistant', content: parts.length === 0 ? (calls.length > 0 ? null : '') : compactAssistant(parts) };
+  const out: ChatMessage = {
+    role: 'assistant',
+    content: parts.length === 0 ? (calls.length > 0 ? null : '') : compactAssistant(parts),
+  };
   if (calls.length > 0) {
     out.tool_calls = calls;
     // A cache breakpoint on the last tool_use marks the end of the turn: a message-level hint.
@@ -177,7 +192,11 @@ function convertTools(tools: MessagesRequest['tools']): Tool[] | undefined {
         param: `tools[${i}].type`,
       });
     }
-    if (tool.input_schema === undefined) throw new GatewayError('invalid_request', { message: 'A tool needs input_schema.', param: `tools[${i}].input_schema` });
+    if (tool.input_schema === undefined)
+      throw new GatewayError('invalid_request', {
+        message: 'A tool needs input_schema.',
+        param: `tools[${i}].input_schema`,
+      });
     const fn: Tool['function'] = { name: tool.name, parameters: tool.input_schema };
     if (tool.description !== undefined) fn.description = tool.description;
     return { type: 'function', function: fn };
@@ -193,12 +212,19 @@ function convertToolChoice(choice: NonNullable<MessagesRequest['tool_choice']>):
     case 'none':
       return 'none';
     case 'tool':
-      if (!choice.name) throw new GatewayError('invalid_request', { message: 'tool_choice of type "tool" needs a name.', param: 'tool_choice.name' });
+      if (!choice.name)
+        throw new GatewayError('invalid_request', {
+          message: 'tool_choice of type "tool" needs a name.',
+          param: 'tool_choice.name',
+        });
       return { type: 'function', function: { name: choice.name } };
   }
 }
 
 function unsupportedBlock(type: string, at: string, role?: string): GatewayError {
   const where = role ? ` in ${role} messages` : ' here';
-  return new GatewayError('invalid_request', { message: `Content block type "${type.slice(0, 60)}" is not supported${where}.`, param: `${at}.type` });
+  return new GatewayError('invalid_request', {
+    message: `Content block type "${type.slice(0, 60)}" is not supported${where}.`,
+    param: `${at}.type`,
+  });
 }

@@ -35,7 +35,9 @@ export function parseToolInput(json: string): Record<string, unknown> {
   if (json.trim() === '') return {};
   try {
     const value: unknown = JSON.parse(json);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : { value };
   } catch {
     // A model that produced broken JSON: the client still sees what it wrote.
     return { _raw_arguments: json };
@@ -48,12 +50,21 @@ export interface MessageIdentity {
 }
 
 /** The Messages API response object, plus the gateway's own members (compression, debug, …). */
-export function formatMessage(identity: MessageIdentity, completion: ProviderCompletion, extras: Record<string, unknown>) {
+export function formatMessage(
+  identity: MessageIdentity,
+  completion: ProviderCompletion,
+  extras: Record<string, unknown>,
+) {
   const content: Array<Record<string, unknown>> = [];
   const text = completion.message.content ?? '';
   if (text !== '') content.push({ type: 'text', text });
   for (const call of completion.message.tool_calls ?? []) {
-    content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: parseToolInput(call.function.arguments) });
+    content.push({
+      type: 'tool_use',
+      id: call.id,
+      name: call.function.name,
+      input: parseToolInput(call.function.arguments),
+    });
   }
   return {
     id: identity.id,

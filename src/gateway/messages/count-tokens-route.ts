@@ -18,9 +18,17 @@ export function registerMessagesCountTokensRoute(app: FastifyInstance): void {
       const body = request.body;
       const model = withDefaultAuthor(body.model, 'anthropic');
       if (!MODEL_ID_PATTERN.test(model)) {
-        throw new GatewayError('bad_model_id', { message: `Model id "${body.model.slice(0, 80)}" must be a model name or {author_id}/{model_id}.`, param: 'model' });
+        throw new GatewayError('bad_model_id', {
+          message: `Model id "${body.model.slice(0, 80)}" must be a model name or {author_id}/{model_id}.`,
+          param: 'model',
+        });
       }
-      return { input_tokens: countRequestTokens({ messages: body.messages, system: body.system, tools: body.tools }, tokenizerForModel(model)) };
+      return {
+        input_tokens: countRequestTokens(
+          { messages: body.messages, system: body.system, tools: body.tools },
+          tokenizerForModel(model),
+        ),
+      };
     },
   );
 }

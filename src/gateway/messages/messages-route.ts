@@ -35,7 +35,13 @@ export function registerMessagesRoute(app: FastifyInstance, services: GatewaySer
       const chat = messagesToChat(request.body, withDefaultAuthor(request.body.model, 'anthropic'));
       const native = nativeAdmission(request, request.body);
       const admission = await admit(services, request, chat, native.options);
-      const execution: Execution = { services, request, admission, signal: abortOnClientClose(reply), endpoint: ENDPOINT };
+      const execution: Execution = {
+        services,
+        request,
+        admission,
+        signal: abortOnClientClose(reply),
+        endpoint: ENDPOINT,
+      };
       const identity: MessageIdentity = { id: `msg_${randomBase64Url(12)}`, model: request.body.model };
       const translated = async (decorate: Decorate = asIs) => {
         if (!request.body.stream) {
@@ -54,6 +60,11 @@ export function registerMessagesRoute(app: FastifyInstance, services: GatewaySer
   );
 }
 
-function streamMessage(reply: FastifyReply, execution: Execution, identity: MessageIdentity, decorate: Decorate = asIs): Promise<void> {
+function streamMessage(
+  reply: FastifyReply,
+  execution: Execution,
+  identity: MessageIdentity,
+  decorate: Decorate = asIs,
+): Promise<void> {
   return streamNamedEvents(reply, execution, new AnthropicStreamTranslator(identity), decorate);
 }

@@ -15,7 +15,11 @@ export const CacheControlSchema = Type.Object(
 export type AnthropicCacheControl = Static<typeof CacheControlSchema>;
 
 export const TextBlockSchema = Type.Object(
-  { type: Type.Literal('text'), text: Type.String(), cache_control: Type.Optional(Type.Union([CacheControlSchema, Type.Null()])) },
+  {
+    type: Type.Literal('text'),
+    text: Type.String(),
+    cache_control: Type.Optional(Type.Union([CacheControlSchema, Type.Null()])),
+  },
   { additionalProperties: true }, // citations
 );
 
@@ -23,7 +27,10 @@ export const ImageBlockSchema = Type.Object(
   {
     type: Type.Literal('image'),
     source: Type.Union([
-      Type.Object({ type: Type.Literal('base64'), media_type: Type.String({ minLength: 1 }), data: Type.String() }, { additionalProperties: false }),
+      Type.Object(
+        { type: Type.Literal('base64'), media_type: Type.String({ minLength: 1 }), data: Type.String() },
+        { additionalProperties: false },
+      ),
       Type.Object({ type: Type.Literal('url'), url: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
     ]),
     cache_control: Type.Optional(Type.Union([CacheControlSchema, Type.Null()])),
@@ -46,7 +53,9 @@ export const ToolResultBlockSchema = Type.Object(
   {
     type: Type.Literal('tool_result'),
     tool_use_id: Type.String({ minLength: 1, maxLength: 512 }),
-    content: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }))])),
+    content: Type.Optional(
+      Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }))]),
+    ),
     is_error: Type.Optional(Type.Boolean()),
     cache_control: Type.Optional(Type.Union([CacheControlSchema, Type.Null()])),
   },
@@ -111,7 +120,9 @@ export const MessagesRequestSchema = Type.Object(
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     top_k: Type.Optional(Type.Integer({ minimum: 0 })),
-    metadata: Type.Optional(Type.Object({ user_id: Type.Optional(Type.Union([Type.String(), Type.Null()])) }, { additionalProperties: true })),
+    metadata: Type.Optional(
+      Type.Object({ user_id: Type.Optional(Type.Union([Type.String(), Type.Null()])) }, { additionalProperties: true }),
+    ),
     thinking: Type.Optional(Type.Object({ type: Type.String() }, { additionalProperties: true })),
     // Gateway members, as on every gateway route (spec 2.1); also accepted as headers.
     tags: Type.Optional(Type.Array(Type.String())),

@@ -51,8 +51,16 @@ export interface PreparedNative {
 }
 
 /** Whether a request goes native: no gateway tools, no pending id, and an Anthropic first target. */
-export function nativeEligible(context: { body: ChatRequest; plan: GatewayToolPlan | undefined; targets: UpstreamTarget[] }): boolean {
-  return (context.plan?.tools.size ?? 0) === 0 && context.body.gateway_pending_id === undefined && context.targets[0]?.kind === 'anthropic';
+export function nativeEligible(context: {
+  body: ChatRequest;
+  plan: GatewayToolPlan | undefined;
+  targets: UpstreamTarget[];
+}): boolean {
+  return (
+    (context.plan?.tools.size ?? 0) === 0 &&
+    context.body.gateway_pending_id === undefined &&
+    context.targets[0]?.kind === 'anthropic'
+  );
 }
 
 /**
@@ -60,7 +68,10 @@ export function nativeEligible(context: { body: ChatRequest; plan: GatewayToolPl
  * client's Messages body (inside admission, so a compression error is still a plain 400 before
  * any budget is reserved) instead of on the canonical body. `prepared()` says which path won.
  */
-export function nativeAdmission(request: FastifyRequest, client: MessagesRequest): { options: AdmitOptions; prepared(): PreparedNative | undefined } {
+export function nativeAdmission(
+  request: FastifyRequest,
+  client: MessagesRequest,
+): { options: AdmitOptions; prepared(): PreparedNative | undefined } {
   let prepared: PreparedNative | undefined;
   return {
     options: {
@@ -92,7 +103,10 @@ function compressMessagesBody(request: FastifyRequest, client: MessagesRequest, 
 /** `anthropic-version` and `anthropic-beta` as the client sent them (repeated headers joined). */
 function clientHeaders(request: FastifyRequest): NativeHeaders {
   const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(',') : value);
-  return { anthropicVersion: one(request.headers['anthropic-version']), anthropicBeta: one(request.headers['anthropic-beta']) };
+  return {
+    anthropicVersion: one(request.headers['anthropic-version']),
+    anthropicBeta: one(request.headers['anthropic-beta']),
+  };
 }
 
 /** Extras of the answer: compression and debug as on every route, plus which path served it. */
@@ -106,11 +120,25 @@ function nativeExtras(execution: Execution, attempts: Attempt[], target: Upstrea
 function withNativeAttempts(extras: Record<string, unknown>, native: Attempt[]): Record<string, unknown> {
   const debug = extras.debug as { attempts?: unknown[] } | undefined;
   if (!debug || !Array.isArray(debug.attempts)) return extras;
-  const mapped = native.map((a) => ({ provider: a.providerId, upstream_model: a.upstreamModel, status: a.status, error: a.error ?? null, duration_ms: a.durationMs }));
-  return { ...extras, debug: { ...debug, attempts: [...mapped, ...debug.attempts], messages_path: 'translated_fallback' } };
+  const mapped = native.map((a) => ({
+    provider: a.providerId,
+    upstream_model: a.upstreamModel,
+    status: a.status,
+    error: a.error ?? null,
+    duration_ms: a.durationMs,
+  }));
+  return {
+    ...extras,
+    debug: { ...debug, attempts: [...mapped, ...debug.attempts], messages_path: 'translated_fallback' },
+  };
 }
 
-function record(execution: Execution, target: Pick<UpstreamTarget, 'providerId' | 'upstreamModel'>, stream: boolean, outcome: { status: number; errorCode: string | null; usage: TokenUsage }): void {
+function record(
+  execution: Execution,
+  target: Pick<UpstreamTarget, 'providerId' | 'upstreamModel'>,
+  stream: boolean,
+  outcome: { status: number; errorCode: string | null; usage: TokenUsage },
+): void {
   const { admission } = execution;
   meter(execution.services, execution.request, admission, {
     ...outcome,
@@ -118,12 +146,19 @@ function record(execution: Execution, target: Pick<UpstreamTarget, 'providerId' 
     upstreamModel: target.upstreamModel,
     stream,
     endpoint: execution.endpoint,
-    uncompressedInputTokens: admission.compression ? outcome.usage.inputTokens + admission.compression.savedTokens : null,
+    uncompressedInputTokens: admission.compression
+      ? outcome.usage.inputTokens + admission.compression.savedTokens
+      : null,
   });
 }
 
 /** Meters a request that got no answer and returns what the client gets (as execute.ts does). */
-function failedBeforeAnswer(execution: Execution, first: UpstreamTarget, error: unknown, stream: boolean): GatewayError {
+function failedBeforeAnswer(
+  execution: Execution,
+  first: UpstreamTarget,
+  error: unknown,
+  stream: boolean,
+): GatewayError {
   // The provider whose answer (or silence) ended the routing, not necessarily the first one.
   const target = (error instanceof RoutingError ? error.attempts.at(-1) : undefined) ?? first;
   const gatewayError = toProviderGatewayError(error, target.providerId);
@@ -140,7 +175,9 @@ function failedBeforeAnswer(execution: Execution, first: UpstreamTarget, error: 
  * The translated path of the same request, for the fallback: `decorate` lets the native
  * attempts show in the debug member.
  */
-export type TranslatedFallback = (decorate: (extras: Record<string, unknown>) => Record<string, unknown>) => Promise<unknown>;
+export type TranslatedFallback = (
+  decorate: (extras: Record<string, unknown>) => Record<string, unknown>,
+) => Promise<unknown>;
 
 /** Serves one admitted request natively; see the module comment for routing and fallback. */
 export async function serveNativeMessages(
@@ -164,8 +201,12 @@ export async function serveNativeMessages(
   let routed;
   try {
     routed = stream
-      ? await routeCalls(nativeTargets, routeOptions, (target, options) => nativeMessagesStream(prepared.body, target, { ...options, ...headers }))
-      : await routeCalls(nativeTargets, routeOptions, (target, options) => nativeMessagesComplete(prepared.body, target, { ...options, ...headers }));
+      ? await routeCalls(nativeTargets, routeOptions, (target, options) =>
+          nativeMessagesStream(prepared.body, target, { ...options, ...headers }),
+        )
+      : await routeCalls(nativeTargets, routeOptions, (target, options) =>
+          nativeMessagesComplete(prepared.body, target, { ...options, ...headers }),
+        );
   } catch (error) {
     const maxAttempts = Math.max(1, retry?.maxAttempts ?? DEFAULT_RETRY.maxAttempts);
     const movesOn = error instanceof RoutingError && decide(error.lastError, maxAttempts, maxAttempts) !== 'fail';
@@ -185,7 +226,11 @@ export async function serveNativeMessages(
   if (!stream) {
     const answer = routed.result as Awaited<ReturnType<typeof nativeMessagesComplete>>;
     record(execution, routed.target, false, { status: 200, errorCode: null, usage: answer.usage });
-    return reply.send({ ...answer.body, model: client.model, ...nativeExtras(execution, routed.attempts, routed.target) });
+    return reply.send({
+      ...answer.body,
+      model: client.model,
+      ...nativeExtras(execution, routed.attempts, routed.target),
+    });
   }
   return relayStream(reply, execution, client, routed.result as NativeStream, routed.target, routed.attempts);
 }

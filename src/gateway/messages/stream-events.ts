@@ -67,13 +67,19 @@ export class AnthropicStreamTranslator implements NamedEventTranslator {
         index = this.nextIndex++;
         this.toolBlocks.set(fragment.index, index);
         this.open = { kind: 'tool', index, toolIndex: fragment.index };
-        const block = { type: 'tool_use', id: fragment.id ?? `toolu_${index}`, name: fragment.function?.name ?? '', input: {} };
+        const block = {
+          type: 'tool_use',
+          id: fragment.id ?? `toolu_${index}`,
+          name: fragment.function?.name ?? '',
+          input: {},
+        };
         out.push(event('content_block_start', { index, content_block: block }));
       }
       // Adapters stream calls one after another; a fragment for an earlier call (never seen from
       // the current adapters) still goes to that call's block, which SDKs accumulate by index.
       const args = fragment.function?.arguments;
-      if (args) out.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: args } }));
+      if (args)
+        out.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: args } }));
     }
     return out;
   }
@@ -87,11 +93,13 @@ export class AnthropicStreamTranslator implements NamedEventTranslator {
   finish(usage: TokenUsage, extras: Record<string, unknown>): NamedEvent[] {
     const out: NamedEvent[] = [];
     this.close(out);
-    out.push(event('message_delta', {
-      delta: { stop_reason: toAnthropicStopReason(this.finishReason), stop_sequence: null },
-      usage: toAnthropicUsage(usage),
-      ...extras,
-    }));
+    out.push(
+      event('message_delta', {
+        delta: { stop_reason: toAnthropicStopReason(this.finishReason), stop_sequence: null },
+        usage: toAnthropicUsage(usage),
+        ...extras,
+      }),
+    );
     out.push(event('message_stop', {}));
     return out;
   }

@@ -22,8 +22,16 @@ type Part = { type: string; [key: string]: unknown };
  * they are opaque to every provider but the one that wrote them.
  */
 export function responsesToChat(body: ResponsesRequest, modelId: string): ChatRequest {
-  if (body.previous_response_id) throw unsupported('previous_response_id', 'previous_response_id is not supported: the gateway stores no responses. Send the whole conversation in input.');
-  if (body.store === true) throw unsupported('store', 'store: true is not supported: the gateway stores no responses. Omit store or send store: false.');
+  if (body.previous_response_id)
+    throw unsupported(
+      'previous_response_id',
+      'previous_response_id is not supported: the gateway stores no responses. Send the whole conversation in input.',
+    );
+  if (body.store === true)
+    throw unsupported(
+      'store',
+      'store: true is not supported: the gateway stores no responses. Omit store or send store: false.',
+    );
 
   const messages: ChatMessage[] = [];
   if (body.instructions) messages.push({ role: 'system', content: body.instructions });
@@ -76,7 +84,11 @@ function convertItems(items: Array<Record<string, unknown>>): ChatMessage[] {
       }
       case 'function_call': {
         const item = checkValue(FunctionCallItemSchema, raw, at, 'function_call item');
-        const call = { id: item.call_id, type: 'function' as const, function: { name: item.name, arguments: item.arguments } };
+        const call = {
+          id: item.call_id,
+          type: 'function' as const,
+          function: { name: item.name, arguments: item.arguments },
+        };
         const last = out[out.length - 1];
         if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
         else out.push({ role: 'assistant', content: null, tool_calls: [call] });
@@ -90,9 +102,16 @@ function convertItems(items: Array<Record<string, unknown>>): ChatMessage[] {
           const texts: string[] = [];
           item.output.forEach((part, k) => {
             const partAt = `${at}.output[${k}]`;
-            if (part.type === 'input_text' || part.type === 'output_text') texts.push(String(checkValue(InputTextPartSchema, { ...part, type: 'input_text' }, partAt, 'text part').text));
+            if (part.type === 'input_text' || part.type === 'output_text')
+              texts.push(
+                String(checkValue(InputTextPartSchema, { ...part, type: 'input_text' }, partAt, 'text part').text),
+              );
             else if (part.type === 'input_image') pendingImages.push(imagePart(part, partAt));
-            else throw unsupported(`${partAt}.type`, `Content part type "${part.type.slice(0, 60)}" is not supported in function_call_output.`);
+            else
+              throw unsupported(
+                `${partAt}.type`,
+                `Content part type "${part.type.slice(0, 60)}" is not supported in function_call_output.`,
+              );
           });
           text = texts.join('\n');
         }
@@ -102,14 +121,21 @@ function convertItems(items: Array<Record<string, unknown>>): ChatMessage[] {
       case 'reasoning':
         break;
       default:
-        throw unsupported(`${at}.type`, `Input item type "${String(type).slice(0, 60)}" is not supported; use message, function_call and function_call_output items.`);
+        throw unsupported(
+          `${at}.type`,
+          `Input item type "${String(type).slice(0, 60)}" is not supported; use message, function_call and function_call_output items.`,
+        );
     }
   });
   flushImages();
   return out;
 }
 
-function convertMessage(role: 'user' | 'assistant' | 'system' | 'developer', content: string | Part[], at: string): ChatMessage {
+function convertMessage(
+  role: 'user' | 'assistant' | 'system' | 'developer',
+  content: string | Part[],
+  at: string,
+): ChatMessage {
   // `developer` is OpenAI's newer name for system; every adapter understands system.
   const chatRole = role === 'developer' ? 'system' : role;
   if (typeof content === 'string') return { role: chatRole, content };
@@ -118,19 +144,30 @@ function convertMessage(role: 'user' | 'assistant' | 'system' | 'developer', con
     let refusal = '';
     content.forEach((part, k) => {
       const partAt = `${at}.content[${k}]`;
-      if (part.type === 'output_text' || part.type === 'input_text') text += checkValue(OutputTextPartSchema, { ...part, type: 'output_text' }, partAt, 'text part').text;
+      if (part.type === 'output_text' || part.type === 'input_text')
+        text += checkValue(OutputTextPartSchema, { ...part, type: 'output_text' }, partAt, 'text part').text;
       else if (part.type === 'refusal') refusal += checkValue(RefusalPartSchema, part, partAt, 'refusal part').refusal;
-      else throw unsupported(`${partAt}.type`, `Content part type "${part.type.slice(0, 60)}" is not supported in assistant messages.`);
+      else
+        throw unsupported(
+          `${partAt}.type`,
+          `Content part type "${part.type.slice(0, 60)}" is not supported in assistant messages.`,
+        );
     });
     return refusal ? { role: 'assistant', content: text || null, refusal } : { role: 'assistant', content: text };
   }
   const parts: ContentPart[] = content.map((part, k) => {
     const partAt = `${at}.content[${k}]`;
     if (part.type === 'input_text' || part.type === 'output_text') {
-      return { type: 'text' as const, text: checkValue(InputTextPartSchema, { ...part, type: 'input_text' }, partAt, 'text part').text };
+      return {
+        type: 'text' as const,
+        text: checkValue(InputTextPartSchema, { ...part, type: 'input_text' }, partAt, 'text part').text,
+      };
     }
     if (part.type === 'input_image' && chatRole === 'user') return imagePart(part, partAt);
-    throw unsupported(`${partAt}.type`, `Content part type "${part.type.slice(0, 60)}" is not supported in ${role} messages.`);
+    throw unsupported(
+      `${partAt}.type`,
+      `Content part type "${part.type.slice(0, 60)}" is not supported in ${role} messages.`,
+    );
   });
   const only = parts[0];
   if (parts.length === 1 && only?.type === 'text') return { role: chatRole, content: only.text };
@@ -138,16 +175,26 @@ function convertMessage(role: 'user' | 'assistant' | 'system' | 'developer', con
 }
 
 function imagePart(part: Part, at: string): ContentPart {
-  if (part.image_url === undefined && part.file_id !== undefined) throw unsupported(`${at}.file_id`, 'Images by file_id are not supported; send image_url (a URL or a data: URL).');
+  if (part.image_url === undefined && part.file_id !== undefined)
+    throw unsupported(`${at}.file_id`, 'Images by file_id are not supported; send image_url (a URL or a data: URL).');
   const image = checkValue(InputImagePartSchema, part, at, 'input_image part');
-  return { type: 'image_url', image_url: { url: image.image_url, ...(image.detail && image.detail !== 'original' ? { detail: image.detail } : {}) } };
+  return {
+    type: 'image_url',
+    image_url: {
+      url: image.image_url,
+      ...(image.detail && image.detail !== 'original' ? { detail: image.detail } : {}),
+    },
+  };
 }
 
 function convertTools(tools: ResponsesRequest['tools']): Tool[] | undefined {
   if (!tools || tools.length === 0) return undefined;
   return tools.map((raw, i) => {
     if (raw.type !== 'function') {
-      throw unsupported(`tools[${i}].type`, `Tool type "${raw.type.slice(0, 60)}" is not supported; only function tools are.`);
+      throw unsupported(
+        `tools[${i}].type`,
+        `Tool type "${raw.type.slice(0, 60)}" is not supported; only function tools are.`,
+      );
     }
     const tool = checkValue(FunctionToolSchema, raw, `tools[${i}]`, 'function tool');
     const fn: Tool['function'] = { name: tool.name, parameters: tool.parameters ?? { type: 'object', properties: {} } };
@@ -168,7 +215,9 @@ function convertToolChoice(choice: NonNullable<ResponsesRequest['tool_choice']>)
 }
 
 /** Responses' `text.format` → chat's `response_format` (json_schema moves its members under `json_schema`). */
-function convertTextFormat(format: NonNullable<ResponsesRequest['text']>['format']): Record<string, unknown> | undefined {
+function convertTextFormat(
+  format: NonNullable<ResponsesRequest['text']>['format'],
+): Record<string, unknown> | undefined {
   if (!format || format.type === 'text') return undefined;
   if (format.type === 'json_object') return { type: 'json_object' };
   if (format.type === 'json_schema') {

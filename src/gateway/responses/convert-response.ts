@@ -17,7 +17,10 @@ export function toResponsesUsage(usage: TokenUsage) {
 }
 
 /** `length` and `content_filter` end a response as incomplete, with OpenAI's reason names. */
-export function statusOf(reason: FinishReason): { status: 'completed' | 'incomplete'; incomplete_details: { reason: string } | null } {
+export function statusOf(reason: FinishReason): {
+  status: 'completed' | 'incomplete';
+  incomplete_details: { reason: string } | null;
+} {
   if (reason === 'length') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
   if (reason === 'content_filter') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
   return { status: 'completed', incomplete_details: null };
@@ -30,8 +33,21 @@ export interface ResponseIdentity {
 }
 
 export type OutputItem =
-  | { type: 'message'; id: string; role: 'assistant'; status: 'in_progress' | 'completed'; content: Array<{ type: 'output_text'; text: string; annotations: []; logprobs: [] }> }
-  | { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: 'in_progress' | 'completed' };
+  | {
+      type: 'message';
+      id: string;
+      role: 'assistant';
+      status: 'in_progress' | 'completed';
+      content: Array<{ type: 'output_text'; text: string; annotations: []; logprobs: [] }>;
+    }
+  | {
+      type: 'function_call';
+      id: string;
+      call_id: string;
+      name: string;
+      arguments: string;
+      status: 'in_progress' | 'completed';
+    };
 
 export function messageItem(id: string, text: string, status: 'in_progress' | 'completed'): OutputItem {
   return { type: 'message', id, role: 'assistant', status, content: status === 'completed' ? [outputText(text)] : [] };
@@ -48,10 +64,18 @@ export function outputText(text: string) {
 export function formatResponse(
   identity: ResponseIdentity,
   body: ResponsesRequest,
-  state: { status: 'in_progress' | 'completed' | 'incomplete' | 'failed'; output: OutputItem[]; usage: TokenUsage | null; incompleteDetails?: { reason: string } | null; error?: { code: string; message: string } | null },
+  state: {
+    status: 'in_progress' | 'completed' | 'incomplete' | 'failed';
+    output: OutputItem[];
+    usage: TokenUsage | null;
+    incompleteDetails?: { reason: string } | null;
+    error?: { code: string; message: string } | null;
+  },
   extras: Record<string, unknown> = {},
 ) {
-  const text = state.output.flatMap((item) => (item.type === 'message' ? item.content.map((c) => c.text) : [])).join('');
+  const text = state.output
+    .flatMap((item) => (item.type === 'message' ? item.content.map((c) => c.text) : []))
+    .join('');
   return {
     id: identity.id,
     object: 'response',
@@ -88,12 +112,29 @@ export function completionOutput(completion: ProviderCompletion): OutputItem[] {
   const calls = completion.message.tool_calls ?? [];
   if (text !== '' || calls.length === 0) output.push(messageItem(newItemId('msg'), text, 'completed'));
   for (const call of calls) {
-    output.push({ type: 'function_call', id: newItemId('fc'), call_id: call.id, name: call.function.name, arguments: call.function.arguments, status: 'completed' });
+    output.push({
+      type: 'function_call',
+      id: newItemId('fc'),
+      call_id: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+      status: 'completed',
+    });
   }
   return output;
 }
 
-export function formatCompletedResponse(identity: ResponseIdentity, body: ResponsesRequest, completion: ProviderCompletion, extras: Record<string, unknown>) {
+export function formatCompletedResponse(
+  identity: ResponseIdentity,
+  body: ResponsesRequest,
+  completion: ProviderCompletion,
+  extras: Record<string, unknown>,
+) {
   const { status, incomplete_details } = statusOf(completion.finishReason);
-  return formatResponse(identity, body, { status, output: completionOutput(completion), usage: completion.usage, incompleteDetails: incomplete_details }, extras);
+  return formatResponse(
+    identity,
+    body,
+    { status, output: completionOutput(completion), usage: completion.usage, incompleteDetails: incomplete_details },
+    extras,
+  );
 }

@@ -20,23 +20,38 @@ const ENDPOINT = '/v1/responses';
  * (`gpt-5-codex`) means `openai/gpt-5-codex`.
  */
 export function registerResponsesRoute(app: FastifyInstance, services: GatewayServices): void {
-  app.post<{ Body: ResponsesRequest }>(ENDPOINT, { schema: { body: ResponsesRequestSchema } }, async (request, reply) => {
-    const chat = responsesToChat(request.body, withDefaultAuthor(request.body.model, 'openai'));
-    const admission = await admit(services, request, chat);
-    const execution: Execution = { services, request, admission, signal: abortOnClientClose(reply), endpoint: ENDPOINT };
-    const identity: ResponseIdentity = {
-      id: `resp_${randomHex(16)}`,
-      createdAt: Math.floor(admission.startedAt / 1000),
-      model: request.body.model,
-    };
-    if (!request.body.stream) {
-      const { completion, extras } = await executeJson(execution);
-      return reply.send(formatCompletedResponse(identity, request.body, completion, extras));
-    }
-    return streamResponse(reply, execution, identity, request.body);
-  });
+  app.post<{ Body: ResponsesRequest }>(
+    ENDPOINT,
+    { schema: { body: ResponsesRequestSchema } },
+    async (request, reply) => {
+      const chat = responsesToChat(request.body, withDefaultAuthor(request.body.model, 'openai'));
+      const admission = await admit(services, request, chat);
+      const execution: Execution = {
+        services,
+        request,
+        admission,
+        signal: abortOnClientClose(reply),
+        endpoint: ENDPOINT,
+      };
+      const identity: ResponseIdentity = {
+        id: `resp_${randomHex(16)}`,
+        createdAt: Math.floor(admission.startedAt / 1000),
+        model: request.body.model,
+      };
+      if (!request.body.stream) {
+        const { completion, extras } = await executeJson(execution);
+        return reply.send(formatCompletedResponse(identity, request.body, completion, extras));
+      }
+      return streamResponse(reply, execution, identity, request.body);
+    },
+  );
 }
 
-function streamResponse(reply: FastifyReply, execution: Execution, identity: ResponseIdentity, body: ResponsesRequest): Promise<void> {
+function streamResponse(
+  reply: FastifyReply,
+  execution: Execution,
+  identity: ResponseIdentity,
+  body: ResponsesRequest,
+): Promise<void> {
   return streamNamedEvents(reply, execution, new ResponsesStreamTranslator(identity, body));
 }

@@ -10,14 +10,25 @@ import { COMPRESSION_MODELS } from '../schemas/chat-request.js';
 
 const AnyItemSchema = Type.Object({ type: Type.Optional(Type.String()) }, { additionalProperties: true });
 
-export const InputTextPartSchema = Type.Object({ type: Type.Literal('input_text'), text: Type.String() }, { additionalProperties: true });
-export const OutputTextPartSchema = Type.Object({ type: Type.Literal('output_text'), text: Type.String() }, { additionalProperties: true });
-export const RefusalPartSchema = Type.Object({ type: Type.Literal('refusal'), refusal: Type.String() }, { additionalProperties: true });
+export const InputTextPartSchema = Type.Object(
+  { type: Type.Literal('input_text'), text: Type.String() },
+  { additionalProperties: true },
+);
+export const OutputTextPartSchema = Type.Object(
+  { type: Type.Literal('output_text'), text: Type.String() },
+  { additionalProperties: true },
+);
+export const RefusalPartSchema = Type.Object(
+  { type: Type.Literal('refusal'), refusal: Type.String() },
+  { additionalProperties: true },
+);
 export const InputImagePartSchema = Type.Object(
   {
     type: Type.Literal('input_image'),
     image_url: Type.String({ minLength: 1 }),
-    detail: Type.Optional(Type.Union([Type.Literal('low'), Type.Literal('high'), Type.Literal('auto'), Type.Literal('original')])),
+    detail: Type.Optional(
+      Type.Union([Type.Literal('low'), Type.Literal('high'), Type.Literal('auto'), Type.Literal('original')]),
+    ),
   },
   { additionalProperties: true },
 );
@@ -27,8 +38,16 @@ export const MessageItemSchema = Type.Object(
     type: Type.Optional(Type.Literal('message')),
     id: Type.Optional(Type.String()),
     status: Type.Optional(Type.String()),
-    role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system'), Type.Literal('developer')]),
-    content: Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }))]),
+    role: Type.Union([
+      Type.Literal('user'),
+      Type.Literal('assistant'),
+      Type.Literal('system'),
+      Type.Literal('developer'),
+    ]),
+    content: Type.Union([
+      Type.String(),
+      Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true })),
+    ]),
   },
   { additionalProperties: true },
 );
@@ -51,7 +70,10 @@ export const FunctionCallOutputItemSchema = Type.Object(
     id: Type.Optional(Type.String()),
     status: Type.Optional(Type.String()),
     call_id: Type.String({ minLength: 1, maxLength: 512 }),
-    output: Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }))]),
+    output: Type.Union([
+      Type.String(),
+      Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true })),
+    ]),
   },
   { additionalProperties: true },
 );
@@ -71,7 +93,10 @@ export const ResponsesToolChoiceSchema = Type.Union([
   Type.Literal('auto'),
   Type.Literal('none'),
   Type.Literal('required'),
-  Type.Object({ type: Type.String({ minLength: 1 }), name: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: true }),
+  Type.Object(
+    { type: Type.String({ minLength: 1 }), name: Type.Optional(Type.String({ minLength: 1 })) },
+    { additionalProperties: true },
+  ),
 ]);
 
 export const ResponsesRequestSchema = Type.Object(
@@ -81,13 +106,28 @@ export const ResponsesRequestSchema = Type.Object(
     instructions: Type.Optional(Type.Union([Type.String(), Type.Null()])),
     stream: Type.Optional(Type.Boolean()),
     max_output_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
-    tools: Type.Optional(Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }), { maxItems: 512 })),
+    tools: Type.Optional(
+      Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }), { maxItems: 512 }),
+    ),
     tool_choice: Type.Optional(ResponsesToolChoiceSchema),
     parallel_tool_calls: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
     temperature: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 2 }), Type.Null()])),
     top_p: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])),
-    reasoning: Type.Optional(Type.Union([Type.Object({ effort: Type.Optional(Type.Union([Type.String(), Type.Null()])) }, { additionalProperties: true }), Type.Null()])),
-    text: Type.Optional(Type.Object({ format: Type.Optional(Type.Object({ type: Type.String() }, { additionalProperties: true })) }, { additionalProperties: true })),
+    reasoning: Type.Optional(
+      Type.Union([
+        Type.Object(
+          { effort: Type.Optional(Type.Union([Type.String(), Type.Null()])) },
+          { additionalProperties: true },
+        ),
+        Type.Null(),
+      ]),
+    ),
+    text: Type.Optional(
+      Type.Object(
+        { format: Type.Optional(Type.Object({ type: Type.String() }, { additionalProperties: true })) },
+        { additionalProperties: true },
+      ),
+    ),
     previous_response_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
     store: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
     metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()])),

@@ -1,6 +1,14 @@
 import type { FinishReason, ProviderStreamEvent, TokenUsage } from '../../providers/index.js';
 import type { ResponsesRequest } from './responses-schema.js';
-import { formatResponse, messageItem, newItemId, outputText, statusOf, type OutputItem, type ResponseIdentity } from './convert-response.js';
+import {
+  formatResponse,
+  messageItem,
+  newItemId,
+  outputText,
+  statusOf,
+  type OutputItem,
+  type ResponseIdentity,
+} from './convert-response.js';
 
 import type { NamedEvent, NamedEventTranslator } from '../chat/named-event-stream.js';
 import type { GatewayError } from '../errors.js';
@@ -48,22 +56,48 @@ export class ResponsesStreamTranslator implements NamedEventTranslator {
         this.open = this.openMessage(out);
       }
       this.open.text += text;
-      out.push(this.event('response.output_text.delta', { item_id: this.open.id, output_index: this.open.outputIndex, content_index: 0, delta: text, logprobs: [] }));
+      out.push(
+        this.event('response.output_text.delta', {
+          item_id: this.open.id,
+          output_index: this.open.outputIndex,
+          content_index: 0,
+          delta: text,
+          logprobs: [],
+        }),
+      );
     }
     for (const fragment of source.toolCalls ?? []) {
       let call = this.calls.get(fragment.index);
       if (!call) {
         this.close(out);
-        call = { kind: 'call', outputIndex: this.output.length, id: newItemId('fc'), callId: fragment.id ?? `call_${fragment.index}`, name: fragment.function?.name ?? '', arguments: '' };
+        call = {
+          kind: 'call',
+          outputIndex: this.output.length,
+          id: newItemId('fc'),
+          callId: fragment.id ?? `call_${fragment.index}`,
+          name: fragment.function?.name ?? '',
+          arguments: '',
+        };
         this.output.push(this.callItem(call, 'in_progress'));
         this.calls.set(fragment.index, call);
         this.open = call;
-        out.push(this.event('response.output_item.added', { output_index: call.outputIndex, item: this.callItem(call, 'in_progress') }));
+        out.push(
+          this.event('response.output_item.added', {
+            output_index: call.outputIndex,
+            item: this.callItem(call, 'in_progress'),
+          }),
+        );
       }
       const args = fragment.function?.arguments;
       if (args) {
         call.arguments += args;
-        out.push(this.event('response.function_call_arguments.delta', { item_id: call.id, output_index: call.outputIndex, delta: args }));
+        out.push(
+          this.event('response.function_call_arguments.delta', {
+            item_id: call.id,
+            output_index: call.outputIndex,
+            delta: args,
+          }),
+        );
       }
     }
     return out;
@@ -78,7 +112,12 @@ export class ResponsesStreamTranslator implements NamedEventTranslator {
       this.close(out, this.openMessage(out));
     }
     const { status, incomplete_details } = statusOf(this.finishReason);
-    const response = formatResponse(this.identity, this.body, { status, output: this.output, usage, incompleteDetails: incomplete_details }, extras);
+    const response = formatResponse(
+      this.identity,
+      this.body,
+      { status, output: this.output, usage, incompleteDetails: incomplete_details },
+      extras,
+    );
     out.push(this.event(status === 'completed' ? 'response.completed' : 'response.incomplete', { response }));
     return out;
   }
@@ -86,15 +125,37 @@ export class ResponsesStreamTranslator implements NamedEventTranslator {
   /** A failure after the stream began: `response.failed` with the error, as OpenAI ends such streams. */
   fail(failure: GatewayError): NamedEvent[] {
     const error = { code: failure.code, message: failure.message };
-    const response = formatResponse(this.identity, this.body, { status: 'failed', output: this.output, usage: null, error });
+    const response = formatResponse(this.identity, this.body, {
+      status: 'failed',
+      output: this.output,
+      usage: null,
+      error,
+    });
     return [this.event('response.failed', { response })];
   }
 
   private openMessage(out: NamedEvent[]): Extract<OpenItem, { kind: 'message' }> {
-    const item: Extract<OpenItem, { kind: 'message' }> = { kind: 'message', outputIndex: this.output.length, id: newItemId('msg'), text: '' };
+    const item: Extract<OpenItem, { kind: 'message' }> = {
+      kind: 'message',
+      outputIndex: this.output.length,
+      id: newItemId('msg'),
+      text: '',
+    };
     this.output.push(messageItem(item.id, '', 'in_progress'));
-    out.push(this.event('response.output_item.added', { output_index: item.outputIndex, item: messageItem(item.id, '', 'in_progress') }));
-    out.push(this.event('response.content_part.added', { item_id: item.id, output_index: item.outputIndex, content_index: 0, part: outputText('') }));
+    out.push(
+      this.event('response.output_item.added', {
+        output_index: item.outputIndex,
+        item: messageItem(item.id, '', 'in_progress'),
+      }),
+    );
+    out.push(
+      this.event('response.content_part.added', {
+        item_id: item.id,
+        output_index: item.outputIndex,
+        content_index: 0,
+        part: outputText(''),
+      }),
+    );
     return item;
   }
 
@@ -108,7 +169,14 @@ export class ResponsesStreamTranslator implements NamedEventTranslator {
       this.output[item.outputIndex] = done;
       out.push(this.event('response.output_item.done', { output_index: item.outputIndex, item: done }));
     } else {
-      out.push(this.event('response.function_call_arguments.done', { item_id: item.id, output_index: item.outputIndex, name: item.name, arguments: item.arguments }));
+      out.push(
+        this.event('response.function_call_arguments.done', {
+          item_id: item.id,
+          output_index: item.outputIndex,
+          name: item.name,
+          arguments: item.arguments,
+        }),
+      );
       const done = this.callItem(item, 'completed');
       this.output[item.outputIndex] = done;
       out.push(this.event('response.output_item.done', { output_index: item.outputIndex, item: done }));
@@ -117,7 +185,14 @@ export class ResponsesStreamTranslator implements NamedEventTranslator {
   }
 
   private callItem(call: Extract<OpenItem, { kind: 'call' }>, status: 'in_progress' | 'completed'): OutputItem {
-    return { type: 'function_call', id: call.id, call_id: call.callId, name: call.name, arguments: status === 'completed' ? call.arguments : '', status };
+    return {
+      type: 'function_call',
+      id: call.id,
+      call_id: call.callId,
+      name: call.name,
+      arguments: status === 'completed' ? call.arguments : '',
+      status,
+    };
   }
 
   private event(type: string, payload: Record<string, unknown>): NamedEvent {

@@ -1,5 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { compressPayload, CompressionInputError, isCompressionModel, COMPRESSION_MODELS, type BundleName } from '../../compress/index.js';
+import {
+  compressPayload,
+  CompressionInputError,
+  isCompressionModel,
+  COMPRESSION_MODELS,
+  type BundleName,
+} from '../../compress/index.js';
 import { GatewayError } from '../errors.js';
 
 /**
@@ -11,14 +17,17 @@ export function registerCompressRoute(app: FastifyInstance): void {
   app.post('/v1/compress', { config: { allowXApiKey: true } }, async (request) => {
     const body = request.body;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new GatewayError('invalid_request', { message: 'The body must be a JSON object: a chat, messages-style or responses-style request.' });
+      throw new GatewayError('invalid_request', {
+        message: 'The body must be a JSON object: a chat, messages-style or responses-style request.',
+      });
     }
     const bundle = bundleFromHeader(request.headers['x-gateway-compression-model']);
     try {
       const result = compressPayload(body, bundle && !('compression_model' in body) ? { bundle } : {});
       return { ...result.body, compression: result.compression };
     } catch (error) {
-      if (error instanceof CompressionInputError) throw new GatewayError('invalid_request', { message: error.message, param: error.param });
+      if (error instanceof CompressionInputError)
+        throw new GatewayError('invalid_request', { message: error.message, param: error.param });
       throw error;
     }
   });

@@ -18,16 +18,29 @@ const CountTokensBodySchema = Type.Object(
 type CountTokensBody = Static<typeof CountTokensBodySchema>;
 
 export function registerCountTokensRoute(app: FastifyInstance): void {
-  app.post<{ Body: CountTokensBody }>('/v1/count_tokens', { schema: { body: CountTokensBodySchema } }, async (request) => {
-    const body = request.body;
-    if (!MODEL_ID_PATTERN.test(body.model)) {
-      throw new GatewayError('bad_model_id', { message: `Model id "${body.model.slice(0, 80)}" must have the form {author_id}/{model_id}.`, param: 'model' });
-    }
-    if (body.tokenizer !== undefined && !isTokenizerName(body.tokenizer)) {
-      throw new GatewayError('invalid_tokenizer', { message: `Unknown tokenizer "${body.tokenizer.slice(0, 40)}"; use ${TOKENIZERS.join(' or ')}.`, param: 'tokenizer' });
-    }
-    const tokenizer = body.tokenizer ?? tokenizerForModel(body.model);
-    const input_tokens = countRequestTokens({ messages: body.messages ?? [], system: body.system, tools: body.tools }, tokenizer);
-    return { input_tokens, tokenizer };
-  });
+  app.post<{ Body: CountTokensBody }>(
+    '/v1/count_tokens',
+    { schema: { body: CountTokensBodySchema } },
+    async (request) => {
+      const body = request.body;
+      if (!MODEL_ID_PATTERN.test(body.model)) {
+        throw new GatewayError('bad_model_id', {
+          message: `Model id "${body.model.slice(0, 80)}" must have the form {author_id}/{model_id}.`,
+          param: 'model',
+        });
+      }
+      if (body.tokenizer !== undefined && !isTokenizerName(body.tokenizer)) {
+        throw new GatewayError('invalid_tokenizer', {
+          message: `Unknown tokenizer "${body.tokenizer.slice(0, 40)}"; use ${TOKENIZERS.join(' or ')}.`,
+          param: 'tokenizer',
+        });
+      }
+      const tokenizer = body.tokenizer ?? tokenizerForModel(body.model);
+      const input_tokens = countRequestTokens(
+        { messages: body.messages ?? [], system: body.system, tools: body.tools },
+        tokenizer,
+      );
+      return { input_tokens, tokenizer };
+    },
+  );
 }

@@ -7,13 +7,20 @@ import { Type, type Static } from '@sinclair/typebox';
  */
 
 export const TextPartSchema = Type.Object(
-  { type: Type.Literal('text'), text: Type.String(), cache_control: Type.Optional(Type.Object({ type: Type.Literal('ephemeral') })) },
+  {
+    type: Type.Literal('text'),
+    text: Type.String(),
+    cache_control: Type.Optional(Type.Object({ type: Type.Literal('ephemeral') })),
+  },
   { additionalProperties: true },
 );
 export const ImagePartSchema = Type.Object(
   {
     type: Type.Literal('image_url'),
-    image_url: Type.Object({ url: Type.String(), detail: Type.Optional(Type.String()) }, { additionalProperties: true }),
+    image_url: Type.Object(
+      { url: Type.String(), detail: Type.Optional(Type.String()) },
+      { additionalProperties: true },
+    ),
   },
   { additionalProperties: true },
 );
@@ -71,9 +78,15 @@ export const ToolChoiceSchema = Type.Union([
   Type.Literal('none'),
   Type.Literal('auto'),
   Type.Literal('required'),
-  Type.Object({ type: Type.Union([Type.Literal('auto'), Type.Literal('none'), Type.Literal('required')]) }, { additionalProperties: false }),
   Type.Object(
-    { type: Type.Literal('function'), function: Type.Object({ name: Type.String({ minLength: 1 }) }, { additionalProperties: false }) },
+    { type: Type.Union([Type.Literal('auto'), Type.Literal('none'), Type.Literal('required')]) },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      type: Type.Literal('function'),
+      function: Type.Object({ name: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+    },
     { additionalProperties: false },
   ),
 ]);
@@ -89,7 +102,10 @@ export const ChatRequestSchema = Type.Object(
     max_completion_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
     stream: Type.Optional(Type.Boolean()),
     stream_options: Type.Optional(
-      Type.Union([Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: true }), Type.Null()]),
+      Type.Union([
+        Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: true }),
+        Type.Null(),
+      ]),
     ),
     tools: Type.Optional(Type.Array(ToolSchema, { maxItems: 512 })),
     tool_choice: Type.Optional(ToolChoiceSchema),

@@ -12,5 +12,8 @@ export function checkValue<T extends TSchema>(schema: T, value: unknown, param: 
   const first = Value.Errors(schema, value).First();
   const field = first ? jsonPointerToParam(first.path) : '';
   const at = !field ? param : field.startsWith('[') ? `${param}${field}` : `${param}.${field}`;
-  throw new GatewayError('invalid_request', { message: `Invalid ${what} at ${at}: ${first?.message ?? 'invalid value'}.`, param: at });
+  throw new GatewayError('invalid_request', {
+    message: `Invalid ${what} at ${at}: ${first?.message ?? 'invalid value'}.`,
+    param: at,
+  });
 }

@@ -13,7 +13,9 @@ function partToBlock(part: ContentPart): AnthropicBlock | undefined {
   if (part.type === 'text') {
     // Anthropic rejects empty text blocks.
     if (part.text === '') return undefined;
-    return part.cache_control ? { type: 'text', text: part.text, cache_control: part.cache_control } : { type: 'text', text: part.text };
+    return part.cache_control
+      ? { type: 'text', text: part.text, cache_control: part.cache_control }
+      : { type: 'text', text: part.text };
   }
   const cache = (part as { cache_control?: CacheControl }).cache_control;
   return { type: 'image', source: imageSource(part.image_url.url), ...(cache ? { cache_control: cache } : {}) };
@@ -32,7 +34,9 @@ function textBlocks(content: ChatMessage['content']): TextBlock[] {
 function parseArguments(json: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(json);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }
@@ -52,7 +56,12 @@ function toAnthropic(message: ChatMessage): AnthropicMessage | undefined {
     case 'assistant': {
       const blocks: AnthropicBlock[] = textBlocks(message.content);
       for (const call of message.tool_calls ?? []) {
-        blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: parseArguments(call.function.arguments) });
+        blocks.push({
+          type: 'tool_use',
+          id: call.id,
+          name: call.function.name,
+          input: parseArguments(call.function.arguments),
+        });
       }
       return { role: 'assistant', content: blocks };
     }

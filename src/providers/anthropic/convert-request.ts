@@ -16,7 +16,11 @@ function stopSequences(stop: ChatRequest['stop']): string[] | undefined {
   return list.length > 0 ? list : undefined;
 }
 
-export function buildAnthropicBody(request: ChatRequest, target: UpstreamTarget, stream: boolean): AnthropicRequestBody {
+export function buildAnthropicBody(
+  request: ChatRequest,
+  target: UpstreamTarget,
+  stream: boolean,
+): AnthropicRequestBody {
   const body: AnthropicRequestBody = {
     model: target.upstreamModel,
     max_tokens: request.max_completion_tokens ?? request.max_tokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
@@ -38,7 +42,11 @@ export function buildAnthropicBody(request: ChatRequest, target: UpstreamTarget,
   return body;
 }
 
-export function buildAnthropicRequest(request: ChatRequest, target: UpstreamTarget, options: { stream: boolean }): UpstreamRequest {
+export function buildAnthropicRequest(
+  request: ChatRequest,
+  target: UpstreamTarget,
+  options: { stream: boolean },
+): UpstreamRequest {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: options.stream ? 'text/event-stream' : 'application/json',

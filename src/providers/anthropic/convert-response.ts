@@ -21,7 +21,10 @@ export function convertAnthropicResponse(body: unknown): ProviderCompletion {
       toolCalls.push({
         id: typeof block.id === 'string' ? block.id : `toolu_${toolCalls.length}`,
         type: 'function',
-        function: { name: typeof block.name === 'string' ? block.name : '', arguments: JSON.stringify(block.input ?? {}) },
+        function: {
+          name: typeof block.name === 'string' ? block.name : '',
+          arguments: JSON.stringify(block.input ?? {}),
+        },
       });
     }
     // thinking / redacted_thinking blocks are not part of the visible answer.

@@ -18,7 +18,8 @@ export function convertToolChoice(request: ChatRequest): AnthropicToolChoice | u
   const noParallel = request.parallel_tool_calls === false ? { disable_parallel_tool_use: true } : {};
   if (mode === 'none') return { type: 'none' };
   if (mode === 'required') return { type: 'any', ...noParallel };
-  if (typeof choice === 'object' && choice.type === 'function') return { type: 'tool', name: choice.function.name, ...noParallel };
+  if (typeof choice === 'object' && choice.type === 'function')
+    return { type: 'tool', name: choice.function.name, ...noParallel };
   if (mode === 'auto' || request.parallel_tool_calls === false) return { type: 'auto', ...noParallel };
   return undefined;
 }

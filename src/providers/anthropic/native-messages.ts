@@ -152,7 +152,11 @@ export async function nativeMessagesStream(
             ...base,
             outputTokens: late.outputTokens,
             ...(typeof data.usage.input_tokens === 'number'
-              ? { inputTokens: late.inputTokens, cachedInputTokens: late.cachedInputTokens, cacheCreationInputTokens: late.cacheCreationInputTokens }
+              ? {
+                  inputTokens: late.inputTokens,
+                  cachedInputTokens: late.cachedInputTokens,
+                  cacheCreationInputTokens: late.cacheCreationInputTokens,
+                }
               : {}),
           };
         }
@@ -164,7 +168,11 @@ export async function nativeMessagesStream(
       case 'error': {
         const error = isRecord(data.error) ? data.error : {};
         const errorType = typeof error.type === 'string' ? error.type : 'error';
-        throw streamedError('anthropic', `${errorType}: ${String(error.message ?? 'unknown error')}`, RETRYABLE_STREAM_ERRORS.has(errorType));
+        throw streamedError(
+          'anthropic',
+          `${errorType}: ${String(error.message ?? 'unknown error')}`,
+          RETRYABLE_STREAM_ERRORS.has(errorType),
+        );
       }
       default:
         return;

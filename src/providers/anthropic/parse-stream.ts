@@ -33,12 +33,22 @@ export function createAnthropicStreamParser(): StreamParser {
         if (block.type === 'tool_use') {
           const i = toolIndex.size;
           toolIndex.set(index, i);
-          return [{
-            type: 'delta',
-            toolCalls: [{ index: i, id: String(block.id ?? `toolu_${i}`), type: 'function', function: { name: String(block.name ?? ''), arguments: '' } }],
-          }];
+          return [
+            {
+              type: 'delta',
+              toolCalls: [
+                {
+                  index: i,
+                  id: String(block.id ?? `toolu_${i}`),
+                  type: 'function',
+                  function: { name: String(block.name ?? ''), arguments: '' },
+                },
+              ],
+            },
+          ];
         }
-        if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') return [{ type: 'delta', content: block.text }];
+        if (block.type === 'text' && typeof block.text === 'string' && block.text !== '')
+          return [{ type: 'delta', content: block.text }];
         return [];
       }
       case 'content_block_delta': {
@@ -67,7 +77,13 @@ export function createAnthropicStreamParser(): StreamParser {
           usage = {
             ...base,
             outputTokens: late.outputTokens,
-            ...(typeof payload.usage.input_tokens === 'number' ? { inputTokens: late.inputTokens, cachedInputTokens: late.cachedInputTokens, cacheCreationInputTokens: late.cacheCreationInputTokens } : {}),
+            ...(typeof payload.usage.input_tokens === 'number'
+              ? {
+                  inputTokens: late.inputTokens,
+                  cachedInputTokens: late.cachedInputTokens,
+                  cacheCreationInputTokens: late.cacheCreationInputTokens,
+                }
+              : {}),
           };
           out.push({ type: 'usage', usage: { ...usage } });
         }
@@ -79,7 +95,11 @@ export function createAnthropicStreamParser(): StreamParser {
       case 'error': {
         const error = isRecord(payload.error) ? payload.error : {};
         const errorType = typeof error.type === 'string' ? error.type : 'error';
-        throw streamedError('anthropic', `${errorType}: ${String(error.message ?? 'unknown error')}`, RETRYABLE_STREAM_ERRORS.has(errorType));
+        throw streamedError(
+          'anthropic',
+          `${errorType}: ${String(error.message ?? 'unknown error')}`,
+          RETRYABLE_STREAM_ERRORS.has(errorType),
+        );
       }
       default:
         return []; // ping, content_block_stop, and event types added later

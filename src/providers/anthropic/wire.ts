@@ -3,9 +3,7 @@ export interface CacheControl {
   type: 'ephemeral';
 }
 
-export type AnthropicImageSource =
-  | { type: 'base64'; media_type: string; data: string }
-  | { type: 'url'; url: string };
+export type AnthropicImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
 
 export type AnthropicBlock =
   | { type: 'text'; text: string; cache_control?: CacheControl }

@@ -3,7 +3,13 @@ import { textOf } from '../shared/text-content.js';
 import type { GeminiContent, GeminiPart } from './wire.js';
 
 const EXTENSION_MIME: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', heic: 'image/heic', pdf: 'application/pdf',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  heic: 'image/heic',
+  pdf: 'application/pdf',
 };
 
 function imagePart(url: string): GeminiPart {
@@ -26,7 +32,9 @@ function contentParts(content: ChatMessage['content']): GeminiPart[] {
 function parseArgs(json: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(json);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }

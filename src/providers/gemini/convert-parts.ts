@@ -23,7 +23,10 @@ export function readParts(parts: unknown): { text: string; sawText: boolean; too
       toolCalls.push({
         id: newToolCallId(),
         type: 'function',
-        function: { name: String(part.functionCall.name ?? ''), arguments: JSON.stringify(part.functionCall.args ?? {}) },
+        function: {
+          name: String(part.functionCall.name ?? ''),
+          arguments: JSON.stringify(part.functionCall.args ?? {}),
+        },
       });
     }
   }

@@ -10,7 +10,8 @@ function generationConfig(request: ChatRequest): GeminiRequestBody['generationCo
   if (maxTokens !== undefined) config.maxOutputTokens = maxTokens;
   if (request.temperature !== undefined) config.temperature = request.temperature;
   if (request.top_p !== undefined) config.topP = request.top_p;
-  if (request.stop !== undefined && request.stop !== null) config.stopSequences = typeof request.stop === 'string' ? [request.stop] : request.stop;
+  if (request.stop !== undefined && request.stop !== null)
+    config.stopSequences = typeof request.stop === 'string' ? [request.stop] : request.stop;
   if (request.seed !== undefined) config.seed = request.seed;
   if (request.presence_penalty !== undefined) config.presencePenalty = request.presence_penalty;
   if (request.frequency_penalty !== undefined) config.frequencyPenalty = request.frequency_penalty;
@@ -30,7 +31,11 @@ export function buildGeminiBody(request: ChatRequest): GeminiRequestBody {
   return body;
 }
 
-export function buildGeminiRequest(request: ChatRequest, target: UpstreamTarget, options: { stream: boolean }): UpstreamRequest {
+export function buildGeminiRequest(
+  request: ChatRequest,
+  target: UpstreamTarget,
+  options: { stream: boolean },
+): UpstreamRequest {
   const model = encodeURIComponent(target.upstreamModel);
   const url = options.stream
     ? `${target.baseUrl}/models/${model}:streamGenerateContent?alt=sse`

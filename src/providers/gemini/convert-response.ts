@@ -13,7 +13,11 @@ export function convertGeminiResponse(body: unknown): ProviderCompletion {
   if (!candidate) {
     // A prompt blocked by safety settings comes back with no candidates at all.
     if (response.promptFeedback?.blockReason) {
-      return { message: { role: 'assistant', content: '' }, finishReason: 'content_filter', usage: convertGeminiUsage(response.usageMetadata) };
+      return {
+        message: { role: 'assistant', content: '' },
+        finishReason: 'content_filter',
+        usage: convertGeminiUsage(response.usageMetadata),
+      };
     }
     throw malformed('gemini response has no candidates');
   }

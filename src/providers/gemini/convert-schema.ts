@@ -4,9 +4,26 @@
  * `type: [T, "null"]` becomes `type: T, nullable: true` and `const` becomes a one-value enum.
  */
 const SCHEMA_KEYWORDS = new Set([
-  'type', 'format', 'description', 'nullable', 'enum', 'properties', 'required', 'items', 'anyOf',
-  'minItems', 'maxItems', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'title',
-  'propertyOrdering', 'minProperties', 'maxProperties',
+  'type',
+  'format',
+  'description',
+  'nullable',
+  'enum',
+  'properties',
+  'required',
+  'items',
+  'anyOf',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'title',
+  'propertyOrdering',
+  'minProperties',
+  'maxProperties',
 ]);
 
 export function toGeminiSchema(schema: unknown): unknown {
@@ -35,10 +52,15 @@ export function toGeminiSchema(schema: unknown): unknown {
 }
 
 /** Gemini rejects an OBJECT schema with no properties, so a tool without parameters sends none. */
-export function toGeminiParameters(parameters: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+export function toGeminiParameters(
+  parameters: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
   if (!parameters) return undefined;
   const properties = parameters.properties;
-  if (parameters.type === 'object' && (typeof properties !== 'object' || properties === null || Object.keys(properties).length === 0)) {
+  if (
+    parameters.type === 'object' &&
+    (typeof properties !== 'object' || properties === null || Object.keys(properties).length === 0)
+  ) {
     return undefined;
   }
   return toGeminiSchema(parameters) as Record<string, unknown>;

@@ -4,16 +4,18 @@ import type { GeminiRequestBody } from './wire.js';
 
 export function convertTools(tools: ChatRequest['tools']): GeminiRequestBody['tools'] {
   if (!tools || tools.length === 0) return undefined;
-  return [{
-    functionDeclarations: tools.map((tool) => {
-      const parameters = toGeminiParameters(tool.function.parameters);
-      return {
-        name: tool.function.name,
-        ...(tool.function.description !== undefined ? { description: tool.function.description } : {}),
-        ...(parameters ? { parameters } : {}),
-      };
-    }),
-  }];
+  return [
+    {
+      functionDeclarations: tools.map((tool) => {
+        const parameters = toGeminiParameters(tool.function.parameters);
+        return {
+          name: tool.function.name,
+          ...(tool.function.description !== undefined ? { description: tool.function.description } : {}),
+          ...(parameters ? { parameters } : {}),
+        };
+      }),
+    },
+  ];
 }
 
 export function convertToolConfig(request: ChatRequest): GeminiRequestBody['toolConfig'] {

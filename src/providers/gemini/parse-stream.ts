@@ -23,7 +23,11 @@ export function createGeminiStreamParser(): StreamParser {
       const chunk = payload as GeminiResponse;
       if (isRecord(chunk.error)) {
         const status = typeof chunk.error.status === 'string' ? chunk.error.status : 'error';
-        throw streamedError('gemini', `${status}: ${String(chunk.error.message ?? 'unknown error')}`, status === 'UNAVAILABLE' || status === 'RESOURCE_EXHAUSTED');
+        throw streamedError(
+          'gemini',
+          `${status}: ${String(chunk.error.message ?? 'unknown error')}`,
+          status === 'UNAVAILABLE' || status === 'RESOURCE_EXHAUSTED',
+        );
       }
       const out: ProviderStreamEvent[] = [];
       if (!sentMeta) {
@@ -40,7 +44,12 @@ export function createGeminiStreamParser(): StreamParser {
         const delta: ProviderStreamEvent = { type: 'delta' };
         if (text !== '') delta.content = text;
         if (toolCalls.length > 0) {
-          delta.toolCalls = toolCalls.map((call) => ({ index: toolCount++, id: call.id, type: 'function', function: { ...call.function } }));
+          delta.toolCalls = toolCalls.map((call) => ({
+            index: toolCount++,
+            id: call.id,
+            type: 'function',
+            function: { ...call.function },
+          }));
         }
         out.push(delta);
       }

@@ -1,5 +1,13 @@
 import type { ChatRequest } from '../../gateway/schemas/chat-request.js';
-import type { CallOptions, ProviderAdapter, ProviderCompletion, ProviderKind, ProviderStreamEvent, UpstreamTarget, WireCodec } from '../types.js';
+import type {
+  CallOptions,
+  ProviderAdapter,
+  ProviderCompletion,
+  ProviderKind,
+  ProviderStreamEvent,
+  UpstreamTarget,
+  WireCodec,
+} from '../types.js';
 import { openRawCall, readRawEvents, readRawText } from './raw-call.js';
 import { parseJson } from '../shared/upstream-errors.js';
 
@@ -10,7 +18,12 @@ import { parseJson } from '../shared/upstream-errors.js';
  */
 export function createHttpAdapter(kind: ProviderKind, codec: WireCodec): ProviderAdapter {
   async function complete(req: ChatRequest, target: UpstreamTarget, options: CallOptions): Promise<ProviderCompletion> {
-    const call = await openRawCall(codec.buildRequest(req, target, { stream: false }), target, options, codec.parseError);
+    const call = await openRawCall(
+      codec.buildRequest(req, target, { stream: false }),
+      target,
+      options,
+      codec.parseError,
+    );
     const text = await readRawText(call);
     try {
       return codec.parseResponse(parseJson(text, 'upstream response'));
@@ -19,8 +32,17 @@ export function createHttpAdapter(kind: ProviderKind, codec: WireCodec): Provide
     }
   }
 
-  async function stream(req: ChatRequest, target: UpstreamTarget, options: CallOptions): Promise<AsyncIterable<ProviderStreamEvent>> {
-    const call = await openRawCall(codec.buildRequest(req, target, { stream: true }), target, options, codec.parseError);
+  async function stream(
+    req: ChatRequest,
+    target: UpstreamTarget,
+    options: CallOptions,
+  ): Promise<AsyncIterable<ProviderStreamEvent>> {
+    const call = await openRawCall(
+      codec.buildRequest(req, target, { stream: true }),
+      target,
+      options,
+      codec.parseError,
+    );
     return readRawEvents(call, codec.createStreamParser());
   }
 

@@ -1,5 +1,13 @@
 import type { Dispatcher } from 'undici';
-import type { AbortSignalLike, CallOptions, SseEvent, UpstreamError, UpstreamRequest, UpstreamTarget, WireCodec } from '../types.js';
+import type {
+  AbortSignalLike,
+  CallOptions,
+  SseEvent,
+  UpstreamError,
+  UpstreamRequest,
+  UpstreamTarget,
+  WireCodec,
+} from '../types.js';
 import { dispatcherFor } from './agent-pool.js';
 import { SseDecoder } from './read-sse.js';
 import { toUpstreamError, type TransportContext } from './transport-errors.js';

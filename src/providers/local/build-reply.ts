@@ -50,7 +50,8 @@ export function buildLocalReply(request: ChatRequest, tokenizer: TokenizerName):
   let text: string;
   if (last?.role === 'tool') {
     const trailing: string[] = [];
-    for (let i = messages.length - 1; i >= 0 && messages[i]?.role === 'tool'; i--) trailing.unshift(textOf(messages[i]?.content));
+    for (let i = messages.length - 1; i >= 0 && messages[i]?.role === 'tool'; i--)
+      trailing.unshift(textOf(messages[i]?.content));
     text = `Tool result: ${trailing.join('\n')}`;
   } else {
     const userText = textOf(lastOf(messages, (m) => m.role === 'user')?.content).trim();
@@ -58,7 +59,11 @@ export function buildLocalReply(request: ChatRequest, tokenizer: TokenizerName):
     const tool = command && request.tools?.find((t) => t.function.name === command[1]);
     if (command && tool) {
       const args = command[2]?.trim() || '{}';
-      const call: ToolCall = { id: toolCallId(tool.function.name, args), type: 'function', function: { name: tool.function.name, arguments: args } };
+      const call: ToolCall = {
+        id: toolCallId(tool.function.name, args),
+        type: 'function',
+        function: { name: tool.function.name, arguments: args },
+      };
       return { content: null, toolCalls: [call], finishReason: 'tool_calls' };
     }
     text = `Echo: ${userText}`;

@@ -14,12 +14,14 @@ import {
 import { buildLocalReply, splitIntoChunks, type LocalReply } from './build-reply.js';
 
 function throwIfAborted(signal: AbortSignalLike): void {
-  if (signal.aborted) throw new UpstreamError('local request aborted', { status: null, retryable: false, kind: 'aborted' });
+  if (signal.aborted)
+    throw new UpstreamError('local request aborted', { status: null, retryable: false, kind: 'aborted' });
 }
 
 function usageOf(request: ChatRequest, reply: LocalReply, model: string): TokenUsage {
   const tokenizer = tokenizerForModel(model);
-  const output = (reply.content ?? '') + (reply.toolCalls ? JSON.stringify(reply.toolCalls.map((c) => c.function)) : '');
+  const output =
+    (reply.content ?? '') + (reply.toolCalls ? JSON.stringify(reply.toolCalls.map((c) => c.function)) : '');
   return {
     inputTokens: countRequestTokens({ messages: request.messages, tools: request.tools }, tokenizer),
     cachedInputTokens: 0,
@@ -45,7 +47,12 @@ function complete(request: ChatRequest, target: UpstreamTarget, options: CallOpt
   });
 }
 
-async function* replay(request: ChatRequest, target: UpstreamTarget, reply: LocalReply, signal: AbortSignalLike): AsyncGenerator<ProviderStreamEvent> {
+async function* replay(
+  request: ChatRequest,
+  target: UpstreamTarget,
+  reply: LocalReply,
+  signal: AbortSignalLike,
+): AsyncGenerator<ProviderStreamEvent> {
   yield { type: 'meta', upstreamId: responseId(request), upstreamModel: target.upstreamModel };
   for (const piece of splitIntoChunks(reply.content ?? '')) {
     // A macrotask between chunks makes the stream interleave like a real one (and abortable).
@@ -54,7 +61,17 @@ async function* replay(request: ChatRequest, target: UpstreamTarget, reply: Loca
     yield { type: 'delta', content: piece };
   }
   for (const [index, call] of (reply.toolCalls ?? []).entries()) {
-    yield { type: 'delta', toolCalls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } }] };
+    yield {
+      type: 'delta',
+      toolCalls: [
+        {
+          index,
+          id: call.id,
+          type: 'function',
+          function: { name: call.function.name, arguments: call.function.arguments },
+        },
+      ],
+    };
   }
   yield { type: 'finish', finishReason: reply.finishReason };
   yield { type: 'usage', usage: usageOf(request, reply, target.upstreamModel) };

@@ -35,7 +35,11 @@ const GATEWAY_ONLY: ReadonlySet<string> = new Set(GATEWAY_ONLY_FIELDS);
  * chunk). Built in one pass: copying the body and then deleting members would leave V8 a slow
  * dictionary-mode object to serialise.
  */
-export function buildOpenAIBody(request: ChatRequest, target: UpstreamTarget, stream: boolean): Record<string, unknown> {
+export function buildOpenAIBody(
+  request: ChatRequest,
+  target: UpstreamTarget,
+  stream: boolean,
+): Record<string, unknown> {
   const source = request as unknown as Record<string, unknown>;
   const body: Record<string, unknown> = {};
   for (const key in source) {
@@ -66,7 +70,11 @@ export function buildOpenAIBody(request: ChatRequest, target: UpstreamTarget, st
   return body;
 }
 
-export function buildOpenAIRequest(request: ChatRequest, target: UpstreamTarget, options: { stream: boolean }): UpstreamRequest {
+export function buildOpenAIRequest(
+  request: ChatRequest,
+  target: UpstreamTarget,
+  options: { stream: boolean },
+): UpstreamRequest {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: options.stream ? 'text/event-stream' : 'application/json',

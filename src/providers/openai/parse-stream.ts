@@ -40,7 +40,11 @@ export function createOpenAIStreamParser(): StreamParser {
       const out: ProviderStreamEvent[] = [];
       if (!sentMeta && (typeof body.id === 'string' || typeof body.model === 'string')) {
         sentMeta = true;
-        out.push({ type: 'meta', ...(body.id ? { upstreamId: body.id } : {}), ...(body.model ? { upstreamModel: body.model } : {}) });
+        out.push({
+          type: 'meta',
+          ...(body.id ? { upstreamId: body.id } : {}),
+          ...(body.model ? { upstreamModel: body.model } : {}),
+        });
       }
       const choice = Array.isArray(body.choices) ? body.choices[0] : undefined;
       const delta = choice?.delta;
@@ -48,7 +52,8 @@ export function createOpenAIStreamParser(): StreamParser {
         const event: Extract<ProviderStreamEvent, { type: 'delta' }> = { type: 'delta' };
         if (typeof delta.content === 'string' && delta.content !== '') event.content = delta.content;
         if (typeof delta.refusal === 'string' && delta.refusal !== '') event.refusal = delta.refusal;
-        if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) event.toolCalls = toolCallDeltas(delta.tool_calls);
+        if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0)
+          event.toolCalls = toolCallDeltas(delta.tool_calls);
         if (event.content !== undefined || event.refusal !== undefined || event.toolCalls) out.push(event);
       }
       if (choice?.finish_reason) {

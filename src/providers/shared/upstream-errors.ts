@@ -54,7 +54,11 @@ export function malformed(message: string, cause?: unknown): UpstreamError {
 
 /** An error the provider reported inside a successful (200) stream. */
 export function streamedError(provider: string, message: string, retryable: boolean): UpstreamError {
-  return new UpstreamError(sanitizeMessage(`${provider} stream error: ${message}`), { status: null, retryable, kind: 'http' });
+  return new UpstreamError(sanitizeMessage(`${provider} stream error: ${message}`), {
+    status: null,
+    retryable,
+    kind: 'http',
+  });
 }
 
 export function parseJson(text: string, what: string): unknown {

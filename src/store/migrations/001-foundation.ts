@@ -70,8 +70,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('latency_ms', 'integer', (c) => c.notNull())
     .addColumn('stream', 'integer', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('usage_records_org_time').on('usage_records').columns(['organization_id', 'created_at']).execute();
-  await db.schema.createIndex('usage_records_key_time').on('usage_records').columns(['api_key_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('usage_records_org_time')
+    .on('usage_records')
+    .columns(['organization_id', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('usage_records_key_time')
+    .on('usage_records')
+    .columns(['api_key_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('key_spend')
@@ -91,11 +99,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('budget_reservations_expiry').on('budget_reservations').column('expires_at').execute();
-
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['budget_reservations', 'key_spend', 'usage_records', 'api_keys', 'console_tokens', 'organizations']) {
+  for (const table of [
+    'budget_reservations',
+    'key_spend',
+    'usage_records',
+    'api_keys',
+    'console_tokens',
+    'organizations',
+  ]) {
     await db.schema.dropTable(table).ifExists().execute();
   }
 }

@@ -24,7 +24,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('tool_calls', 'text', (c) => c.notNull())
     .addColumn('gateway_results', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('gateway_pending_operations_expiry').on('gateway_pending_operations').column('expires_at').execute();
+  await db.schema
+    .createIndex('gateway_pending_operations_expiry')
+    .on('gateway_pending_operations')
+    .column('expires_at')
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

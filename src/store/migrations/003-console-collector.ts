@@ -17,7 +17,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('projects_org_slug', ['organization_id', 'slug'])
     .execute();
-  await db.schema.createIndex('projects_org_created').on('projects').columns(['organization_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('projects_org_created')
+    .on('projects')
+    .columns(['organization_id', 'created_at', 'id'])
+    .execute();
 
   // The primary key makes a domain belong to at most one project across all organizations.
   await db.schema
@@ -41,7 +45,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('proxy_settings_pk', ['project_id', 'revision'])
     .execute();
   // At most one active revision per project, enforced by the database as well as by the code.
-  await sql`create unique index proxy_settings_one_active on proxy_settings (project_id) where is_active = 1`.execute(db);
+  await sql`create unique index proxy_settings_one_active on proxy_settings (project_id) where is_active = 1`.execute(
+    db,
+  );
 
   await db.schema
     .createTable('project_components')
@@ -55,7 +61,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('project_components_project').on('project_components').columns(['project_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('project_components_project')
+    .on('project_components')
+    .columns(['project_id', 'created_at'])
+    .execute();
 
   // Every accepted event, written before the collector answers.
   await db.schema
@@ -84,8 +94,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('last_error', 'text')
     .addColumn('failed_at', 'bigint')
     .execute();
-  await db.schema.createIndex('event_deliveries_due').on('event_deliveries').columns(['failed_at', 'next_attempt_at']).execute();
-  await db.schema.createIndex('event_deliveries_component').on('event_deliveries').column('project_component_id').execute();
+  await db.schema
+    .createIndex('event_deliveries_due')
+    .on('event_deliveries')
+    .columns(['failed_at', 'next_attempt_at'])
+    .execute();
+  await db.schema
+    .createIndex('event_deliveries_component')
+    .on('event_deliveries')
+    .column('project_component_id')
+    .execute();
 
   await db.schema
     .createTable('warehouse_events')
@@ -105,12 +123,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
 
   // The usage export pages on (created_at, id) inside one organization.
-  await db.schema.createIndex('usage_records_org_time_id').on('usage_records').columns(['organization_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('usage_records_org_time_id')
+    .on('usage_records')
+    .columns(['organization_id', 'created_at', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('usage_records_org_time_id').ifExists().execute();
-  for (const table of ['warehouse_events', 'event_deliveries', 'collected_events', 'project_components', 'proxy_settings', 'project_domains', 'projects']) {
+  for (const table of [
+    'warehouse_events',
+    'event_deliveries',
+    'collected_events',
+    'project_components',
+    'proxy_settings',
+    'project_domains',
+    'projects',
+  ]) {
     await db.schema.dropTable(table).ifExists().execute();
   }
 }

@@ -10,5 +10,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createIndex('usage_records_org_time').ifNotExists().on('usage_records').columns(['organization_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('usage_records_org_time')
+    .ifNotExists()
+    .on('usage_records')
+    .columns(['organization_id', 'created_at'])
+    .execute();
 }

@@ -18,6 +18,8 @@ export const observations = JSON.parse(readFileSync(join(dir, 'swe-agent-observa
 
 export const fixtureText = (name: string) => readFileSync(join(dir, name), 'utf8');
 
-export const marshmallowChat = JSON.parse(readFileSync(join(dir, 'marshmallow-function-calling.chat.json'), 'utf8')) as {
+export const marshmallowChat = JSON.parse(
+  readFileSync(join(dir, 'marshmallow-function-calling.chat.json'), 'utf8'),
+) as {
   messages: Record<string, unknown>[];
 };

@@ -8,7 +8,12 @@ import type { SseEvent } from '../../../src/providers/types.js';
 
 async function parse(chunks: Uint8Array[]): Promise<SseEvent[]> {
   const events: SseEvent[] = [];
-  for await (const event of readSse((async function* () { yield* chunks; })())) events.push(event);
+  for await (const event of readSse(
+    (async function* () {
+      yield* chunks;
+    })(),
+  ))
+    events.push(event);
   return events;
 }
 
@@ -27,13 +32,21 @@ function splitAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
 describe('SSE reading', () => {
   it('yields the same events however the bytes are split (multi-byte characters included)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.string({ unit: 'grapheme', minLength: 1 }), { minLength: 1, maxLength: 5 }), fc.array(fc.nat(), { maxLength: 8 }), fc.boolean(), async (datas, cuts, crlf) => {
-        const clean = datas.map((d) => d.replace(/[\r\n]/g, ' '));
-        const eol = crlf ? '\r\n' : '\n';
-        const text = clean.map((d) => `event: e${eol}data: ${d}${eol}${eol}`).join('');
-        const events = await parse(splitAt(new TextEncoder().encode(text), cuts));
-        assert.deepEqual(events.map((e) => e.data), clean);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.string({ unit: 'grapheme', minLength: 1 }), { minLength: 1, maxLength: 5 }),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        fc.boolean(),
+        async (datas, cuts, crlf) => {
+          const clean = datas.map((d) => d.replace(/[\r\n]/g, ' '));
+          const eol = crlf ? '\r\n' : '\n';
+          const text = clean.map((d) => `event: e${eol}data: ${d}${eol}${eol}`).join('');
+          const events = await parse(splitAt(new TextEncoder().encode(text), cuts));
+          assert.deepEqual(
+            events.map((e) => e.data),
+            clean,
+          );
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -45,12 +58,18 @@ describe('SSE reading', () => {
 
   it('keeps the last event when the body ends without a blank line', async () => {
     const events = await parse([new TextEncoder().encode('data: one\n\ndata: two')]);
-    assert.deepEqual(events.map((e) => e.data), ['one', 'two']);
+    assert.deepEqual(
+      events.map((e) => e.data),
+      ['one', 'two'],
+    );
   });
 
   it('ignores comments', async () => {
     const events = await parse([new TextEncoder().encode(': keep-alive\n\ndata: x\n\n')]);
-    assert.deepEqual(events.map((e) => e.data), ['x']);
+    assert.deepEqual(
+      events.map((e) => e.data),
+      ['x'],
+    );
   });
 });
 
@@ -68,7 +87,10 @@ describe('retry-after parsing', () => {
 
 describe('error message sanitising', () => {
   it('redacts credentials and truncates to 500 characters', () => {
-    const message = sanitizeMessage(`bad key sk-proj-abcdef123456 and AIzaSyA1234567890abcdef, Bearer xyz.abc.def123 ${'y'.repeat(900)}`, ['my-secret-key']);
+    const message = sanitizeMessage(
+      `bad key sk-proj-abcdef123456 and AIzaSyA1234567890abcdef, Bearer xyz.abc.def123 ${'y'.repeat(900)}`,
+      ['my-secret-key'],
+    );
     assert.ok(!/sk-proj|AIzaSy|xyz\.abc/.test(message));
     assert.equal(message.length, 500);
     assert.equal(sanitizeMessage('contains my-secret-key here', ['my-secret-key']), 'contains [redacted] here');

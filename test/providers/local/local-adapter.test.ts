@@ -6,7 +6,13 @@ import { countTextTokens } from '../../../src/tokenize/index.js';
 import { UpstreamError, type UpstreamTarget } from '../../../src/providers/types.js';
 import { callOptions, chat, collect } from '../helpers.js';
 
-const target: UpstreamTarget = { providerId: 'local', kind: 'local', baseUrl: '', apiKey: undefined, upstreamModel: 'echo' };
+const target: UpstreamTarget = {
+  providerId: 'local',
+  kind: 'local',
+  baseUrl: '',
+  apiKey: undefined,
+  upstreamModel: 'echo',
+};
 const tool = { type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } };
 
 describe('local echo adapter', () => {
@@ -36,19 +42,29 @@ describe('local echo adapter', () => {
   });
 
   it('truncates to max_tokens with finish length', async () => {
-    const result = await localAdapter.complete(chat('alpha beta gamma delta epsilon zeta eta theta', { max_tokens: 4 }), target, callOptions());
+    const result = await localAdapter.complete(
+      chat('alpha beta gamma delta epsilon zeta eta theta', { max_tokens: 4 }),
+      target,
+      callOptions(),
+    );
     assert.equal(result.finishReason, 'length');
     assert.ok(countTextTokens(result.message.content ?? '', 'o200k_base') <= 4);
     assert.ok((result.message.content ?? '').startsWith('Echo:'));
   });
 
   it('calls a tool for "/tool <name> <json-args>" when the tool is offered', async () => {
-    const result = await localAdapter.complete(chat('/tool lookup {"q":"x"}', { tools: [tool] }), target, callOptions());
+    const result = await localAdapter.complete(
+      chat('/tool lookup {"q":"x"}', { tools: [tool] }),
+      target,
+      callOptions(),
+    );
     assert.equal(result.finishReason, 'tool_calls');
     assert.equal(result.message.content, null);
     assert.equal(result.message.tool_calls?.[0]?.function.name, 'lookup');
     assert.equal(result.message.tool_calls?.[0]?.function.arguments, '{"q":"x"}');
-    const streamed = await collect(await localAdapter.stream(chat('/tool lookup', { tools: [tool] }), target, callOptions()));
+    const streamed = await collect(
+      await localAdapter.stream(chat('/tool lookup', { tools: [tool] }), target, callOptions()),
+    );
     assert.equal(streamed.toolCalls[0]?.function.arguments, '{}');
     assert.equal(streamed.finishReason, 'tool_calls');
   });
@@ -61,7 +77,11 @@ describe('local echo adapter', () => {
   it('answers tool results with "Tool result: …"', async () => {
     const request = chat('/tool lookup {}', { tools: [tool] });
     request.messages.push(
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'lookup', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c', type: 'function', function: { name: 'lookup', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'c', content: '42' },
     );
     const result = await localAdapter.complete(request, target, callOptions());
@@ -74,7 +94,10 @@ describe('local echo adapter', () => {
     const iterator = stream[Symbol.asyncIterator]();
     await iterator.next();
     controller.abort();
-    await assert.rejects(collect({ [Symbol.asyncIterator]: () => iterator }), (err) => err instanceof UpstreamError && err.details.kind === 'aborted');
+    await assert.rejects(
+      collect({ [Symbol.asyncIterator]: () => iterator }),
+      (err) => err instanceof UpstreamError && err.details.kind === 'aborted',
+    );
   });
 
   it('splits short replies into one chunk per word', () => {

@@ -3,11 +3,22 @@ import { describe, it } from 'node:test';
 import { openaiCodec } from '../../../src/providers/openai/codec.js';
 import { UpstreamError, type UpstreamTarget } from '../../../src/providers/types.js';
 
-const target: UpstreamTarget = { providerId: 'o', kind: 'openai', baseUrl: 'https://api.example.com/v1', apiKey: 'sk-abc', upstreamModel: 'gpt-4o-mini', headers: { 'x-extra': '1' } };
+const target: UpstreamTarget = {
+  providerId: 'o',
+  kind: 'openai',
+  baseUrl: 'https://api.example.com/v1',
+  apiKey: 'sk-abc',
+  upstreamModel: 'gpt-4o-mini',
+  headers: { 'x-extra': '1' },
+};
 
 describe('openai request building', () => {
   const build = (extra: object, stream: boolean) =>
-    openaiCodec.buildRequest({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], ...extra }, target, { stream });
+    openaiCodec.buildRequest(
+      { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], ...extra },
+      target,
+      { stream },
+    );
 
   it('posts to /chat/completions with a bearer token and the target headers', () => {
     const request = build({}, false);
@@ -17,10 +28,23 @@ describe('openai request building', () => {
   });
 
   it('replaces the model and removes gateway-only fields', () => {
-    const body = JSON.parse(build({ tags: ['a'], enable_debug: true, gateway_tool_ids: ['x'], gateway_pending_id: 'p', compression_model: 'codex', temperature: 0.5 }, false).body);
+    const body = JSON.parse(
+      build(
+        {
+          tags: ['a'],
+          enable_debug: true,
+          gateway_tool_ids: ['x'],
+          gateway_pending_id: 'p',
+          compression_model: 'codex',
+          temperature: 0.5,
+        },
+        false,
+      ).body,
+    );
     assert.equal(body.model, 'gpt-4o-mini');
     assert.equal(body.temperature, 0.5);
-    for (const field of ['tags', 'enable_debug', 'gateway_tool_ids', 'gateway_pending_id', 'compression_model']) assert.equal(body[field], undefined, field);
+    for (const field of ['tags', 'enable_debug', 'gateway_tool_ids', 'gateway_pending_id', 'compression_model'])
+      assert.equal(body[field], undefined, field);
   });
 
   it('always asks for usage when streaming', () => {
@@ -37,7 +61,18 @@ describe('openai request building', () => {
 
   it('strips cache_control hints from messages and parts', () => {
     const body = JSON.parse(
-      build({ messages: [{ role: 'user', cache_control: { type: 'ephemeral' }, content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }] }] }, false).body,
+      build(
+        {
+          messages: [
+            {
+              role: 'user',
+              cache_control: { type: 'ephemeral' },
+              content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }],
+            },
+          ],
+        },
+        false,
+      ).body,
     );
     assert.deepEqual(body.messages, [{ role: 'user', content: [{ type: 'text', text: 'x' }] }]);
   });
@@ -46,19 +81,44 @@ describe('openai request building', () => {
 describe('openai response parsing', () => {
   it('reads content, tool calls, finish reason and detailed usage', () => {
     const result = openaiCodec.parseResponse({
-      id: 'chatcmpl-1', model: 'gpt-4o-mini-2024',
-      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }, finish_reason: 'tool_calls' }],
-      usage: { prompt_tokens: 50, completion_tokens: 10, prompt_tokens_details: { cached_tokens: 32 }, completion_tokens_details: { reasoning_tokens: 4 } },
+      id: 'chatcmpl-1',
+      model: 'gpt-4o-mini-2024',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
+      usage: {
+        prompt_tokens: 50,
+        completion_tokens: 10,
+        prompt_tokens_details: { cached_tokens: 32 },
+        completion_tokens_details: { reasoning_tokens: 4 },
+      },
     });
     assert.equal(result.message.content, null);
     assert.equal(result.message.tool_calls?.[0]?.function.name, 'f');
     assert.equal(result.finishReason, 'tool_calls');
-    assert.deepEqual(result.usage, { inputTokens: 50, cachedInputTokens: 32, cacheCreationInputTokens: 0, outputTokens: 10, reasoningTokens: 4 });
+    assert.deepEqual(result.usage, {
+      inputTokens: 50,
+      cachedInputTokens: 32,
+      cacheCreationInputTokens: 0,
+      outputTokens: 10,
+      reasoningTokens: 4,
+    });
     assert.equal(result.upstreamModel, 'gpt-4o-mini-2024');
   });
 
   it('rejects a body without choices as malformed', () => {
-    assert.throws(() => openaiCodec.parseResponse({ object: 'list' }), (err) => err instanceof UpstreamError && err.details.kind === 'malformed');
+    assert.throws(
+      () => openaiCodec.parseResponse({ object: 'list' }),
+      (err) => err instanceof UpstreamError && err.details.kind === 'malformed',
+    );
   });
 });
 
@@ -69,7 +129,16 @@ describe('openai stream parsing', () => {
     const out = [
       ...parser.push(chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] })),
       ...parser.push(chunk({ choices: [{ index: 0, delta: { content: 'Hi' } }] })),
-      ...parser.push(chunk({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 't', type: 'function', function: { name: 'f', arguments: '' } }] } }] })),
+      ...parser.push(
+        chunk({
+          choices: [
+            {
+              index: 0,
+              delta: { tool_calls: [{ index: 0, id: 't', type: 'function', function: { name: 'f', arguments: '' } }] },
+            },
+          ],
+        }),
+      ),
       ...parser.push(chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] })),
       ...parser.push(chunk({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } })),
       ...parser.push({ data: '[DONE]' }),
@@ -80,7 +149,16 @@ describe('openai stream parsing', () => {
       { type: 'delta', content: 'Hi' },
       { type: 'delta', toolCalls: [{ index: 0, id: 't', type: 'function', function: { name: 'f', arguments: '' } }] },
       { type: 'finish', finishReason: 'tool_calls' },
-      { type: 'usage', usage: { inputTokens: 3, cachedInputTokens: 0, cacheCreationInputTokens: 0, outputTokens: 2, reasoningTokens: 0 } },
+      {
+        type: 'usage',
+        usage: {
+          inputTokens: 3,
+          cachedInputTokens: 0,
+          cacheCreationInputTokens: 0,
+          outputTokens: 2,
+          reasoningTokens: 0,
+        },
+      },
     ]);
   });
 
@@ -92,13 +170,19 @@ describe('openai stream parsing', () => {
 
   it('throws on an error object inside the stream', () => {
     const parser = openaiCodec.createStreamParser();
-    assert.throws(() => parser.push({ data: '{"error":{"message":"boom"}}' }), (err) => err instanceof UpstreamError && /boom/.test(err.message));
+    assert.throws(
+      () => parser.push({ data: '{"error":{"message":"boom"}}' }),
+      (err) => err instanceof UpstreamError && /boom/.test(err.message),
+    );
   });
 });
 
 describe('openai error parsing', () => {
   it('uses the upstream error message, the retry-after header and the request id', () => {
-    const err = openaiCodec.parseError(429, '{"error":{"message":"Rate limit reached"}}', { 'retry-after': '3', 'x-request-id': 'req_1' });
+    const err = openaiCodec.parseError(429, '{"error":{"message":"Rate limit reached"}}', {
+      'retry-after': '3',
+      'x-request-id': 'req_1',
+    });
     assert.equal(err.details.status, 429);
     assert.equal(err.details.retryable, true);
     assert.equal(err.details.retryAfterMs, 3000);

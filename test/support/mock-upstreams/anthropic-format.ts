@@ -1,7 +1,12 @@
 import { finishOf, textChunksOf, textOf, usageOf } from './scenario-helpers.js';
 import type { MockScenario, MockWireFormat, RecordedRequest } from './types.js';
 
-const STOP_REASON = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use', content_filter: 'refusal' } as const;
+const STOP_REASON = {
+  stop: 'end_turn',
+  length: 'max_tokens',
+  tool_calls: 'tool_use',
+  content_filter: 'refusal',
+} as const;
 
 function usage(scenario: MockScenario) {
   const u = usageOf(scenario);
@@ -14,17 +19,24 @@ function usage(scenario: MockScenario) {
 }
 
 function toolUses(scenario: MockScenario) {
-  return (scenario.toolCalls ?? []).map((call, i) => ({ type: 'tool_use' as const, id: call.id ?? `toolu_mock_${i}`, name: call.name, input: call.arguments ?? {} }));
+  return (scenario.toolCalls ?? []).map((call, i) => ({
+    type: 'tool_use' as const,
+    id: call.id ?? `toolu_mock_${i}`,
+    name: call.name,
+    input: call.arguments ?? {},
+  }));
 }
 
 /** `stop_reason` / `stop_sequence` of a scenario: a `stopSequence` wins over `finishReason`. */
 function stopOf(scenario: MockScenario): { stop_reason: string; stop_sequence: string | null } {
-  if (scenario.stopSequence !== undefined) return { stop_reason: 'stop_sequence', stop_sequence: scenario.stopSequence };
+  if (scenario.stopSequence !== undefined)
+    return { stop_reason: 'stop_sequence', stop_sequence: scenario.stopSequence };
   return { stop_reason: STOP_REASON[finishOf(scenario)], stop_sequence: null };
 }
 
 const wantsText = (scenario: MockScenario): boolean => !scenario.toolCalls?.length || scenario.text !== undefined;
-const modelOf = (scenario: MockScenario, request: RecordedRequest): string => scenario.model ?? request.body?.model ?? 'mock-model';
+const modelOf = (scenario: MockScenario, request: RecordedRequest): string =>
+  scenario.model ?? request.body?.model ?? 'mock-model';
 
 export const anthropicFormat: MockWireFormat = {
   name: 'anthropic',
@@ -32,10 +44,23 @@ export const anthropicFormat: MockWireFormat = {
   acceptsPath: (path) => path === '/v1/messages',
   isStream: (request) => request.body?.stream === true,
   apiKeyOf: (request) => request.headers['x-api-key'] as string | undefined,
-  authError: () => ({ status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } }),
+  authError: () => ({
+    status: 401,
+    body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
+  }),
   errorBody: (status, message) => ({
     type: 'error',
-    error: { type: status === 429 ? 'rate_limit_error' : status === 529 ? 'overloaded_error' : status >= 500 ? 'api_error' : 'invalid_request_error', message },
+    error: {
+      type:
+        status === 429
+          ? 'rate_limit_error'
+          : status === 529
+            ? 'overloaded_error'
+            : status >= 500
+              ? 'api_error'
+              : 'invalid_request_error',
+      message,
+    },
   }),
   json(scenario, request) {
     return {
@@ -58,22 +83,32 @@ export const anthropicFormat: MockWireFormat = {
     const send = (type: string, payload: object): void => void events.push({ event: type, data: { type, ...payload } });
     send('message_start', {
       message: {
-        id: 'msg_mock', type: 'message', role: 'assistant', model: modelOf(scenario, request), content: [],
-        stop_reason: null, stop_sequence: null, usage: { ...u, output_tokens: 1 },
+        id: 'msg_mock',
+        type: 'message',
+        role: 'assistant',
+        model: modelOf(scenario, request),
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...u, output_tokens: 1 },
       },
     });
     let index = 0;
     if (scenario.thinking) {
       send('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
       send('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: scenario.thinking.thinking } });
-      send('content_block_delta', { index, delta: { type: 'signature_delta', signature: scenario.thinking.signature } });
+      send('content_block_delta', {
+        index,
+        delta: { type: 'signature_delta', signature: scenario.thinking.signature },
+      });
       send('content_block_stop', { index });
       index++;
     }
     if (wantsText(scenario)) {
       send('content_block_start', { index, content_block: { type: 'text', text: '' } });
       send('ping', {});
-      for (const piece of textChunksOf(scenario)) send('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
+      for (const piece of textChunksOf(scenario))
+        send('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
       send('content_block_stop', { index });
       index++;
     }

@@ -33,20 +33,31 @@ export const geminiFormat: MockWireFormat = {
         code: 400,
         message: 'API key not valid. Please pass a valid API key.',
         status: 'INVALID_ARGUMENT',
-        details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }],
+        details: [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' },
+        ],
       },
     },
   }),
   errorBody: (status, message) => ({
-    error: { code: status, message, status: status === 429 ? 'RESOURCE_EXHAUSTED' : status >= 500 ? 'UNAVAILABLE' : 'INVALID_ARGUMENT' },
+    error: {
+      code: status,
+      message,
+      status: status === 429 ? 'RESOURCE_EXHAUSTED' : status >= 500 ? 'UNAVAILABLE' : 'INVALID_ARGUMENT',
+    },
   }),
   json(scenario) {
     return {
-      candidates: [{
-        content: { role: 'model', parts: [...(wantsText(scenario) ? [{ text: textOf(scenario) }] : []), ...functionCalls(scenario)] },
-        finishReason: FINISH[finishOf(scenario)],
-        index: 0,
-      }],
+      candidates: [
+        {
+          content: {
+            role: 'model',
+            parts: [...(wantsText(scenario) ? [{ text: textOf(scenario) }] : []), ...functionCalls(scenario)],
+          },
+          finishReason: FINISH[finishOf(scenario)],
+          index: 0,
+        },
+      ],
       usageMetadata: usageMetadata(scenario),
       modelVersion: modelVersion(scenario),
       responseId: 'gemini-mock-response',
@@ -68,7 +79,13 @@ export const geminiFormat: MockWireFormat = {
     }
     events.push({
       data: {
-        candidates: [{ content: { role: 'model', parts: functionCalls(scenario) }, finishReason: FINISH[finishOf(scenario)], index: 0 }],
+        candidates: [
+          {
+            content: { role: 'model', parts: functionCalls(scenario) },
+            finishReason: FINISH[finishOf(scenario)],
+            index: 0,
+          },
+        ],
         usageMetadata: usageMetadata(scenario),
         ...base,
       },

@@ -4,12 +4,21 @@ import { openaiFormat } from './openai-format.js';
 import { startMockServer } from './server.js';
 import type { MockOptions, MockUpstream } from './types.js';
 
-export type { MockOptions, MockScenario, MockToolCall, MockUpstream, MockUsage, RecordedRequest, ScenarioSource } from './types.js';
+export type {
+  MockOptions,
+  MockScenario,
+  MockToolCall,
+  MockUpstream,
+  MockUsage,
+  RecordedRequest,
+  ScenarioSource,
+} from './types.js';
 export { DEFAULT_TEXT } from './scenario-helpers.js';
 
 /** OpenAI chat completions at `${baseUrl}/chat/completions` (baseUrl ends in /v1). */
 export const startMockOpenAI = (options?: MockOptions): Promise<MockUpstream> => startMockServer(openaiFormat, options);
 /** Anthropic Messages at `${baseUrl}/messages` (baseUrl ends in /v1). */
-export const startMockAnthropic = (options?: MockOptions): Promise<MockUpstream> => startMockServer(anthropicFormat, options);
+export const startMockAnthropic = (options?: MockOptions): Promise<MockUpstream> =>
+  startMockServer(anthropicFormat, options);
 /** Gemini at `${baseUrl}/models/{model}:generateContent` / `:streamGenerateContent?alt=sse` (baseUrl ends in /v1beta). */
 export const startMockGemini = (options?: MockOptions): Promise<MockUpstream> => startMockServer(geminiFormat, options);

@@ -20,7 +20,8 @@ function toolCalls(scenario: MockScenario) {
   }));
 }
 
-const modelOf = (scenario: MockScenario, request: RecordedRequest): string => scenario.model ?? request.body?.model ?? 'mock-model';
+const modelOf = (scenario: MockScenario, request: RecordedRequest): string =>
+  scenario.model ?? request.body?.model ?? 'mock-model';
 
 export const openaiFormat: MockWireFormat = {
   name: 'openai',
@@ -30,7 +31,14 @@ export const openaiFormat: MockWireFormat = {
   apiKeyOf: (request) => /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1],
   authError: () => ({
     status: 401,
-    body: { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } },
+    body: {
+      error: {
+        message: 'Incorrect API key provided.',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'invalid_api_key',
+      },
+    },
   }),
   errorBody: (status, message) => ({
     error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null },
@@ -43,28 +51,48 @@ export const openaiFormat: MockWireFormat = {
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: modelOf(scenario, request),
-      choices: [{
-        index: 0,
-        message: { role: 'assistant', content: calls.length && !scenario.text ? null : text, ...(calls.length ? { tool_calls: calls } : {}), refusal: null },
-        finish_reason: finishOf(scenario),
-      }],
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: calls.length && !scenario.text ? null : text,
+            ...(calls.length ? { tool_calls: calls } : {}),
+            refusal: null,
+          },
+          finish_reason: finishOf(scenario),
+        },
+      ],
       usage: usage(scenario),
     };
   },
   streamEvents(scenario, request) {
-    const base = { id: 'chatcmpl-mock', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: modelOf(scenario, request) };
-    const chunk = (delta: object, finish: string | null = null) => ({ data: { ...base, choices: [{ index: 0, delta, finish_reason: finish }] } });
+    const base = {
+      id: 'chatcmpl-mock',
+      object: 'chat.completion.chunk',
+      created: Math.floor(Date.now() / 1000),
+      model: modelOf(scenario, request),
+    };
+    const chunk = (delta: object, finish: string | null = null) => ({
+      data: { ...base, choices: [{ index: 0, delta, finish_reason: finish }] },
+    });
     const events: Array<{ event?: string; data: unknown }> = [chunk({ role: 'assistant', content: '' })];
-    if (!scenario.toolCalls?.length || scenario.text) for (const piece of textChunksOf(scenario)) events.push(chunk({ content: piece }));
+    if (!scenario.toolCalls?.length || scenario.text)
+      for (const piece of textChunksOf(scenario)) events.push(chunk({ content: piece }));
     for (const [index, call] of toolCalls(scenario).entries()) {
-      events.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+      events.push(
+        chunk({
+          tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
+        }),
+      );
       const args = call.function.arguments;
       const half = Math.ceil(args.length / 2);
       events.push(chunk({ tool_calls: [{ index, function: { arguments: args.slice(0, half) } }] }));
       events.push(chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }));
     }
     events.push(chunk({}, finishOf(scenario)));
-    if (request.body?.stream_options?.include_usage) events.push({ data: { ...base, choices: [], usage: usage(scenario) } });
+    if (request.body?.stream_options?.include_usage)
+      events.push({ data: { ...base, choices: [], usage: usage(scenario) } });
     if (!scenario.omitDone) events.push({ data: '[DONE]' });
     return events;
   },

@@ -1,7 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { MockOptions, MockScenario, MockUpstream, MockWireFormat, RecordedRequest, ScenarioSource } from './types.js';
+import type {
+  MockOptions,
+  MockScenario,
+  MockUpstream,
+  MockWireFormat,
+  RecordedRequest,
+  ScenarioSource,
+} from './types.js';
 
 function wait(ms: number | undefined): Promise<void> {
   if (ms === undefined) return new Promise((resolve) => setImmediate(resolve));
@@ -11,7 +18,10 @@ function wait(ms: number | undefined): Promise<void> {
 }
 
 function frame(event: { event?: string; data: unknown }, scenario: MockScenario): string {
-  const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data, null, scenario.multiLineData ? 1 : undefined);
+  const data =
+    typeof event.data === 'string'
+      ? event.data
+      : JSON.stringify(event.data, null, scenario.multiLineData ? 1 : undefined);
   const lines = [...(event.event ? [`event: ${event.event}`] : []), ...data.split('\n').map((line) => `data: ${line}`)];
   const text = `${lines.join('\n')}\n\n`;
   return scenario.crlf ? text.replace(/\n/g, '\r\n') : text;
@@ -31,7 +41,12 @@ function splitInsideCharacters(bytes: Buffer): Buffer[] {
   return pieces;
 }
 
-async function writeStream(res: ServerResponse, format: MockWireFormat, scenario: MockScenario, request: RecordedRequest): Promise<void> {
+async function writeStream(
+  res: ServerResponse,
+  format: MockWireFormat,
+  scenario: MockScenario,
+  request: RecordedRequest,
+): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...scenario.headers });
   res.flushHeaders();
   const events = format.streamEvents(scenario, request);
@@ -60,11 +75,19 @@ async function writeStream(res: ServerResponse, format: MockWireFormat, scenario
   res.end();
 }
 
-async function respond(res: ServerResponse, format: MockWireFormat, options: MockOptions, scenario: MockScenario, request: RecordedRequest): Promise<void> {
+async function respond(
+  res: ServerResponse,
+  format: MockWireFormat,
+  options: MockOptions,
+  scenario: MockScenario,
+  request: RecordedRequest,
+): Promise<void> {
   if (scenario.hangBeforeHeadersMs !== undefined) await wait(scenario.hangBeforeHeadersMs);
   if (res.destroyed) return;
   if (!format.acceptsPath(request.path)) {
-    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify(format.errorBody(404, `no route ${request.path}`)));
+    res
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end(JSON.stringify(format.errorBody(404, `no route ${request.path}`)));
     return;
   }
   if (options.apiKey !== undefined && format.apiKeyOf(request) !== options.apiKey) {
@@ -73,14 +96,21 @@ async function respond(res: ServerResponse, format: MockWireFormat, options: Moc
     return;
   }
   if (scenario.status !== undefined && scenario.status >= 400) {
-    const body = scenario.errorBody ?? format.errorBody(scenario.status, scenario.errorMessage ?? `mock error ${scenario.status}`);
+    const body =
+      scenario.errorBody ?? format.errorBody(scenario.status, scenario.errorMessage ?? `mock error ${scenario.status}`);
     res
-      .writeHead(scenario.status, { 'content-type': 'application/json', 'x-request-id': 'req_mock_error', ...scenario.headers })
+      .writeHead(scenario.status, {
+        'content-type': 'application/json',
+        'x-request-id': 'req_mock_error',
+        ...scenario.headers,
+      })
       .end(typeof body === 'string' ? body : JSON.stringify(body));
     return;
   }
   if (format.isStream(request)) return writeStream(res, format, scenario, request);
-  res.writeHead(200, { 'content-type': 'application/json', ...scenario.headers }).end(JSON.stringify(format.json(scenario, request)));
+  res
+    .writeHead(200, { 'content-type': 'application/json', ...scenario.headers })
+    .end(JSON.stringify(format.json(scenario, request)));
 }
 
 export async function startMockServer(format: MockWireFormat, options: MockOptions = {}): Promise<MockUpstream> {

@@ -31,7 +31,17 @@ export function Loading({ what }: { what: string }) {
   return <p class="muted loading">Loading {what}…</p>;
 }
 
-export function Modal({ title, onClose, children, footer }: { title: string; onClose: () => void; children: ComponentChildren; footer?: ComponentChildren }) {
+export function Modal({
+  title,
+  onClose,
+  children,
+  footer,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+  footer?: ComponentChildren;
+}) {
   const dialog = useRef<HTMLDivElement>(null);
   const close = useRef(onClose);
   close.current = onClose;
@@ -47,13 +57,25 @@ export function Modal({ title, onClose, children, footer }: { title: string; onC
       <div class="modal" role="dialog" aria-modal="true" aria-label={title} ref={dialog}>
         <h2>{title}</h2>
         <div class="modal-body">{children}</div>
-        <div class="modal-footer">{footer ?? <button type="button" onClick={onClose}>Close</button>}</div>
+        <div class="modal-footer">
+          {footer ?? (
+            <button type="button" onClick={onClose}>
+              Close
+            </button>
+          )}
+        </div>
       </div>
     </div>
   );
 }
 
-export function ConfirmDialog(props: { title: string; message: ComponentChildren; confirm: string; onConfirm: () => Promise<void>; onClose: () => void }) {
+export function ConfirmDialog(props: {
+  title: string;
+  message: ComponentChildren;
+  confirm: string;
+  onConfirm: () => Promise<void>;
+  onClose: () => void;
+}) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const run = async () => {
@@ -129,7 +151,10 @@ export function Stat({ label, value, detail }: { label: string; value: string; d
 }
 
 /** Loads with `load` whenever `deps` change; keeps the last data while reloading. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: unknown; loading: boolean; reload: () => void } {
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { data: T | undefined; error: unknown; loading: boolean; reload: () => void } {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<unknown>(null);
   const [loading, setLoading] = useState(true);

@@ -53,7 +53,9 @@ export function KeysPage({ session }: { session: Session }) {
       <header class="page-header">
         <div>
           <h1>API keys</h1>
-          <p class="muted">Keys call the gateway with <code>Authorization: Bearer &lt;key&gt;</code>. Spend is this month's, in UTC.</p>
+          <p class="muted">
+            Keys call the gateway with <code>Authorization: Bearer &lt;key&gt;</code>. Spend is this month's, in UTC.
+          </p>
         </div>
         {canWrite && !creating && (
           <button class="primary" type="button" onClick={() => setCreating(true)} data-testid="new-key">
@@ -78,7 +80,9 @@ export function KeysPage({ session }: { session: Session }) {
       {loading && !data && <Loading what="keys" />}
       {data && data.keys.length === 0 && (
         <Empty title="No API keys yet">
-          {canWrite ? 'Create one with "Create key", then send it to the gateway as a Bearer token.' : 'Ask someone with a write token to create one.'}
+          {canWrite
+            ? 'Create one with "Create key", then send it to the gateway as a Bearer token.'
+            : 'Ask someone with a write token to create one.'}
         </Empty>
       )}
       {data && data.keys.length > 0 && (
@@ -107,7 +111,9 @@ export function KeysPage({ session }: { session: Session }) {
                       <div class="muted small mono">{key.id}</div>
                     </td>
                     <td>{key.type === 'coding_agent' ? `Coding agent · ${key.coding_assistant ?? ''}` : 'API'}</td>
-                    <td class="models">{key.models.length === 0 ? <span class="muted">All models</span> : key.models.join(', ')}</td>
+                    <td class="models">
+                      {key.models.length === 0 ? <span class="muted">All models</span> : key.models.join(', ')}
+                    </td>
                     <td class="num">
                       {formatUsd(spend?.spent_usd ?? 0)}
                       <div class="muted small">{key.max_usage === null ? 'no ceiling' : `of $${key.max_usage}`}</div>
@@ -141,9 +147,21 @@ export function KeysPage({ session }: { session: Session }) {
         </div>
       )}
       {shown && (
-        <Modal title={shown.fresh ? `Key "${shown.key.name}" created` : `Key "${shown.key.name}"`} onClose={() => setShown(null)}>
-          {shown.fresh && <p>Copy the key now and keep it somewhere safe. It is stored encrypted; "Reveal" shows it again to console users.</p>}
-          {shown.key.key ? <SecretBox secret={shown.key.key} /> : <p class="muted">This key's secret cannot be revealed.</p>}
+        <Modal
+          title={shown.fresh ? `Key "${shown.key.name}" created` : `Key "${shown.key.name}"`}
+          onClose={() => setShown(null)}
+        >
+          {shown.fresh && (
+            <p>
+              Copy the key now and keep it somewhere safe. It is stored encrypted; "Reveal" shows it again to console
+              users.
+            </p>
+          )}
+          {shown.key.key ? (
+            <SecretBox secret={shown.key.key} />
+          ) : (
+            <p class="muted">This key's secret cannot be revealed.</p>
+          )}
         </Modal>
       )}
       {deleting && (
@@ -151,7 +169,8 @@ export function KeysPage({ session }: { session: Session }) {
           title="Delete key?"
           message={
             <>
-              Requests with <strong>{deleting.name}</strong> will be refused at once. Its usage stays in reports. This cannot be undone.
+              Requests with <strong>{deleting.name}</strong> will be refused at once. Its usage stays in reports. This
+              cannot be undone.
             </>
           }
           confirm="Delete key"
@@ -166,7 +185,15 @@ export function KeysPage({ session }: { session: Session }) {
   );
 }
 
-function CreateKeyForm({ base, onCreated, onCancel }: { base: string; onCreated: (key: ApiKey) => void; onCancel: () => void }) {
+function CreateKeyForm({
+  base,
+  onCreated,
+  onCancel,
+}: {
+  base: string;
+  onCreated: (key: ApiKey) => void;
+  onCancel: () => void;
+}) {
   const [name, setName] = useState('');
   const [type, setType] = useState<'api' | 'coding_agent'>('api');
   const [assistant, setAssistant] = useState<string>('claude_code');
@@ -199,7 +226,14 @@ function CreateKeyForm({ base, onCreated, onCancel }: { base: string; onCreated:
       <h2>New key</h2>
       <label>
         Name
-        <input name="name" required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder="e.g. backend production" />
+        <input
+          name="name"
+          required
+          maxLength={200}
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+          placeholder="e.g. backend production"
+        />
       </label>
       <label>
         Type
@@ -219,16 +253,41 @@ function CreateKeyForm({ base, onCreated, onCancel }: { base: string; onCreated:
         </label>
       )}
       <label class="wide">
-        Models <span class="muted">(optional: ids such as openai/gpt-4o-mini, separated by commas; empty allows every model)</span>
-        <input name="models" value={models} onInput={(e) => setModels(e.currentTarget.value)} placeholder="all models" />
+        Models{' '}
+        <span class="muted">
+          (optional: ids such as openai/gpt-4o-mini, separated by commas; empty allows every model)
+        </span>
+        <input
+          name="models"
+          value={models}
+          onInput={(e) => setModels(e.currentTarget.value)}
+          placeholder="all models"
+        />
       </label>
       <label>
         Monthly ceiling, USD <span class="muted">(optional)</span>
-        <input name="max_usage" type="number" min={0} step={1} value={ceiling} onInput={(e) => setCeiling(e.currentTarget.value)} placeholder="no ceiling" />
+        <input
+          name="max_usage"
+          type="number"
+          min={0}
+          step={1}
+          value={ceiling}
+          onInput={(e) => setCeiling(e.currentTarget.value)}
+          placeholder="no ceiling"
+        />
       </label>
       <label>
         Expires in days <span class="muted">(optional)</span>
-        <input name="expires_in_days" type="number" min={1} max={3650} step={1} value={expires} onInput={(e) => setExpires(e.currentTarget.value)} placeholder="never" />
+        <input
+          name="expires_in_days"
+          type="number"
+          min={1}
+          max={3650}
+          step={1}
+          value={expires}
+          onInput={(e) => setExpires(e.currentTarget.value)}
+          placeholder="never"
+        />
       </label>
       <div class="wide">
         <ErrorBanner error={error} />

@@ -1,5 +1,15 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, download, storedToken, withQuery, type ApiKey, type ListBody, type Query, type Session } from '../api.js';
+import {
+  api,
+  ApiError,
+  download,
+  storedToken,
+  withQuery,
+  type ApiKey,
+  type ListBody,
+  type Query,
+  type Session,
+} from '../api.js';
 import { Empty, ErrorBanner, Loading, useLoad } from '../components/ui.js';
 import { formatDate, formatInt } from '../format.js';
 
@@ -31,9 +41,14 @@ interface Filters {
 function exportQuery(filters: Filters, format: 'csv' | 'json'): Query {
   return {
     format,
-    ...(filters.from || filters.to ? { from_date: filters.from || undefined, to_date: filters.to || undefined } : { period: filters.period }),
+    ...(filters.from || filters.to
+      ? { from_date: filters.from || undefined, to_date: filters.to || undefined }
+      : { period: filters.period }),
     'api_key_id[]': filters.keys,
-    'tags[]': filters.tags.split(',').map((t) => t.trim()).filter(Boolean),
+    'tags[]': filters.tags
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean),
   };
 }
 
@@ -46,7 +61,11 @@ async function previewRows(path: string): Promise<{ rows: ExportRow[]; complete:
   const response = await fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   if (!response.ok) {
     const problem = (await response.json().catch(() => ({}))) as { message?: string; param?: string };
-    throw new ApiError(response.status, problem.message ?? `${response.status} ${response.statusText}`, problem.param ?? null);
+    throw new ApiError(
+      response.status,
+      problem.message ?? `${response.status} ${response.statusText}`,
+      problem.param ?? null,
+    );
   }
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   const rows: ExportRow[] = [];
@@ -76,14 +95,19 @@ export function LogsPage({ session }: { session: Session }) {
   const [downloadError, setDownloadError] = useState<unknown>(null);
   const [downloaded, setDownloaded] = useState<string | null>(null);
   const keys = useLoad(() => api<ListBody<ApiKey>>('GET', `${base}/api_keys`), [base]);
-  const preview = useLoad(() => previewRows(withQuery(exportPath, exportQuery(applied, 'json'))), [exportPath, applied]);
+  const preview = useLoad(
+    () => previewRows(withQuery(exportPath, exportQuery(applied, 'json'))),
+    [exportPath, applied],
+  );
   const set = (patch: Partial<Filters>) => setFilters((current) => ({ ...current, ...patch }));
 
   if (preview.error instanceof ApiError && preview.error.routeMissing) {
     return (
       <section>
         <h1>Logs</h1>
-        <Empty title="Log export is not available on this gateway">This server has no {exportPath} route yet; upgrade the gateway to export request logs.</Empty>
+        <Empty title="Log export is not available on this gateway">
+          This server has no {exportPath} route yet; upgrade the gateway to export request logs.
+        </Empty>
       </section>
     );
   }
@@ -104,7 +128,9 @@ export function LogsPage({ session }: { session: Session }) {
       <header class="page-header">
         <div>
           <h1>Logs</h1>
-          <p class="muted">One row per metered request, oldest first. Filters apply to the table and to both downloads.</p>
+          <p class="muted">
+            One row per metered request, oldest first. Filters apply to the table and to both downloads.
+          </p>
         </div>
         <div class="controls">
           <button type="button" onClick={() => save('csv')} data-testid="download-csv">
@@ -124,7 +150,12 @@ export function LogsPage({ session }: { session: Session }) {
       >
         <label>
           Period
-          <select name="period" value={filters.period} disabled={Boolean(filters.from || filters.to)} onChange={(e) => set({ period: e.currentTarget.value })}>
+          <select
+            name="period"
+            value={filters.period}
+            disabled={Boolean(filters.from || filters.to)}
+            onChange={(e) => set({ period: e.currentTarget.value })}
+          >
             {PERIODS.map((p) => (
               <option value={p}>Last {p}</option>
             ))}
@@ -132,7 +163,12 @@ export function LogsPage({ session }: { session: Session }) {
         </label>
         <label>
           From <span class="muted">(UTC, overrides period)</span>
-          <input type="date" name="from_date" value={filters.from} onInput={(e) => set({ from: e.currentTarget.value })} />
+          <input
+            type="date"
+            name="from_date"
+            value={filters.from}
+            onInput={(e) => set({ from: e.currentTarget.value })}
+          />
         </label>
         <label>
           To <span class="muted">(inclusive)</span>
@@ -155,7 +191,12 @@ export function LogsPage({ session }: { session: Session }) {
         </label>
         <label>
           Tags <span class="muted">(any of, comma-separated)</span>
-          <input name="tags" value={filters.tags} onInput={(e) => set({ tags: e.currentTarget.value })} placeholder="e.g. checkout, batch" />
+          <input
+            name="tags"
+            value={filters.tags}
+            onInput={(e) => set({ tags: e.currentTarget.value })}
+            placeholder="e.g. checkout, batch"
+          />
         </label>
         <div class="form-actions">
           <button class="primary" type="submit">
@@ -168,12 +209,16 @@ export function LogsPage({ session }: { session: Session }) {
       <ErrorBanner error={preview.error} onRetry={preview.reload} />
       {preview.loading && <Loading what="logs" />}
       {!preview.loading && preview.data && preview.data.rows.length === 0 && (
-        <Empty title="No requests match these filters">Widen the period or clear the key and tag filters. Requests show up here as soon as they are metered.</Empty>
+        <Empty title="No requests match these filters">
+          Widen the period or clear the key and tag filters. Requests show up here as soon as they are metered.
+        </Empty>
       )}
       {!preview.loading && preview.data && preview.data.rows.length > 0 && (
         <div class="table-wrap">
           <p class="muted small">
-            {preview.data.complete ? `${formatInt(preview.data.rows.length)} requests.` : `The first ${PREVIEW_ROWS} requests; download the file for all of them.`}
+            {preview.data.complete
+              ? `${formatInt(preview.data.rows.length)} requests.`
+              : `The first ${PREVIEW_ROWS} requests; download the file for all of them.`}
           </p>
           <table data-testid="logs-table">
             <thead>

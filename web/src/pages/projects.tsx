@@ -44,7 +44,8 @@ const MAX_EVENT_PAGES = 20;
 function NotAvailable() {
   return (
     <Empty title="Projects are not available on this gateway">
-      This server's console API has no /v1/projects routes yet. Upgrade the gateway to manage projects, their components, proxy settings and collected events here.
+      This server's console API has no /v1/projects routes yet. Upgrade the gateway to manage projects, their
+      components, proxy settings and collected events here.
     </Empty>
   );
 }
@@ -66,14 +67,17 @@ export function ProjectsPage({ projectId }: { projectId: string | null }) {
       <header class="page-header">
         <div>
           <h1>Projects</h1>
-          <p class="muted">Sites and apps whose events the collector receives, with their components and proxy settings.</p>
+          <p class="muted">
+            Sites and apps whose events the collector receives, with their components and proxy settings.
+          </p>
         </div>
       </header>
       <ErrorBanner error={list.error} onRetry={list.reload} />
       {list.loading && !list.data && <Loading what="projects" />}
       {list.data && projects.length === 0 && (
         <Empty title="No projects yet">
-          Create one with <code>POST /v1/projects</code> (see the <a href="/docs">API reference</a>); then add components and send events to the collector.
+          Create one with <code>POST /v1/projects</code> (see the <a href="/docs">API reference</a>); then add
+          components and send events to the collector.
         </Empty>
       )}
       {projects.length > 0 && (
@@ -93,7 +97,9 @@ export function ProjectsPage({ projectId }: { projectId: string | null }) {
             ))}
             {list.data?.has_more && <p class="muted small">Showing the first 100 projects.</p>}
           </nav>
-          {selected && <ProjectDetail key={selected} project={projects.find((p) => p.id === selected)} projectId={selected} />}
+          {selected && (
+            <ProjectDetail key={selected} project={projects.find((p) => p.id === selected)} projectId={selected} />
+          )}
         </div>
       )}
     </section>
@@ -109,7 +115,10 @@ function ProjectDetail({ project, projectId }: { project: Project | undefined; p
     return (
       <div class="card">
         <Empty title="No such project">
-          It may have been deleted. <button class="link" type="button" onClick={() => navigate('/projects')}>Back to the list</button>
+          It may have been deleted.{' '}
+          <button class="link" type="button" onClick={() => navigate('/projects')}>
+            Back to the list
+          </button>
         </Empty>
       </div>
     );
@@ -133,7 +142,9 @@ function ProjectDetail({ project, projectId }: { project: Project | undefined; p
         <h2>Components</h2>
         <ErrorBanner error={components.error} onRetry={components.reload} />
         {components.data && components.data.data.length === 0 && (
-          <Empty title="No components">Add one with <code>POST {path}/components</code>; browse what exists with <code>GET /v1/components</code>.</Empty>
+          <Empty title="No components">
+            Add one with <code>POST {path}/components</code>; browse what exists with <code>GET /v1/components</code>.
+          </Empty>
         )}
         {components.data && components.data.data.length > 0 && (
           <table>
@@ -166,7 +177,11 @@ function ProjectDetail({ project, projectId }: { project: Project | undefined; p
       <div class="card">
         <h2>Proxy settings revisions</h2>
         <ErrorBanner error={revisions.error} onRetry={revisions.reload} />
-        {revisions.data && revisions.data.data.length === 0 && <Empty title="No proxy settings">Create a revision with <code>POST {path}/proxy-settings</code>.</Empty>}
+        {revisions.data && revisions.data.data.length === 0 && (
+          <Empty title="No proxy settings">
+            Create a revision with <code>POST {path}/proxy-settings</code>.
+          </Empty>
+        )}
         {revisions.data && revisions.data.data.length > 0 && (
           <table>
             <thead>
@@ -197,7 +212,9 @@ function ProjectDetail({ project, projectId }: { project: Project | undefined; p
         <ErrorBanner error={events.error} onRetry={events.reload} />
         {events.loading && !events.data && <Loading what="events" />}
         {events.data && events.data.length === 0 && (
-          <Empty title="No events collected yet">Events appear here once the collector has stored them for one of this project's warehouse components.</Empty>
+          <Empty title="No events collected yet">
+            Events appear here once the collector has stored them for one of this project's warehouse components.
+          </Empty>
         )}
         {events.data && events.data.length > 0 && (
           <table>

@@ -2,7 +2,13 @@ import { useState } from 'preact/hooks';
 import { whoAmI, type CurrentOrganization } from '../api.js';
 import { ErrorBanner } from '../components/ui.js';
 
-export function SignIn({ onSignedIn, notice }: { onSignedIn: (token: string, organization: CurrentOrganization) => void; notice: string | null }) {
+export function SignIn({
+  onSignedIn,
+  notice,
+}: {
+  onSignedIn: (token: string, organization: CurrentOrganization) => void;
+  notice: string | null;
+}) {
   const [token, setToken] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -22,7 +28,10 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (token: string, org
     <main class="sign-in">
       <form class="card" onSubmit={submit}>
         <h1>Gateway console</h1>
-        <p class="muted">Sign in with a console token. It stays in this tab only (sessionStorage) and is sent to this server as a Bearer token.</p>
+        <p class="muted">
+          Sign in with a console token. It stays in this tab only (sessionStorage) and is sent to this server as a
+          Bearer token.
+        </p>
         {notice && <div class="banner info">{notice}</div>}
         <label>
           Console token
@@ -42,7 +51,8 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (token: string, org
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
         <p class="muted small">
-          No token yet? On the gateway host run <code>bin/gateway admin bootstrap --org &lt;slug&gt;</code>; it prints the first one.
+          No token yet? On the gateway host run <code>bin/gateway admin bootstrap --org &lt;slug&gt;</code>; it prints
+          the first one.
         </p>
       </form>
     </main>

@@ -57,7 +57,11 @@ export function UsagePage({ session }: { session: Session }) {
           </label>
           <label>
             By
-            <select name="granularity" value={granularity} onChange={(e) => setGranularity(e.currentTarget.value as 'hour' | 'day')}>
+            <select
+              name="granularity"
+              value={granularity}
+              onChange={(e) => setGranularity(e.currentTarget.value as 'hour' | 'day')}
+            >
               <option value="hour">Hour</option>
               <option value="day">Day</option>
             </select>
@@ -80,14 +84,31 @@ export function UsagePage({ session }: { session: Session }) {
       {data && (
         <>
           <div class="stats" data-testid="usage-totals">
-            <Stat label="Spend" value={formatUsd(data.totals.cost_usd)} detail={`${formatInt(data.totals.cost_micro_usd)} micro-USD`} />
-            <Stat label="Requests" value={formatInt(data.totals.requests)} detail={data.totals.errors > 0 ? `${formatInt(data.totals.errors)} failed` : 'none failed'} />
-            <Stat label="Input tokens" value={formatCompact(data.totals.input_tokens)} detail={formatInt(data.totals.input_tokens)} />
-            <Stat label="Output tokens" value={formatCompact(data.totals.output_tokens)} detail={formatInt(data.totals.output_tokens)} />
+            <Stat
+              label="Spend"
+              value={formatUsd(data.totals.cost_usd)}
+              detail={`${formatInt(data.totals.cost_micro_usd)} micro-USD`}
+            />
+            <Stat
+              label="Requests"
+              value={formatInt(data.totals.requests)}
+              detail={data.totals.errors > 0 ? `${formatInt(data.totals.errors)} failed` : 'none failed'}
+            />
+            <Stat
+              label="Input tokens"
+              value={formatCompact(data.totals.input_tokens)}
+              detail={formatInt(data.totals.input_tokens)}
+            />
+            <Stat
+              label="Output tokens"
+              value={formatCompact(data.totals.output_tokens)}
+              detail={formatInt(data.totals.output_tokens)}
+            />
           </div>
           {data.totals.requests === 0 ? (
             <Empty title="No requests in this period">
-              Make a request to the gateway with one of your API keys (for example to <code>local/echo</code>), or pick a longer period.
+              Make a request to the gateway with one of your API keys (for example to <code>local/echo</code>), or pick
+              a longer period.
             </Empty>
           ) : (
             <UsageCharts data={data} groupName={groupName} />
@@ -129,7 +150,8 @@ function UsageCharts({ data, groupName }: { data: UsageSummary; groupName: strin
         legend: { position: 'bottom', labels: { boxWidth: 12 } },
         tooltip: {
           callbacks: {
-            label: (item) => `${item.dataset.label}: ${metric === 'cost' ? formatUsd(Number(item.raw)) : formatInt(Number(item.raw))}`,
+            label: (item) =>
+              `${item.dataset.label}: ${metric === 'cost' ? formatUsd(Number(item.raw)) : formatInt(Number(item.raw))}`,
           },
         },
       },
@@ -155,7 +177,12 @@ function UsageCharts({ data, groupName }: { data: UsageSummary; groupName: strin
         cutout: '60%',
         plugins: {
           legend: { position: 'right', labels: { boxWidth: 12 } },
-          tooltip: { callbacks: { label: (item) => `${item.label}: ${byCost ? formatUsd(Number(item.raw)) : `${formatInt(Number(item.raw))} tokens`}` } },
+          tooltip: {
+            callbacks: {
+              label: (item) =>
+                `${item.label}: ${byCost ? formatUsd(Number(item.raw)) : `${formatInt(Number(item.raw))} tokens`}`,
+            },
+          },
         },
       },
     };
@@ -166,17 +193,30 @@ function UsageCharts({ data, groupName }: { data: UsageSummary; groupName: strin
       <div class="grid-2">
         <div class="card">
           <h2>Spend over time, by {groupName.toLowerCase()}</h2>
-          <ChartView config={spendChart as ChartConfiguration} label={`Spend per ${data.granularity} by ${groupName}`} testId="spend-chart" />
+          <ChartView
+            config={spendChart as ChartConfiguration}
+            label={`Spend per ${data.granularity} by ${groupName}`}
+            testId="spend-chart"
+          />
         </div>
         <div class="card">
           <h2>Tokens over time, by {groupName.toLowerCase()}</h2>
-          <ChartView config={tokenChart as ChartConfiguration} label={`Input and output tokens per ${data.granularity} by ${groupName}`} testId="tokens-chart" />
+          <ChartView
+            config={tokenChart as ChartConfiguration}
+            label={`Input and output tokens per ${data.granularity} by ${groupName}`}
+            testId="tokens-chart"
+          />
         </div>
       </div>
       <div class="grid-2 breakdown">
         <div class="card">
           <h2>{data.totals.cost_micro_usd > 0 ? 'Share of spend' : 'Share of tokens'}</h2>
-          <ChartView config={share as ChartConfiguration} height={240} label={`Share by ${groupName}`} testId="share-chart" />
+          <ChartView
+            config={share as ChartConfiguration}
+            height={240}
+            label={`Share by ${groupName}`}
+            testId="share-chart"
+          />
         </div>
         <div class="card">
           <h2>By {groupName.toLowerCase()}</h2>
@@ -218,7 +258,11 @@ function KeyCeilings({ state }: { state: ReturnType<typeof useLoad<ListBody<KeyS
     <div class="card" data-testid="key-ceilings">
       <h2>Month to date per key{state.data ? ` (${state.data.month}, UTC)` : ''}</h2>
       <ErrorBanner error={state.error} onRetry={state.reload} />
-      {state.data && rows.length === 0 && <Empty title="No keys">Create a key on the API keys page; its spend against its monthly ceiling shows here.</Empty>}
+      {state.data && rows.length === 0 && (
+        <Empty title="No keys">
+          Create a key on the API keys page; its spend against its monthly ceiling shows here.
+        </Empty>
+      )}
       {rows.length > 0 && (
         <table>
           <thead>
@@ -241,7 +285,9 @@ function KeyCeilings({ state }: { state: ReturnType<typeof useLoad<ListBody<KeyS
                   <td class="num" data-testid="key-spend">
                     {formatUsd(row.spent_usd)}
                   </td>
-                  <td class="num">{row.max_usage === null ? <span class="muted">none</span> : `$${formatInt(row.max_usage)}`}</td>
+                  <td class="num">
+                    {row.max_usage === null ? <span class="muted">none</span> : `$${formatInt(row.max_usage)}`}
+                  </td>
                   <td>
                     {fraction === null ? (
                       <span class="muted small">no ceiling</span>
