@@ -89,8 +89,7 @@ async function resolveAddresses(resolver: Resolver, domain: string): Promise<Res
     ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 as const })) : []),
   ];
   if (found.length > 0) return found;
-  const error = v4.status === 'rejected' ? v4.reason : undefined;
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const code = v4.status === 'rejected' ? (v4.reason as NodeJS.ErrnoException).code : undefined;
   if (code === 'ETIMEOUT' || code === 'ECANCELLED') return { ok: false, reason: `resolving ${domain} timed out` };
   return { ok: false, reason: `${domain} does not resolve to an address` };
 }
