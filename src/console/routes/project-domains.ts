@@ -73,15 +73,24 @@ export function registerProjectDomainRoutes(app: FastifyInstance, services: Cons
     },
   );
 
-  app.post<{ Params: DomainParams; Body: VerifyDomainBody | undefined }>(
+  app.post<{ Params: DomainParams; Body: VerifyDomainBody }>(
     '/v1/projects/:id/domains/:domain/verify',
-    { schema: { params: DomainParamsSchema, body: VerifyDomainBodySchema } },
+    {
+      schema: { params: DomainParamsSchema, body: VerifyDomainBodySchema },
+      // The body is optional: a bodiless POST is `{}`, not a validation error.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
     async (request, reply) => {
       const organizationId = request.consoleToken.organization_id;
       const project = await loadProject(services, request, request.params.id);
       const domain = request.params.domain;
+      // A claim dropped because another organization verified the domain says so.
+      const missing = async () =>
+        (await projectDomains.verifiedElsewhere(organizationId, domain)) ? verifiedElsewhere(domain) : domainNotFound();
       const claim = await projectDomains.get(project.id, domain);
-      if (!claim) throw domainNotFound();
+      if (!claim) throw await missing();
       if (claim.verifiedAt !== null) return presentDomain(claim, port);
       // Checked before any outbound request: a lost claim costs no DNS query or fetch.
       if (await projectDomains.verifiedElsewhere(organizationId, domain)) {
@@ -90,7 +99,7 @@ export function registerProjectDomainRoutes(app: FastifyInstance, services: Cons
       }
       let result;
       try {
-        result = await domainVerifier.verify(domain, claim.token, request.body?.method);
+        result = await domainVerifier.verify(domain, claim.token, request.body.method);
       } catch (error) {
         if (!(error instanceof VerifierBusyError)) throw error;
         reply.header('retry-after', '1');
@@ -102,7 +111,7 @@ export function registerProjectDomainRoutes(app: FastifyInstance, services: Cons
         { organizationId, projectId: project.id, domain },
         result.method,
       );
-      if (outcome.status === 'gone') throw domainNotFound();
+      if (outcome.status === 'gone') throw await missing();
       if (outcome.status === 'taken') throw verifiedElsewhere(domain);
       services.projectChanged(project.id);
       return presentDomain(outcome.claim, port);
