@@ -178,6 +178,17 @@ export class ProjectDomainRepository {
   ): Promise<VerifyOutcome> {
     try {
       return await this.store.db.transaction().execute(async (trx): Promise<VerifyOutcome> => {
+        // PostgreSQL: lock every claim on the domain, in one order, before writing. Without it two
+        // verifications deadlock: each updates its own row, then waits on the other's unique
+        // index entry while the other waits to delete its row. SQLite has one writer at a time.
+        if (this.store.dialect === 'postgres')
+          await trx
+            .selectFrom('project_domains')
+            .select('organization_id')
+            .where('domain', '=', claim.domain)
+            .orderBy('organization_id')
+            .forUpdate()
+            .execute();
         const now = Date.now();
         const updated = await trx
           .updateTable('project_domains')
@@ -195,7 +206,17 @@ export class ProjectDomainRepository {
           .where('organization_id', '=', claim.organizationId)
           .where('project_id', '=', claim.projectId)
           .executeTakeFirst();
-        if (!row) return { status: 'gone' };
+        if (!row) {
+          // Dropped by the other organization's verification, which committed first.
+          const winner = await trx
+            .selectFrom('project_domains')
+            .select('organization_id')
+            .where('domain', '=', claim.domain)
+            .where('verified_at', 'is not', null)
+            .where('organization_id', '!=', claim.organizationId)
+            .executeTakeFirst();
+          return winner ? { status: 'taken' } : { status: 'gone' };
+        }
         if (row.verified_at === null) return { status: 'taken' };
         return { status: 'verified', claim: toClaim(row) };
       });

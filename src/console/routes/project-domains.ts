@@ -111,7 +111,7 @@ export function registerProjectDomainRoutes(app: FastifyInstance, services: Cons
         { organizationId, projectId: project.id, domain },
         result.method,
       );
-      if (outcome.status === 'gone') throw await missing();
+      if (outcome.status === 'gone') throw domainNotFound();
       if (outcome.status === 'taken') throw verifiedElsewhere(domain);
       services.projectChanged(project.id);
       return presentDomain(outcome.claim, port);
