@@ -83,6 +83,24 @@ for (const kind of storeKinds()) {
       );
     });
 
+    it('a production instance does not serve claims verified only as local names in development mode', async () => {
+      const store = await freshStore(kind, schema && `${schema}_dev`);
+      if (schema) cleanups.push(() => dropSchema(`${schema}_dev`));
+      const { organization } = await ensureOrganization(store, 'dev', 'Dev');
+      const development = new ProjectRepository(store, (domain) => domain.endsWith('.test'));
+      const project = await development.create({
+        organizationId: organization.id,
+        slug: 'dev',
+        name: 'Dev',
+        domains: ['shop.test', 'shop.example.com'],
+      });
+      const served = { id: project.id, organizationId: organization.id };
+      assert.deepEqual(await development.findByDomain('shop.test'), served);
+      assert.equal(await development.findByDomain('shop.test', { servePreverified: false }), undefined);
+      // Pending claims are served by nobody.
+      assert.equal(await development.findByDomain('shop.example.com'), undefined);
+    });
+
     it('two connections verifying one domain for two organizations at once: one wins, the other is refused and dropped', async () => {
       const first = await freshStore(kind, schema && `${schema}_race`);
       if (schema) cleanups.push(() => dropSchema(`${schema}_race`));
