@@ -1,6 +1,7 @@
 import { Resolver } from 'node:dns/promises';
 import type { DomainSettings } from '../../config/domain-settings.js';
 import { checkDnsTxt } from './dns-txt-check.js';
+import type { CheckResult } from './challenge.js';
 import { checkWellKnownFile } from './well-known-check.js';
 
 export type ProofMethod = 'dns' | 'http';
@@ -33,27 +34,33 @@ export class DomainVerifier {
     };
     // c-ares retries on its own schedule: the deadline cancels whatever is still pending.
     const deadline = setTimeout(() => resolvers.forEach((r) => r.cancel()), this.settings.verifyTimeoutMs);
-    try {
-      const checks: Array<Promise<{ method: ProofMethod; result: Awaited<ReturnType<typeof checkDnsTxt>> }>> = [];
-      if (method !== 'http')
-        checks.push(checkDnsTxt(resolver(), domain, token).then((result) => ({ method: 'dns', result })));
-      if (method !== 'dns')
-        checks.push(
-          checkWellKnownFile(domain, token, {
-            resolver: resolver(),
-            port: this.settings.httpsPort,
-            timeoutMs: this.settings.verifyTimeoutMs,
-            allowPrivate: this.settings.allowPrivate,
-            extraCa: this.settings.extraCa,
-          }).then((result) => ({ method: 'http', result })),
-        );
-      const outcomes = await Promise.all(checks);
-      const passed = outcomes.find((o) => o.result.ok);
-      if (passed) return { ok: true, method: passed.method };
-      return { ok: false, reasons: outcomes.flatMap((o) => (o.result.ok ? [] : [o.result.reason])) };
-    } finally {
+    const checks: Array<Promise<{ method: ProofMethod; result: CheckResult }>> = [];
+    if (method !== 'http')
+      checks.push(checkDnsTxt(resolver(), domain, token).then((result) => ({ method: 'dns', result })));
+    if (method !== 'dns')
+      checks.push(
+        checkWellKnownFile(domain, token, {
+          resolver: resolver(),
+          port: this.settings.httpsPort,
+          timeoutMs: this.settings.verifyTimeoutMs,
+          allowPrivate: this.settings.allowPrivate,
+          extraCa: this.settings.extraCa,
+        }).then((result) => ({ method: 'http', result })),
+      );
+    // The slot is held until every check has ended, so the cap bounds the outbound work too.
+    void Promise.allSettled(checks).then(() => {
       clearTimeout(deadline);
       this.inFlight--;
+    });
+    // The first check that passes answers; the other may still be waiting for its timeout.
+    try {
+      const passed = await Promise.any(
+        checks.map((check) => check.then((o) => (o.result.ok ? o : Promise.reject(new Error(o.result.reason))))),
+      );
+      return { ok: true, method: passed.method };
+    } catch {
+      const outcomes = await Promise.all(checks);
+      return { ok: false, reasons: outcomes.flatMap((o) => (o.result.ok ? [] : [o.result.reason])) };
     }
   }
 }
