@@ -51,6 +51,8 @@ const gateway = await spawnGateway(
     CONSOLE_PORT: '0',
     COLLECTOR_PORT: '0',
     GATEWAY_WEBHOOK_ALLOW_PRIVATE: '1',
+    // bench.example.test is a test name: served without an ownership check in development mode only.
+    GATEWAY_ENV: 'development',
     // Read by bench/collector/cpu-profile.mjs when it is preloaded through BENCH_GATEWAY_NODE_OPTIONS.
     ...(process.env.BENCH_CPU_PROFILE_DIR ? { BENCH_CPU_PROFILE_DIR: process.env.BENCH_CPU_PROFILE_DIR } : {}),
   },

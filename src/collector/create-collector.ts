@@ -1,6 +1,10 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
 import { ProjectRepository } from '../store/projects.js';
+import { ProjectDomainRepository } from '../store/project-domains.js';
+import { readDomainSettings, type DomainSettings } from '../config/domain-settings.js';
+import { DomainVerifier } from '../console/domains/domain-verifier.js';
+import { isLocalName } from '../console/domains/local-names.js';
 import { ProxySettingsRepository } from '../store/proxy-settings.js';
 import { ProjectComponentRepository } from '../store/project-components.js';
 import { CollectedEventStore } from '../store/collected-events.js';
@@ -27,13 +31,22 @@ export interface Collector {
 }
 
 /** Wires the collector: repositories, the Host directory, group-commit intake and the outbox worker. */
-export function createCollector(store: Store, logger: Logger, env: NodeJS.ProcessEnv): Collector {
+export function createCollector(
+  store: Store,
+  logger: Logger,
+  env: NodeJS.ProcessEnv,
+  domains: DomainSettings = readDomainSettings(env),
+): Collector {
   const settings = readCollectorSettings(env);
-  const projects = new ProjectRepository(store);
+  const development = domains.mode === 'development';
+  // In development mode local names (localhost, *.test, …) are verified as soon as they are claimed.
+  const projects = new ProjectRepository(store, development ? isLocalName : () => false);
   const projectComponents = new ProjectComponentRepository(store);
   const events = new CollectedEventStore(store);
   const catalogue = new ComponentCatalogue();
-  const directory = new ProjectDirectory(projects, projectComponents, catalogue, settings.directoryTtlMs);
+  const directory = new ProjectDirectory(projects, projectComponents, catalogue, settings.directoryTtlMs, {
+    servePreverified: development,
+  });
   const webhook = new WebhookDeliverer(
     events,
     { allowPrivate: settings.webhookAllowPrivate },
@@ -59,6 +72,9 @@ export function createCollector(store: Store, logger: Logger, env: NodeJS.Proces
     console: {
       store,
       projects,
+      projectDomains: new ProjectDomainRepository(store),
+      domains,
+      domainVerifier: new DomainVerifier(domains),
       proxySettings: new ProxySettingsRepository(store),
       projectComponents,
       events,

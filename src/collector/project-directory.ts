@@ -13,7 +13,8 @@ export interface ResolvedProject {
 const EVENT_TYPES: ReadonlyArray<StoredEvent['type']> = ['page', 'track', 'user'];
 
 /**
- * Host → project (and its active data-collection components), cached for a short TTL so the
+ * Host → project (and its active data-collection components), through verified domain claims
+ * only (store/project-domains.ts), cached for a short TTL so the
  * collector's hot path does not query the database per request. Changes made through this
  * instance's console invalidate at once; another instance's changes show within the TTL.
  * Unknown hosts are cached too, so a flood of bad hosts costs one query per TTL each.
@@ -26,6 +27,8 @@ export class ProjectDirectory {
     private readonly components: ProjectComponentRepository,
     private readonly catalogue: ComponentCatalogue,
     private readonly ttlMs: number,
+    /** Serve claims verified only because they were local names in development mode (development only). */
+    private readonly options: { servePreverified: boolean } = { servePreverified: true },
   ) {}
 
   /** The cached answer while it is fresh (null: an unknown host); undefined when `resolve` must ask the database. */
@@ -38,7 +41,8 @@ export class ProjectDirectory {
     const now = Date.now();
     const hit = this.cache.get(host);
     if (hit && hit.until > now) return hit.value;
-    const project = await this.projects.findByDomain(host);
+    // Only a verified claim is served: an unverified host is answered like an unknown one.
+    const project = await this.projects.findByDomain(host, this.options);
     let value: ResolvedProject | null = null;
     if (project) {
       const active = await this.components.activeForProject(project.id);

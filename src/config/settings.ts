@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { readDomainSettings, type DomainSettings } from './domain-settings.js';
 
 /** Process settings, read once from the environment at start-up. */
 export interface Settings {
@@ -28,6 +29,8 @@ export interface Settings {
   metrics: MetricsSettings;
   /** Load the tokenizer vocabularies before listening instead of on first use (docs/decisions.md). */
   preloadTokenizers: boolean;
+  /** Project domains: development mode, resolvers and limits of the ownership checks. */
+  domains: DomainSettings;
 }
 
 export interface MetricsSettings {
@@ -113,5 +116,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     sweepIntervalMs: positiveInt(env, 'GATEWAY_SWEEP_INTERVAL_MS', 30_000),
     metrics: metricsSettings(env),
     preloadTokenizers: flag(env, 'GATEWAY_PRELOAD_TOKENIZERS', false),
+    domains: readDomainSettings(env),
   };
 }

@@ -72,7 +72,7 @@ export async function startGateway(
   });
   budget.startSweeper();
   const gatewayTools = createGatewayToolsService(store);
-  const collector = createCollector(store, logger, env);
+  const collector = createCollector(store, logger, env, settings.domains);
 
   const base = { tls, logger, bodyLimitBytes: settings.bodyLimitBytes, metrics: settings.metrics };
   const surfaces = [

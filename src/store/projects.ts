@@ -2,6 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import type { Store } from './database.js';
 import type { Database, ProjectsTable } from './schema.js';
+import { DomainClaimConflictError, findClaimConflict, insertClaims } from './project-domains.js';
+import { isUniqueViolation } from './unique-violation.js';
+
+// Kept here too: other repositories import it from this module.
+export { isUniqueViolation };
 
 export interface Project {
   id: string;
@@ -23,22 +28,20 @@ export class ProjectConflictError extends Error {
   }
 }
 
-export function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; message?: string };
-  return (
-    e?.code === '23505' ||
-    e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
-    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
-    /UNIQUE constraint failed/.test(e?.message ?? '')
-  );
-}
+/** Domains that are verified as soon as they are claimed (local names in development mode). */
+export type PreverifiedDomain = (domain: string) => boolean;
+const NONE_PREVERIFIED: PreverifiedDomain = () => false;
 
 /**
  * Projects of an organization. Every read and write is scoped by organization id, so an id
  * from another organization behaves exactly like an id that does not exist (OWASP API1).
+ * A project's `domains` are its domain claims, pending or verified (store/project-domains.ts).
  */
 export class ProjectRepository {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly preverified: PreverifiedDomain = NONE_PREVERIFIED,
+  ) {}
 
   async create(input: { organizationId: string; slug: string; name: string; domains: string[] }): Promise<Project> {
     const now = Date.now();
@@ -50,10 +53,17 @@ export class ProjectRepository {
       created_at: now,
       updated_at: now,
     };
-    await this.write(input.domains, async (trx) => {
-      await trx.insertInto('projects').values(row).execute();
-      await this.insertDomains(trx, row.id, row.organization_id, input.domains);
-    });
+    await this.write(
+      { organizationId: row.organization_id, projectId: row.id, domains: input.domains },
+      async (trx) => {
+        await trx.insertInto('projects').values(row).execute();
+        await insertClaims(
+          trx,
+          { organizationId: row.organization_id, projectId: row.id, domains: input.domains },
+          this.preverified,
+        );
+      },
+    );
     return { ...toProject(row), domains: [...input.domains].sort() };
   }
 
@@ -104,7 +114,7 @@ export class ProjectRepository {
     patch: { slug?: string; name?: string; domains?: string[] },
   ): Promise<Project | undefined> {
     let found = false;
-    await this.write(patch.domains ?? [], async (trx) => {
+    await this.write({ organizationId, projectId: id, domains: patch.domains ?? [] }, async (trx) => {
       const changes: Partial<ProjectsTable> = { updated_at: Date.now() };
       if (patch.slug !== undefined) changes.slug = patch.slug;
       if (patch.name !== undefined) changes.name = patch.name;
@@ -116,8 +126,16 @@ export class ProjectRepository {
         .executeTakeFirst();
       found = Number(result.numUpdatedRows) > 0;
       if (!found || patch.domains === undefined) return;
-      await trx.deleteFrom('project_domains').where('project_id', '=', id).execute();
-      await this.insertDomains(trx, id, organizationId, patch.domains);
+      // Kept domains keep their claim (and its verification); only the difference is written.
+      const held = (
+        await trx.selectFrom('project_domains').select('domain').where('project_id', '=', id).execute()
+      ).map((r) => r.domain);
+      const wanted = new Set(patch.domains);
+      const removed = held.filter((d) => !wanted.has(d));
+      const added = patch.domains.filter((d) => !held.includes(d));
+      if (removed.length > 0)
+        await trx.deleteFrom('project_domains').where('project_id', '=', id).where('domain', 'in', removed).execute();
+      await insertClaims(trx, { organizationId, projectId: id, domains: added }, this.preverified);
     });
     return found ? this.get(organizationId, id) : undefined;
   }
@@ -145,41 +163,39 @@ export class ProjectRepository {
     });
   }
 
-  /** The project whose domains include `host` (any organization): the collector's lookup. */
-  async findByDomain(host: string): Promise<{ id: string; organizationId: string } | undefined> {
-    const row = await this.store.db
+  /**
+   * The project that holds the **verified** claim on `host` (any organization): the collector's
+   * lookup. A pending claim is not served. `servePreverified: false` (production mode) also
+   * skips claims verified only because they were local names in development mode.
+   */
+  async findByDomain(
+    host: string,
+    options: { servePreverified: boolean } = { servePreverified: true },
+  ): Promise<{ id: string; organizationId: string } | undefined> {
+    let query = this.store.db
       .selectFrom('project_domains')
       .select(['project_id', 'organization_id'])
       .where('domain', '=', host)
-      .executeTakeFirst();
+      .where('verified_at', 'is not', null);
+    if (!options.servePreverified) query = query.where('verification_method', '!=', 'development');
+    const row = await query.executeTakeFirst();
     return row && { id: row.project_id, organizationId: row.organization_id };
   }
 
-  private async write(domains: string[], body: (trx: Transaction<Database>) => Promise<void>): Promise<void> {
+  private async write(
+    claim: { organizationId: string; projectId: string; domains: string[] },
+    body: (trx: Transaction<Database>) => Promise<void>,
+  ): Promise<void> {
     try {
       await this.store.db.transaction().execute(body);
     } catch (error) {
+      if (error instanceof DomainClaimConflictError) throw new ProjectConflictError('domains', error.message);
       if (!isUniqueViolation(error)) throw error;
-      const taken = domains.length
-        ? await this.store.db.selectFrom('project_domains').select('domain').where('domain', 'in', domains).execute()
-        : [];
-      if (taken.length > 0)
-        throw new ProjectConflictError('domains', `The domain ${taken[0]!.domain} already belongs to a project.`);
+      // A racing transaction won after this one's checks: find out which rule it broke.
+      const conflict = await findClaimConflict(this.store.db, claim.organizationId, claim.projectId, claim.domains);
+      if (conflict) throw new ProjectConflictError('domains', conflict.message);
       throw new ProjectConflictError('slug', 'A project with this slug already exists in this organization.');
     }
-  }
-
-  private async insertDomains(
-    trx: Transaction<Database>,
-    projectId: string,
-    organizationId: string,
-    domains: string[],
-  ): Promise<void> {
-    if (domains.length === 0) return;
-    await trx
-      .insertInto('project_domains')
-      .values(domains.map((domain) => ({ domain, project_id: projectId, organization_id: organizationId })))
-      .execute();
   }
 
   private async domainsOf(projectId: string): Promise<string[]> {

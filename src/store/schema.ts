@@ -90,10 +90,17 @@ export interface ProjectsTable {
   updated_at: number;
 }
 
+/** A project's claim on a domain; served by the collector only once verified (migration 006). */
 export interface ProjectDomainsTable {
   domain: string;
-  project_id: string;
   organization_id: string;
+  project_id: string;
+  /** What the organization publishes (DNS TXT or well-known file) to prove control. */
+  token: string;
+  created_at: number;
+  verified_at: number | null;
+  /** `dns`, `http`, `development` (a local name in development mode) or `preexisting` (before 006). */
+  verification_method: string | null;
 }
 
 export interface ProxySettingsTable {

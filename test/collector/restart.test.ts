@@ -101,6 +101,8 @@ for (const kind of storeKinds()) {
             COLLECTOR_PORT: '0',
             LOG_LEVEL: 'error',
             GATEWAY_WEBHOOK_ALLOW_PRIVATE: '1',
+            // restart.example.test is a test name: served without an ownership check in development mode only.
+            GATEWAY_ENV: 'development',
             GATEWAY_OUTBOX_LEASE_MS: '2000',
             GATEWAY_OUTBOX_POLL_MS: '50',
             GATEWAY_OUTBOX_RETRY_BASE_MS: '100',

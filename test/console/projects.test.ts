@@ -65,26 +65,37 @@ for (const store of storeKinds()) {
       assert.equal((await call('GET', `/v1/projects/${created.id}`)).status, 404);
     });
 
-    it('slugs are unique per organization and domains globally (409 naming the field)', async () => {
+    it('slugs are unique per organization; a verified domain belongs to one organization (409 naming the field)', async () => {
       const other = await h.organization();
       const slug = `s-${rnd()}`;
-      const domain = `d-${rnd()}.example.com`;
-      await newProject({ slug, domains: [domain] });
+      // A test name is verified as it is claimed (development mode); a public name stays pending.
+      const verified = `d-${rnd()}.example.test`;
+      const pending = `d-${rnd()}.example.com`;
+      await newProject({ slug, domains: [verified, pending] });
       const dupSlug = await call('POST', '/v1/projects', { slug, name: 'x' });
       assert.equal(dupSlug.status, 409);
       assert.equal(dupSlug.json.param, 'slug');
-      // Another organization may use the slug but not the domain.
+      // Another organization may use the slug, claim the pending domain too, but not the verified one.
       assert.equal(
         (await h.console('POST', '/v1/projects', { token: other.token, body: { slug, name: 'x' } })).status,
         201,
       );
       const dupDomain = await h.console('POST', '/v1/projects', {
         token: other.token,
-        body: { slug: `t-${rnd()}`, name: 'x', domains: [domain] },
+        body: { slug: `t-${rnd()}`, name: 'x', domains: [verified] },
       });
       assert.equal(dupDomain.status, 409);
       assert.equal(dupDomain.json.param, 'domains');
       assert.ok(!dupDomain.text.includes(org.id));
+      const coexisting = await h.console('POST', '/v1/projects', {
+        token: other.token,
+        body: { slug: `t-${rnd()}`, name: 'x', domains: [pending] },
+      });
+      assert.equal(coexisting.status, 201, coexisting.text);
+      // Within one organization a domain belongs to one project, pending or not.
+      const sameOrg = await call('POST', '/v1/projects', { slug: `t-${rnd()}`, name: 'x', domains: [pending] });
+      assert.equal(sameOrg.status, 409);
+      assert.equal(sameOrg.json.param, 'domains');
       for (const bad of [['UPPER.example.com'], ['has space.com'], ['host:8080'], ['a', 'a']]) {
         const result = await call('POST', '/v1/projects', { slug: `u-${rnd()}`, name: 'x', domains: bad });
         assert.equal(result.status, 400, JSON.stringify(bad));

@@ -32,6 +32,7 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     NODE_ENV: 'test',
+    GATEWAY_ENV: 'development',
     GATEWAY_PORT: '0',
     CONSOLE_PORT: '0',
     COLLECTOR_PORT: '0',

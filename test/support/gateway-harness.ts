@@ -86,6 +86,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     CONSOLE_PORT: '0',
     COLLECTOR_PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Tests claim local names (*.example.test, localhost) without proving control; the
+    // production-mode tests pass GATEWAY_ENV=production.
+    GATEWAY_ENV: 'development',
     ...(options.env ?? {}),
   };
   if (storeKind === 'postgres') {

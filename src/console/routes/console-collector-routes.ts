@@ -3,6 +3,7 @@ import type { ConsoleCollectorServices } from './console-collector-services.js';
 import { registerUsageExportRoute } from './usage-export.js';
 import { registerApiTokenRoutes } from './api-tokens.js';
 import { registerProjectRoutes } from './projects.js';
+import { registerProjectDomainRoutes } from './project-domains.js';
 import { registerProxySettingsRoutes } from './proxy-settings.js';
 import { registerComponentRoutes } from './components.js';
 import { registerProjectComponentRoutes } from './project-components.js';
@@ -17,6 +18,7 @@ export function registerConsoleCollectorRoutes(
   registerUsageExportRoute(app, collector.store);
   registerApiTokenRoutes(app, collector.store);
   registerProjectRoutes(app, collector);
+  registerProjectDomainRoutes(app, collector);
   registerProxySettingsRoutes(app, collector);
   registerComponentRoutes(app, collector);
   registerProjectComponentRoutes(app, collector);

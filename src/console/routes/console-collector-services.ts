@@ -1,5 +1,8 @@
 import type { Store } from '../../store/database.js';
 import type { ProjectRepository } from '../../store/projects.js';
+import type { ProjectDomainRepository } from '../../store/project-domains.js';
+import type { DomainSettings } from '../../config/domain-settings.js';
+import type { DomainVerifier } from '../domains/domain-verifier.js';
 import type { ProxySettingsRepository } from '../../store/proxy-settings.js';
 import type { ProjectComponentRepository } from '../../store/project-components.js';
 import type { CollectedEventStore } from '../../store/collected-events.js';
@@ -10,6 +13,10 @@ import type { TargetPolicy } from '../../collector/delivery/address-guard.js';
 export interface ConsoleCollectorServices {
   store: Store;
   projects: ProjectRepository;
+  projectDomains: ProjectDomainRepository;
+  /** Development or production mode, and the settings of the ownership checks. */
+  domains: DomainSettings;
+  domainVerifier: DomainVerifier;
   proxySettings: ProxySettingsRepository;
   projectComponents: ProjectComponentRepository;
   events: CollectedEventStore;

@@ -11,6 +11,7 @@ import {
 } from '../schemas/console-collector.js';
 import { PagingQuerySchema, listBody, paging, type PagingQuery } from '../schemas/paging.js';
 import type { ConsoleCollectorServices } from './console-collector-services.js';
+import { isLocalName } from '../domains/local-names.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -45,6 +46,21 @@ function conflict(error: unknown): never {
   throw error;
 }
 
+/**
+ * In production mode local and test names (localhost, *.test, …) cannot be claimed: nobody can
+ * prove control of them on the public internet. `held` names the project already has are kept.
+ */
+function refuseLocalNames(services: ConsoleCollectorServices, domains: string[], held: readonly string[] = []): void {
+  if (services.domains.mode === 'development') return;
+  const index = domains.findIndex((d) => isLocalName(d) && !held.includes(d));
+  if (index >= 0)
+    throw new ConsoleError(
+      400,
+      `The domain ${domains[index]} is a local or test name; it can be used only in development mode (GATEWAY_ENV=development).`,
+      `domains[${index}]`,
+    );
+}
+
 export function registerProjectRoutes(app: FastifyInstance, services: ConsoleCollectorServices): void {
   const { projects } = services;
 
@@ -53,6 +69,7 @@ export function registerProjectRoutes(app: FastifyInstance, services: ConsoleCol
     { schema: { body: CreateProjectBodySchema } },
     async (request, reply) => {
       const body = request.body;
+      refuseLocalNames(services, body.domains ?? []);
       const project = await projects
         .create({
           organizationId: request.consoleToken.organization_id,
@@ -88,6 +105,8 @@ export function registerProjectRoutes(app: FastifyInstance, services: ConsoleCol
     { schema: { params: IdParamsSchema, body: UpdateProjectBodySchema } },
     async (request) => {
       const body = request.body;
+      if (body.domains?.some(isLocalName) && services.domains.mode !== 'development')
+        refuseLocalNames(services, body.domains, (await loadProject(services, request, request.params.id)).domains);
       const project = await projects
         .update(request.consoleToken.organization_id, request.params.id, {
           ...(body.slug !== undefined ? { slug: body.slug } : {}),

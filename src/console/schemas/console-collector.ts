@@ -41,6 +41,19 @@ export const UpdateProjectBodySchema = Type.Object(
 );
 export type UpdateProjectBody = Static<typeof UpdateProjectBodySchema>;
 
+// ---- Project domains (ownership checks) ------------------------------------------------
+export const DomainParamsSchema = Type.Object({
+  id: Id,
+  domain: Type.String({ pattern: DOMAIN_PATTERN, maxLength: 253 }),
+});
+export type DomainParams = Static<typeof DomainParamsSchema>;
+/** `method` picks one check; without it both run and either proves control. */
+export const VerifyDomainBodySchema = Type.Object(
+  { method: Type.Optional(Type.Union([Type.Literal('dns'), Type.Literal('http')])) },
+  { additionalProperties: false },
+);
+export type VerifyDomainBody = Static<typeof VerifyDomainBodySchema>;
+
 // ---- Proxy settings (2.10) --------------------------------------------------------------
 const ShortText = (max: number) => Type.String({ maxLength: max });
 export const BackendSchema = Type.Object(
