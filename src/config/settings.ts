@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { readTlsSettings, type TlsSettings } from './tls-settings.js';
 
 /** Process settings, read once from the environment at start-up. */
 export interface Settings {
@@ -12,6 +13,8 @@ export interface Settings {
   databaseSchema: string | undefined;
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
+  /** Names of the generated certificate, the operator's CA (docs/configuration.md, "TLS"). */
+  tls: TlsSettings;
   secretKey: string | undefined;
   configFile: string | undefined;
   logLevel: string;
@@ -103,6 +106,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     databaseSchema: env.DATABASE_SCHEMA || undefined,
     tlsCertFile,
     tlsKeyFile,
+    tls: readTlsSettings(env),
     secretKey: env.GATEWAY_SECRET_KEY || undefined,
     configFile: env.GATEWAY_CONFIG || undefined,
     logLevel: env.LOG_LEVEL || 'info',
