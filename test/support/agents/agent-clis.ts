@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { clientProfile } from '../../../src/cli/client-profiles.js';
 import { PROBE_CONTENT, PROBE_FILE } from './tool-round-trip.js';
 
 /**
@@ -38,8 +39,9 @@ export interface AgentTarget {
   apiKey: string;
   /** PEM file of the CA that signed the server's certificate (https origins). */
   caFile?: string;
-  /** Extra request headers, e.g. X-Gateway-Compression-Model. */
-  headers?: Record<string, string>;
+  caBundleFile?: string;
+  /** Compression bundle to request (X-Gateway-Compression-Model), as `gateway connect` prints it. */
+  bundle?: string;
 }
 
 export interface AgentRun {
@@ -63,78 +65,29 @@ export interface AgentInvocation {
 
 export const PROMPT = `Read the file ${PROBE_FILE} and tell me what it says.`;
 
-/** What a user sets for each CLI, as environment and files; `home` is the run's HOME. */
-export function invocation(cli: AgentCli, target: AgentTarget, home: string, prompt = PROMPT): AgentInvocation {
-  const headers = target.headers ?? {};
-  switch (cli) {
-    case 'claude-code':
-      return {
-        command: join(BIN, 'claude'),
-        args: ['-p', prompt],
-        env: {
-          ANTHROPIC_BASE_URL: target.origin,
-          ANTHROPIC_API_KEY: target.apiKey,
-          ...(target.caFile ? { NODE_EXTRA_CA_CERTS: target.caFile } : {}),
-          ...(Object.keys(headers).length
-            ? {
-                ANTHROPIC_CUSTOM_HEADERS: Object.entries(headers)
-                  .map(([k, v]) => `${k}: ${v}`)
-                  .join('\n'),
-              }
-            : {}),
-          // Without it Claude Code also calls api.anthropic.com (telemetry, feature flags).
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        },
-        files: {},
-      };
-    case 'codex':
-      return {
-        command: join(BIN, 'codex'),
-        args: ['exec', prompt],
-        env: {
-          CODEX_HOME: join(home, '.codex'),
-          GATEWAY_API_KEY: target.apiKey,
-          ...(target.caFile ? { CODEX_CA_CERTIFICATE: target.caFile } : {}),
-        },
-        files: { '.codex/config.toml': codexConfig(`${target.origin}/v1`, headers) },
-      };
-    case 'opencode':
-      return {
-        command: join(BIN, 'opencode'),
-        args: ['run', prompt],
-        env: {
-          ANTHROPIC_BASE_URL: `${target.origin}/v1`,
-          ANTHROPIC_API_KEY: target.apiKey,
-          ...(target.caFile ? { NODE_EXTRA_CA_CERTS: target.caFile } : {}),
-          ...(Object.keys(headers).length
-            ? { OPENCODE_CONFIG_CONTENT: JSON.stringify({ provider: { anthropic: { options: { headers } } } }) }
-            : {}),
-          // Without them opencode fetches models.dev's list and checks npm for a newer version.
-          OPENCODE_DISABLE_MODELS_FETCH: '1',
-          OPENCODE_DISABLE_AUTOUPDATE: '1',
-        },
-        files: {},
-      };
-  }
-}
+const HEADLESS: Record<AgentCli, (prompt: string) => { command: string; args: string[] }> = {
+  'claude-code': (prompt) => ({ command: join(BIN, 'claude'), args: ['-p', prompt] }),
+  codex: (prompt) => ({ command: join(BIN, 'codex'), args: ['exec', prompt] }),
+  opencode: (prompt) => ({ command: join(BIN, 'opencode'), args: ['run', prompt] }),
+};
 
-/** Codex's custom provider; `plugins` and `analytics` off keep it from calling GitHub and chatgpt.com. */
-export function codexConfig(baseUrl: string, headers: Record<string, string> = {}): string {
-  const headerLine = Object.keys(headers).length
-    ? `http_headers = { ${Object.entries(headers)
-        .map(([k, v]) => `${JSON.stringify(k)} = ${JSON.stringify(v)}`)
-        .join(', ')} }\n`
-    : '';
-  return (
-    `model_provider = "gateway"\n\n` +
-    `[model_providers.gateway]\n` +
-    `name = "LLM Gateway"\n` +
-    `base_url = ${JSON.stringify(baseUrl)}\n` +
-    `env_key = "GATEWAY_API_KEY"\n` +
-    `wire_api = "responses"\n` +
-    headerLine +
-    `\n[features]\nplugins = false\n\n[analytics]\nenabled = false\n`
-  );
+/**
+ * Exactly what `gateway connect <cli>` prints (src/cli/client-profiles.ts), variables that only
+ * silence vendor traffic included, and the CLI's headless command with no other flag.
+ */
+export function invocation(cli: AgentCli, target: AgentTarget, prompt = PROMPT): AgentInvocation {
+  const profile = clientProfile(cli, {
+    origin: target.origin,
+    apiKey: target.apiKey,
+    caFile: target.caFile,
+    caBundleFile: target.caBundleFile,
+    bundle: target.bundle,
+  });
+  return {
+    ...HEADLESS[cli](prompt),
+    env: { ...profile.env, ...profile.quietEnv },
+    files: Object.fromEntries(profile.files.map((file) => [file.path.replace(/^~\//, ''), file.content])),
+  };
 }
 
 /** A fresh project directory: a git repository (Codex refuses others by default) with PROBE_FILE. */
@@ -156,7 +109,7 @@ export async function runAgent(
   project: { dir: string; home: string },
   options: { timeoutMs?: number; prompt?: string } = {},
 ): Promise<AgentRun> {
-  const call = invocation(cli, target, project.home, options.prompt);
+  const call = invocation(cli, target, options.prompt);
   for (const [path, content] of Object.entries(call.files)) {
     mkdirSync(dirname(join(project.home, path)), { recursive: true });
     writeFileSync(join(project.home, path), content);

@@ -15,6 +15,7 @@ const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'f
 const DROPPED_HEADERS = new Set(['authorization', 'x-api-key', 'host', 'content-length', 'connection']);
 
 function kindOf(request: RecordedRequest): string {
+  if (request.method !== 'POST') return `${request.method.toLowerCase()}-probe`;
   if (toolResults(request).length > 0) return 'tool-result';
   if (offeredTools(request).length > 0) return 'tool-call';
   return 'side';
