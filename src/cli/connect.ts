@@ -61,13 +61,14 @@ export async function connect(options: ConnectOptions): Promise<void> {
   if (typeof options.compression === 'string' && !isCompressionModel(options.compression))
     throw new Error(`--compression must be one of: ${COMPRESSION_MODELS.join(', ')}`);
   const settings = readSettings();
+  const origin = gatewayOrigin(settings, options.url);
   const trusted = await trustInfo(settings);
   const bundle = options.compression === false ? undefined : (options.compression ?? BUNDLE_OF[client]);
   const created = options.key
     ? undefined
     : await createKey(settings, client, options.org ?? 'default', bundle !== undefined);
   const profile = clientProfile(client, {
-    origin: gatewayOrigin(settings, options.url),
+    origin,
     apiKey: options.key ?? created!.secret,
     caFile: trusted.caFile,
     caBundleFile: trusted.caBundleFile,
