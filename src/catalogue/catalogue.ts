@@ -1,7 +1,8 @@
 import type { GatewayConfig, ModelConfig, Pricing, ProviderConfig } from '../config/gateway-config.js';
 import { ConfigError } from '../config/gateway-config.js';
 import type { UpstreamTarget } from '../providers/types.js';
-import { DEFAULT_MODELS, DEFAULT_PROVIDERS } from './default-catalogue.js';
+import { DEFAULT_ALIASES, DEFAULT_MODELS, DEFAULT_PROVIDERS } from './default-catalogue.js';
+import { resolveModelName, type NameResolution } from './resolve-name.js';
 
 export const MODEL_ID_PATTERN = /^[a-zA-Z0-9_.-]+\/[a-zA-Z0-9_.:@-]+$/;
 
@@ -23,6 +24,8 @@ export interface CatalogueModel {
 export class Catalogue {
   private readonly models = new Map<string, CatalogueModel>();
   private readonly activeList: CatalogueModel[];
+  /** Active ids by bare model name, for names sent without an author. */
+  private readonly byModelName = new Map<string, string[]>();
 
   constructor(
     config: GatewayConfig,
@@ -53,12 +56,39 @@ export class Catalogue {
       });
     }
     this.activeList = [...this.models.values()].filter((m) => m.active).sort((a, b) => a.id.localeCompare(b.id));
+    for (const model of this.activeList) {
+      const bare = model.id.slice(model.id.indexOf('/') + 1).toLowerCase();
+      this.byModelName.set(bare, [...(this.byModelName.get(bare) ?? []), model.id]);
+    }
   }
 
   /** Active models only; an inactive model behaves as unknown. */
   find(id: string): CatalogueModel | undefined {
     const model = this.models.get(id);
     return model?.active ? model : undefined;
+  }
+
+  /**
+   * A model name as a client sends it (`claude-haiku-4-5-20251001`, `sonnet`,
+   * `anthropic/claude-opus-4.5`, `us.anthropic.claude-opus-4-5-20251101-v1:0`) → an active
+   * model; `defaultAuthor` is tried for a bare name first (see resolve-name.ts).
+   */
+  resolve(name: string, defaultAuthor?: string): CatalogueModel | undefined {
+    const found = this.resolveName(name, defaultAuthor);
+    return found ? this.find(found.id) : undefined;
+  }
+
+  /** What `resolve` matched and how, for callers that record or explain it. */
+  resolveName(name: string, defaultAuthor?: string): NameResolution | undefined {
+    return resolveModelName(
+      name,
+      {
+        has: (id) => this.find(id) !== undefined,
+        authorsOf: (bare) => this.byModelName.get(bare) ?? [],
+        aliases: DEFAULT_ALIASES,
+      },
+      defaultAuthor,
+    );
   }
 
   active(): readonly CatalogueModel[] {

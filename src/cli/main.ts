@@ -1,13 +1,22 @@
 import { parseArgs } from 'node:util';
 import { serve } from './serve.js';
 import { bootstrap } from './bootstrap.js';
+import { connect, trust } from './connect.js';
+import { CLIENTS } from './client-profiles.js';
 
 const USAGE = `usage:
   gateway serve                                   start the gateway, console and collector listeners
   gateway admin bootstrap --org <slug> [--name <name>]
                                                   create the organization if absent and a full-rights
                                                   console token for it (printed once, as JSON)
-environment: see docs/configuration.md`;
+  gateway trust [--json]                          the CA clients must trust and the variable each client
+                                                  reads (NODE_EXTRA_CA_CERTS, CODEX_CA_CERTIFICATE, …)
+  gateway connect <client> [--key <key>] [--org <slug>] [--url <https://host:port>]
+                  [--compression <bundle> | --no-compression] [--json]
+                                                  create a key (or use --key) and print the complete
+                                                  environment and config files for the client:
+                                                  ${CLIENTS.join(', ')}
+environment: see docs/configuration.md; clients: docs/agents.md`;
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -20,6 +29,34 @@ export async function main(argv: string[]): Promise<void> {
     });
     if (!values.org) throw new Error(`--org <slug> is required\n${USAGE}`);
     return bootstrap({ slug: values.org, name: values.name });
+  }
+  if (command === 'trust') {
+    const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, strict: true });
+    return trust({ json: values.json });
+  }
+  if (command === 'connect') {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      options: {
+        key: { type: 'string' },
+        org: { type: 'string' },
+        url: { type: 'string' },
+        compression: { type: 'string' },
+        'no-compression': { type: 'boolean' },
+        json: { type: 'boolean' },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+    if (positionals.length !== 1) throw new Error(`connect takes one client: ${CLIENTS.join(', ')}\n${USAGE}`);
+    return connect({
+      client: positionals[0]!,
+      key: values.key,
+      org: values.org,
+      url: values.url,
+      compression: values['no-compression'] ? false : values.compression,
+      json: values.json,
+    });
   }
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(USAGE + '\n');

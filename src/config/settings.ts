@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { readDomainSettings, type DomainSettings } from './domain-settings.js';
+import { readTlsSettings, type TlsSettings } from './tls-settings.js';
 
 /** Process settings, read once from the environment at start-up. */
 export interface Settings {
@@ -13,6 +14,8 @@ export interface Settings {
   databaseSchema: string | undefined;
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
+  /** Names of the generated certificate, the operator's CA (docs/configuration.md, "TLS"). */
+  tls: TlsSettings;
   secretKey: string | undefined;
   configFile: string | undefined;
   logLevel: string;
@@ -106,6 +109,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     databaseSchema: env.DATABASE_SCHEMA || undefined,
     tlsCertFile,
     tlsKeyFile,
+    tls: readTlsSettings(env),
     secretKey: env.GATEWAY_SECRET_KEY || undefined,
     configFile: env.GATEWAY_CONFIG || undefined,
     logLevel: env.LOG_LEVEL || 'info',

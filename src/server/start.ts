@@ -18,7 +18,7 @@ import { DEFAULT_RETRY } from '../providers/index.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { UpstreamPolicy } from '../gateway/gateway-services.js';
 import { createLogger } from './logger.js';
-import { loadTls } from './tls.js';
+import { loadTls, type TlsMaterial } from './tls.js';
 import { Surface } from './surface.js';
 import { buildMetricsApp } from './metrics-app.js';
 import { trackUsageQueue } from '../metrics/metrics.js';
@@ -46,6 +46,9 @@ export async function startGateway(
     dataDir: settings.dataDir,
     certFile: settings.tlsCertFile,
     keyFile: settings.tlsKeyFile,
+    caFile: settings.tls.caFile,
+    extraNames: settings.tls.extraNames,
+    bindHost: settings.host,
   });
   const store = await openStore({
     dataDir: settings.dataDir,
@@ -151,6 +154,7 @@ export async function startGateway(
     })());
 
   logger.info({ store: store.dialect, location: store.location, certificate: tls.certFile }, 'gateway started');
+  logTrustHint(logger, tls);
   return {
     urls: {
       gateway: surfaces[0].url,
@@ -162,6 +166,20 @@ export async function startGateway(
     store,
     stop,
   };
+}
+
+/** The start banner's pointer to `gateway trust`: what clients must trust and how to learn the variables. */
+function logTrustHint(logger: Logger, tls: TlsMaterial): void {
+  if (tls.changes.includes('migrated-self-signed'))
+    logger.warn(
+      { ca: tls.caFile, previous: 'tls/cert.self-signed.pem' },
+      'the self-signed certificate of this data dir was replaced by one signed by a new local CA; clients that pinned the old certificate must trust the CA instead',
+    );
+  if (tls.caFile)
+    logger.info(
+      { ca: tls.caFile, changes: tls.changes },
+      `clients must trust ${tls.caFile}: run \`gateway trust\` for each client's variable, \`gateway connect <client>\` for a complete setup`,
+    );
 }
 
 /**

@@ -11,7 +11,7 @@ export function resolveModel(catalogue: Catalogue, key: ApiKey, modelId: string)
       param: 'model',
     });
   }
-  const model = catalogue.find(modelId);
+  const model = catalogue.resolve(modelId);
   if (!model)
     throw new GatewayError('model_not_found', {
       message: `Model "${modelId}" does not exist or is not active.`,

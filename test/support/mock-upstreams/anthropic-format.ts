@@ -41,7 +41,8 @@ const modelOf = (scenario: MockScenario, request: RecordedRequest): string =>
 export const anthropicFormat: MockWireFormat = {
   name: 'anthropic',
   basePath: '/v1',
-  acceptsPath: (path) => path === '/v1/messages',
+  // Claude Code appends `?beta=true` to every Messages call.
+  acceptsPath: (path) => path.split('?')[0] === '/v1/messages',
   isStream: (request) => request.body?.stream === true,
   apiKeyOf: (request) => request.headers['x-api-key'] as string | undefined,
   authError: () => ({

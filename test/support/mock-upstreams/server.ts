@@ -77,13 +77,14 @@ async function writeStream(
 
 async function respond(
   res: ServerResponse,
-  format: MockWireFormat,
+  formats: readonly MockWireFormat[],
   options: MockOptions,
   scenario: MockScenario,
   request: RecordedRequest,
 ): Promise<void> {
   if (scenario.hangBeforeHeadersMs !== undefined) await wait(scenario.hangBeforeHeadersMs);
   if (res.destroyed) return;
+  const format = formats.find((candidate) => candidate.acceptsPath(request.path)) ?? formats[0]!;
   if (!format.acceptsPath(request.path)) {
     res
       .writeHead(404, { 'content-type': 'application/json' })
@@ -113,7 +114,12 @@ async function respond(
     .end(JSON.stringify(format.json(scenario, request)));
 }
 
-export async function startMockServer(format: MockWireFormat, options: MockOptions = {}): Promise<MockUpstream> {
+/** One wire format, or several on one port (each request goes to the format whose path it names). */
+export async function startMockServer(
+  format: MockWireFormat | readonly MockWireFormat[],
+  options: MockOptions = {},
+): Promise<MockUpstream> {
+  const formats: readonly MockWireFormat[] = Array.isArray(format) ? format : [format as MockWireFormat];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   let source: ScenarioSource = {};
@@ -154,7 +160,7 @@ export async function startMockServer(format: MockWireFormat, options: MockOptio
     else closeWatchers.get(socket)?.push(onClose);
     res.once('finish', () => (record.responseEndedAt = performance.now()));
     requests.push(record);
-    await respond(res, format, options, scenarioFor(record), record);
+    await respond(res, formats, options, scenarioFor(record), record);
   }
 
   const server = createServer((req, res) => {
@@ -176,7 +182,7 @@ export async function startMockServer(format: MockWireFormat, options: MockOptio
 
   return {
     url,
-    baseUrl: `${url}${format.basePath}`,
+    baseUrl: `${url}${formats[0]!.basePath}`,
     requests,
     setScenario(next) {
       source = next;

@@ -13,6 +13,10 @@ export interface MockToolCall {
   id?: string; // default call_mock_<n> / toolu_mock_<n>
   name: string;
   arguments?: Record<string, unknown>; // default {}
+  /** Responses API: a `custom_tool_call` with this free-form input instead of a function call. */
+  input?: string;
+  /** Responses API: the namespace the called tool was declared in. */
+  namespace?: string;
 }
 
 /** What the next request gets. Every field is optional; `{}` is a plain successful answer. */

@@ -1,0 +1,141 @@
+import { isIP } from 'node:net';
+import { readSettings, type Settings } from '../config/settings.js';
+import { openStore } from '../store/database.js';
+import { ensureOrganization } from '../store/organizations.js';
+import { ApiKeyRepository } from '../store/api-keys.js';
+import { loadMasterKey } from '../secrets/master-key.js';
+import { COMPRESSION_MODELS, isCompressionModel } from '../compress/index.js';
+import {
+  ASSISTANT_OF,
+  BUNDLE_OF,
+  CLIENTS,
+  clientProfile,
+  shellQuote,
+  type ClientName,
+  type ClientProfile,
+} from './client-profiles.js';
+import { formatTrust, trustInfo } from './trust.js';
+
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const LOOPBACK_OR_ANY = new Set(['127.0.0.1', '::1', '0.0.0.0', '::', '', 'localhost']);
+
+export interface ConnectOptions {
+  client: string;
+  /** An existing gateway key; without it one is created. */
+  key?: string | undefined;
+  org?: string | undefined;
+  /** Base origin clients use, when they reach the gateway by another name than this machine's. */
+  url?: string | undefined;
+  /** A bundle name, or `false` for no compression. */
+  compression?: string | false | undefined;
+  json?: boolean | undefined;
+}
+
+/** The origin clients on this machine use: localhost for a loopback or wildcard bind (the certificate covers it). */
+export function gatewayOrigin(settings: Settings, url?: string): string {
+  if (url) {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'https:')
+      throw new Error('--url must be an https:// URL: the gateway listens on HTTPS only');
+    return parsed.origin;
+  }
+  const host = LOOPBACK_OR_ANY.has(settings.host) ? 'localhost' : settings.host;
+  return `https://${isIP(host) === 6 ? `[${host}]` : host}:${settings.gatewayPort}`;
+}
+
+/** `gateway trust`: the CA and the variable each kind of client reads. */
+export async function trust(options: { json?: boolean | undefined }): Promise<void> {
+  const settings = readSettings();
+  const info = await trustInfo(settings);
+  process.stdout.write(options.json ? JSON.stringify(info) + '\n' : formatTrust(info, gatewayOrigin(settings)));
+}
+
+/**
+ * `gateway connect <client>`: a key (created in the store like `admin bootstrap` creates
+ * tokens, or the one given) and everything the client needs, as shell lines and files, or JSON.
+ */
+export async function connect(options: ConnectOptions): Promise<void> {
+  if (!(CLIENTS as readonly string[]).includes(options.client))
+    throw new Error(`unknown client "${options.client}"; one of: ${CLIENTS.join(', ')}`);
+  const client = options.client as ClientName;
+  if (typeof options.compression === 'string' && !isCompressionModel(options.compression))
+    throw new Error(`--compression must be one of: ${COMPRESSION_MODELS.join(', ')}`);
+  const settings = readSettings();
+  const origin = gatewayOrigin(settings, options.url);
+  const trusted = await trustInfo(settings);
+  const bundle = options.compression === false ? undefined : (options.compression ?? BUNDLE_OF[client]);
+  const created = options.key
+    ? undefined
+    : await createKey(settings, client, options.org ?? 'default', bundle !== undefined);
+  const profile = clientProfile(client, {
+    origin,
+    apiKey: options.key ?? created!.secret,
+    caFile: trusted.caFile,
+    caBundleFile: trusted.caBundleFile,
+    bundle,
+  });
+  process.stdout.write(
+    options.json
+      ? JSON.stringify({
+          ...profile,
+          ...(created ? { key_id: created.id, organization_id: created.organizationId } : {}),
+        }) + '\n'
+      : formatProfile(profile, created),
+  );
+}
+
+async function createKey(
+  settings: Settings,
+  client: ClientName,
+  slug: string,
+  compression: boolean,
+): Promise<{ id: string; organizationId: string; secret: string }> {
+  if (!SLUG.test(slug))
+    throw new Error('--org must be a slug: lowercase letters, digits and dashes, at most 63 characters');
+  const store = await openStore({
+    dataDir: settings.dataDir,
+    databaseUrl: settings.databaseUrl,
+    schema: settings.databaseSchema,
+  });
+  try {
+    const { organization } = await ensureOrganization(store, slug, slug);
+    const keys = new ApiKeyRepository(store, loadMasterKey(settings.dataDir, settings.secretKey));
+    const assistant = ASSISTANT_OF[client];
+    const { apiKey, secret } = await keys.create({
+      organizationId: organization.id,
+      name: `${client} (gateway connect, ${new Date().toISOString().slice(0, 10)})`,
+      type: assistant ? 'coding_agent' : 'api',
+      codingAssistant: assistant ?? null,
+      models: [],
+      maxUsageUsd: null,
+      expiresInDays: null,
+      email: null,
+      debugMode: false,
+      compression,
+    });
+    return { id: apiKey.id, organizationId: organization.id, secret };
+  } finally {
+    await store.close();
+  }
+}
+
+function formatProfile(profile: ClientProfile, created: { id: string } | undefined): string {
+  const lines = [`# ${profile.client} → this gateway${created ? ` (new key ${created.id}; shown once)` : ''}`];
+  for (const file of profile.files) {
+    const path = file.path.replace(/^~\//, '$HOME/');
+    const dir = path.slice(0, path.lastIndexOf('/'));
+    lines.push(
+      `# ${file.path} (this replaces the file; merge by hand if you have one)`,
+      `mkdir -p "${dir}" && cat > "${path}" <<'GATEWAY_EOF'`,
+      file.content.trimEnd(),
+      'GATEWAY_EOF',
+    );
+  }
+  lines.push(...Object.entries(profile.env).map(([name, value]) => `export ${name}=${shellQuote(value)}`));
+  if (Object.keys(profile.quietEnv).length > 0) {
+    lines.push('# optional: no calls to the vendor (telemetry, update and model-list checks)');
+    lines.push(...Object.entries(profile.quietEnv).map(([name, value]) => `export ${name}=${shellQuote(value)}`));
+  }
+  lines.push(...profile.notes.map((note) => `# ${note}`));
+  return lines.join('\n') + '\n';
+}

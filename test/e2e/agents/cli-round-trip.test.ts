@@ -1,0 +1,182 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startHarness, type Harness } from '../../support/gateway-harness.js';
+import { startMockAgentUpstream, type MockUpstream, type RecordedRequest } from '../../support/mock-upstreams/index.js';
+import { AGENT_CLIS, makeProject, runAgent, type AgentCli, type AgentRun } from '../../support/agents/agent-clis.js';
+import {
+  startRecordingProxy,
+  type ProxiedExchange,
+  type RecordingProxy,
+} from '../../support/agents/recording-proxy.js';
+import { FINAL_PREFIX, PROBE_CONTENT, toolRoundTrip } from '../../support/agents/tool-round-trip.js';
+import { ASSISTANT_OF, BUNDLE_OF, COMPRESSION_HEADER } from '../../../src/cli/client-profiles.js';
+import { countBodyTokens } from '../../../src/compress/token-count.js';
+import { tokenizerForModel } from '../../../src/tokenize/index.js';
+import type { RequestFormat } from '../../../src/compress/types.js';
+
+/**
+ * Issue 18's acceptance, with the real CLIs: each one, given only what `gateway connect`
+ * prints (base URL, key, CA, compression header) and its default model and flags, runs a
+ * streamed tool-use round trip through the gateway to a mock provider. A recording proxy
+ * between CLI and gateway keeps what the client sent and what the gateway answered, so the
+ * savings the gateway reports are checked against a re-count of both bodies.
+ *
+ * Assertions the current gateway fails are marked `todo` with the reason (docs/agents.md,
+ * "Known failures"): they run and report, and turn green when the gateway is fixed.
+ */
+const RUN_TIMEOUT_MS = 150_000; // opencode needs ~10 s of CPU; a loaded 2-core machine stretches that
+const UPSTREAM_KEY = 'sk-upstream-only';
+
+/** Why each CLI's round trip fails on today's gateway, first failure first. */
+const PENDING: Partial<Record<AgentCli, string>> = {
+  'claude-code':
+    'gateway fix pending: role "system" messages mid-conversation (beta mid-conversation-system-2026-04-07) are refused by src/gateway/messages/messages-schema.ts',
+  codex:
+    'gateway fix pending: the `additional_tools` input item (namespaces of custom tools) is refused by src/gateway/responses/convert-request.ts, and /v1/responses to OpenAI is converted to chat completions',
+};
+/** Same-format savings need Responses pass-through for Codex. */
+const SAVINGS_PENDING: Partial<Record<AgentCli, string>> = {
+  ...PENDING,
+  codex: `${PENDING.codex}; savings can only be re-counted once the upstream body is a Responses body`,
+};
+
+const GATEWAY_FIELDS = ['compression_model', 'tags', 'enable_debug', 'gateway_tool_ids', 'gateway_pending_id'];
+
+const modelCalls = (exchanges: ProxiedExchange[]) =>
+  exchanges.filter((e) => e.method === 'POST' && /\/v1\/(messages|responses|chat\/completions)(\?|$)/.test(e.path));
+const upstreamCalls = (requests: RecordedRequest[]) => requests.filter((r) => r.method === 'POST');
+
+function formatOf(path: string): RequestFormat {
+  if (path.startsWith('/v1/messages')) return 'messages';
+  if (path.startsWith('/v1/responses')) return 'responses';
+  return 'chat';
+}
+
+/** `saved_tokens` the gateway reported in a response (JSON or SSE); 0 when it reported none. */
+function reportedSavings(text: string): number {
+  let saved = 0;
+  for (const match of text.matchAll(/"compression":\{[^}]*"saved_tokens":(\d+)/g)) saved = Number(match[1]);
+  return saved;
+}
+
+for (const cli of AGENT_CLIS) {
+  describe(`${cli} through the gateway, default model and flags`, { timeout: RUN_TIMEOUT_MS + 60_000 }, () => {
+    let mock: MockUpstream;
+    let harness: Harness;
+    let proxy: RecordingProxy;
+    let project: ReturnType<typeof makeProject>;
+    let run: AgentRun;
+
+    before(async () => {
+      project = makeProject();
+      mock = await startMockAgentUpstream({ apiKey: UPSTREAM_KEY });
+      mock.setScenario(toolRoundTrip(project.dir));
+      harness = await startHarness({
+        env: { AGENT_MOCK_KEY: UPSTREAM_KEY },
+        config: {
+          providers: [
+            { id: 'anthropic', kind: 'anthropic', base_url: mock.baseUrl, api_key_env: 'AGENT_MOCK_KEY' },
+            { id: 'openai', kind: 'openai', base_url: mock.baseUrl, api_key_env: 'AGENT_MOCK_KEY' },
+          ],
+        },
+      });
+      const org = await harness.organization();
+      const key = await harness.createKey(org, {
+        name: cli,
+        type: 'coding_agent',
+        coding_assistant: ASSISTANT_OF[cli],
+        compression: true,
+      });
+      const tls = join(harness.dataDir, 'tls');
+      proxy = await startRecordingProxy({
+        target: harness.running.urls.gateway,
+        cert: readFileSync(join(tls, 'cert.pem'), 'utf8'),
+        key: readFileSync(join(tls, 'key.pem'), 'utf8'),
+        ca: readFileSync(join(tls, 'ca.pem'), 'utf8'),
+      });
+      run = await runAgent(
+        cli,
+        {
+          origin: proxy.origin,
+          apiKey: key.key,
+          caFile: join(tls, 'ca.pem'),
+          caBundleFile: join(tls, 'ca-bundle.pem'),
+          bundle: BUNDLE_OF[cli],
+        },
+        project,
+        { timeoutMs: RUN_TIMEOUT_MS },
+      );
+    });
+
+    after(async () => {
+      await proxy?.close();
+      await harness?.stop();
+      await mock?.close();
+      project?.cleanup();
+    });
+
+    it('trusts the local CA and authenticates with the key it was given', () => {
+      const calls = modelCalls(proxy.exchanges);
+      assert.ok(calls.length > 0, `no model call reached the gateway:\n${run.stderr.slice(-2000)}`);
+      for (const call of calls) assert.ok(![401, 403].includes(call.status), `${call.path}: ${call.status}`);
+    });
+
+    it('sends the compression bundle header its configuration names', () => {
+      for (const call of modelCalls(proxy.exchanges))
+        assert.equal(call.headers[COMPRESSION_HEADER.toLowerCase()], BUNDLE_OF[cli]);
+    });
+
+    it('finishes the run well inside the CI budget', () => {
+      assert.equal(run.timedOut, false, `killed after ${RUN_TIMEOUT_MS} ms`);
+    });
+
+    it('completes the tool-use round trip', { todo: PENDING[cli] }, () => {
+      assert.equal(run.status, 0, `exit ${run.status}\n${run.stdout.slice(-1500)}\n${run.stderr.slice(-1500)}`);
+      assert.ok(run.stdout.includes(`${FINAL_PREFIX} ${PROBE_CONTENT}`), run.stdout.slice(-1500));
+    });
+
+    it('has every model call admitted and answered as a stream', { todo: PENDING[cli] }, () => {
+      for (const call of modelCalls(proxy.exchanges)) {
+        assert.equal(call.status, 200, `${call.path} → ${call.status} ${call.responseText.slice(0, 600)}`);
+        assert.equal(call.body?.stream, true, `${call.path} was not a streaming request`);
+        assert.match(String(call.responseHeaders['content-type']), /^text\/event-stream/);
+      }
+    });
+
+    it('never lets the gateway key or a gateway field reach the provider', { todo: PENDING[cli] }, () => {
+      const upstream = upstreamCalls(mock.requests);
+      assert.ok(upstream.length > 0, 'nothing reached the provider');
+      for (const request of upstream) {
+        const auth = String(request.headers['x-api-key'] ?? request.headers.authorization ?? '');
+        assert.ok(auth.endsWith(UPSTREAM_KEY), `provider got credentials "${auth.slice(0, 12)}…"`);
+        for (const name of Object.keys(request.headers)) assert.ok(!name.startsWith('x-gateway-'), name);
+        for (const field of GATEWAY_FIELDS) assert.ok(!(field in (request.body ?? {})), field);
+      }
+    });
+
+    it(
+      'reports compression savings equal to a re-count of client and provider bodies',
+      { todo: SAVINGS_PENDING[cli] },
+      () => {
+        const calls = modelCalls(proxy.exchanges).filter((call) => call.status === 200);
+        const upstream = upstreamCalls(mock.requests);
+        assert.ok(calls.length > 0, 'no model call was answered');
+        assert.equal(upstream.length, calls.length, 'one provider call per client call');
+        let savedSomewhere = false;
+        for (const [i, call] of calls.entries()) {
+          const sent = upstream[i]!;
+          const format = formatOf(call.path);
+          assert.equal(formatOf(sent.path), format, `${call.path} went upstream as ${sent.path}`);
+          const tokenizer = tokenizerForModel(String(call.body.model));
+          const recount = countBodyTokens(call.body, format, tokenizer) - countBodyTokens(sent.body, format, tokenizer);
+          const reported = reportedSavings(call.responseText);
+          assert.equal(reported, recount, `call ${i + 1} (${call.path}): reported ${reported}, re-count ${recount}`);
+          savedSomewhere ||= recount > 0;
+        }
+        assert.ok(savedSomewhere, 'compression removed nothing from any call');
+      },
+    );
+  });
+}
