@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { readConnectionSettings, type ConnectionSettings } from './connection-settings.js';
 
 /** Process settings, read once from the environment at start-up. */
 export interface Settings {
@@ -28,6 +29,8 @@ export interface Settings {
   metrics: MetricsSettings;
   /** Load the tokenizer vocabularies before listening instead of on first use (docs/decisions.md). */
   preloadTokenizers: boolean;
+  /** Timeouts and caps of every listener's connections (docs/configuration.md, "Connections"). */
+  connections: ConnectionSettings;
 }
 
 export interface MetricsSettings {
@@ -113,5 +116,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     sweepIntervalMs: positiveInt(env, 'GATEWAY_SWEEP_INTERVAL_MS', 30_000),
     metrics: metricsSettings(env),
     preloadTokenizers: flag(env, 'GATEWAY_PRELOAD_TOKENIZERS', false),
+    connections: readConnectionSettings(env),
   };
 }

@@ -22,6 +22,8 @@ import { loadTls } from './tls.js';
 import { Surface } from './surface.js';
 import { buildMetricsApp } from './metrics-app.js';
 import { trackUsageQueue } from '../metrics/metrics.js';
+import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.js';
+import { ConnectionGate } from './connection-gate.js';
 
 export interface RunningGateway {
   urls: { gateway: string; console: string; collector: string; metrics?: string };
@@ -74,7 +76,17 @@ export async function startGateway(
   const gatewayTools = createGatewayToolsService(store);
   const collector = createCollector(store, logger, env);
 
-  const base = { tls, logger, bodyLimitBytes: settings.bodyLimitBytes, metrics: settings.metrics };
+  const base = {
+    tls,
+    logger,
+    bodyLimitBytes: settings.bodyLimitBytes,
+    metrics: settings.metrics,
+    connections: settings.connections,
+  };
+  const connections = {
+    gate: connectionGate(settings, logger),
+    handshakeTimeoutMs: settings.connections.handshakeTimeoutMs,
+  };
   const surfaces = [
     new Surface(
       'gateway',
@@ -92,6 +104,7 @@ export async function startGateway(
           gatewayTools,
         },
       ),
+      connections,
     ),
     new Surface(
       'console',
@@ -99,6 +112,7 @@ export async function startGateway(
         { ...base, surface: 'console' },
         { store, apiKeys, authenticator, logger, gatewayTools, collector: collector.console },
       ),
+      connections,
     ),
     new Surface(
       'collector',
@@ -106,13 +120,14 @@ export async function startGateway(
         { ...base, surface: 'collector', bodyLimitBytes: collector.settings.bodyLimitBytes },
         collector.app,
       ),
+      connections,
     ),
   ] as const;
   const ports = [settings.gatewayPort, settings.consolePort, settings.collectorPort];
   const metricsSurface =
     settings.metrics.port === undefined
       ? undefined
-      : new Surface('metrics', buildMetricsApp(base, settings.metrics.token));
+      : new Surface('metrics', buildMetricsApp(base, settings.metrics.token), connections);
   const all = metricsSurface ? [...surfaces, metricsSurface] : [...surfaces];
   try {
     await Promise.all([
@@ -162,6 +177,26 @@ export async function startGateway(
     store,
     stop,
   };
+}
+
+/**
+ * One gate for all listeners. A cap above what the open-files limit allows would let a flood of
+ * connections starve the database and upstream sockets too, so it is lowered to fit, loudly.
+ */
+function connectionGate(settings: Settings, logger: Logger): ConnectionGate {
+  const wanted = settings.connections.maxConnections;
+  const fileLimit = openFilesLimit();
+  const { cap, lowered } = fitConnectionCap(wanted, fileLimit);
+  if (lowered) {
+    logger.warn(
+      { wanted, cap, openFilesLimit: fileLimit },
+      'GATEWAY_MAX_CONNECTIONS does not fit the open-files limit (ulimit -n); connections are capped lower',
+    );
+  }
+  return new ConnectionGate({
+    maxConnections: cap,
+    maxConnectionsPerAddress: settings.connections.maxConnectionsPerAddress,
+  });
 }
 
 /**
