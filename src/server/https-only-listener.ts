@@ -61,7 +61,7 @@ export function createHttpsOnlyListener(https: HttpsServer, options: ListenerOpt
         handshaking.delete(key);
         timedOut.inc();
         socket.destroy();
-      }, options.handshakeTimeoutMs),
+      }, options.handshakeTimeoutMs).unref(),
     );
     socket.once('close', () => handshakeDone(key));
     socket.once('data', (chunk: Buffer) => {
@@ -72,6 +72,8 @@ export function createHttpsOnlyListener(https: HttpsServer, options: ListenerOpt
       } else {
         handshakeDone(key);
         socket.end(PLAIN_HTTP_REFUSAL);
+        // A client that never closes its side does not keep the socket.
+        setTimeout(() => socket.destroy(), options.handshakeTimeoutMs).unref();
       }
     });
   });
