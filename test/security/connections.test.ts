@@ -125,6 +125,9 @@ describe('connection discipline on every listener (slowloris, idle floods, caps)
         GATEWAY_BODY_MIN_BYTES_PER_SECOND: String(T.bodyMinBytesPerSecond),
         GATEWAY_KEEP_ALIVE_TIMEOUT_MS: String(T.idleMs),
         GATEWAY_MAX_CONNECTIONS_PER_ADDRESS: String(T.perAddress),
+        // The separate metrics listener gets the same discipline; /metrics stays on the others too.
+        METRICS_PORT: '0',
+        METRICS_PUBLIC: 'true',
         MOCK_KEY: 'sk-mock',
       },
       config: {
@@ -153,10 +156,10 @@ describe('connection discipline on every listener (slowloris, idle floods, caps)
   }
 
   it('cuts headers sent one byte at a time after the header timeout, with a 408, on every listener', async () => {
-    const before = await metric('gateway_connections_timed_out_total', { surface: 'console', phase: 'headers' });
+    const before = await metric('gateway_connections_timed_out_total', { surface: 'metrics', phase: 'headers' });
     const results = await Promise.all(
-      (['gateway', 'console', 'collector'] as const).map(async (surface) => {
-        const socket = await rawTls(h.running.urls[surface], h.ca, '127.0.0.3');
+      (['gateway', 'console', 'collector', 'metrics'] as const).map(async (surface) => {
+        const socket = await rawTls(h.running.urls[surface]!, h.ca, '127.0.0.3');
         const started = performance.now();
         const result = outcomeOf(socket, started);
         const head = `GET /v1/models HTTP/1.1\r\nHost: localhost\r\nX-Slow: ${'a'.repeat(1000)}`;
@@ -177,7 +180,7 @@ describe('connection discipline on every listener (slowloris, idle floods, caps)
     }
     const gatewayAnswer = JSON.parse(results[0]!.outcome.text.split('\r\n\r\n')[1]!);
     assert.equal(typeof gatewayAnswer.error.message, 'string', 'the gateway answers in its own error envelope');
-    const after = await metric('gateway_connections_timed_out_total', { surface: 'console', phase: 'headers' });
+    const after = await metric('gateway_connections_timed_out_total', { surface: 'metrics', phase: 'headers' });
     assert.equal(after - before, 1);
   });
 
