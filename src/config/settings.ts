@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { readDomainSettings, type DomainSettings } from './domain-settings.js';
 import { readTlsSettings, type TlsSettings } from './tls-settings.js';
+import { readConnectionSettings, type ConnectionSettings } from './connection-settings.js';
 
 /** Process settings, read once from the environment at start-up. */
 export interface Settings {
@@ -34,6 +35,8 @@ export interface Settings {
   preloadTokenizers: boolean;
   /** Project domains: development mode, resolvers and limits of the ownership checks. */
   domains: DomainSettings;
+  /** Timeouts and caps of every listener's connections (docs/configuration.md, "Connections"). */
+  connections: ConnectionSettings;
 }
 
 export interface MetricsSettings {
@@ -121,5 +124,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     metrics: metricsSettings(env),
     preloadTokenizers: flag(env, 'GATEWAY_PRELOAD_TOKENIZERS', false),
     domains: readDomainSettings(env),
+    connections: readConnectionSettings(env),
   };
 }

@@ -8,10 +8,14 @@ import Fastify, {
 import type { Logger } from 'pino';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Server as HttpsServer } from 'node:https';
 import { registerApiDocs, type DocumentedSurface } from './api-docs.js';
 import { registerHttpMetrics, registerMetricsRoute } from './http-metrics.js';
 import { deferredChildLogger } from './deferred-child-logger.js';
 import { randomHex } from './random-ids.js';
+import { CONNECTION_DEFAULTS, type ConnectionSettings } from '../config/connection-settings.js';
+import { connectionsTimedOut } from '../metrics/connection-metrics.js';
+import { enforceBodyDeadline } from './request-body-deadline.js';
 
 export interface AppOptions {
   tls: { cert: string; key: string };
@@ -29,6 +33,8 @@ export interface AppOptions {
   metrics?: { public: boolean; token?: string | undefined };
   /** Body of an answer given before any request exists (headers too large, unparsable request line), in this surface's envelope. */
   clientErrorBody?: (status: number, message: string) => unknown;
+  /** Header, body, handshake and keep-alive timeouts (docs/configuration.md, "Connections"); defaults when absent. */
+  connections?: ConnectionSettings;
 }
 
 /** Largest request head (request line and headers) a listener reads; larger → 431. Node's default, made explicit. */
@@ -47,10 +53,29 @@ export interface HttpProblem {
  * silent removal of unknown fields, so a wrong type or an unexpected field is a 400 naming it.
  */
 export function createApp(options: AppOptions): FastifyInstance {
+  const connections = options.connections ?? CONNECTION_DEFAULTS;
+  // The listener without a documented surface is the separate metrics listener.
+  const connectionLabel = options.surface ?? 'metrics';
+  const headersTimedOut = connectionsTimedOut.labels(connectionLabel, 'headers');
+  const checkIntervalMs = connectionCheckInterval(connections);
   const app = Fastify({
-    https: { cert: options.tls.cert, key: options.tls.key, maxHeaderSize: MAX_HEADER_BYTES },
-    clientErrorHandler: (error: Error & { code?: string }, socket: Duplex) =>
-      answerClientError(error, socket, options.clientErrorBody),
+    https: {
+      cert: options.tls.cert,
+      key: options.tls.key,
+      maxHeaderSize: MAX_HEADER_BYTES,
+      // From the handshake's end (or a later request's first byte) to the end of the headers,
+      // however slowly they trickle in; checked by Node every `connectionsCheckingInterval`.
+      headersTimeout: connections.headersTimeoutMs,
+      // The body has a minimum rate instead (request-body-deadline.ts); responses are never timed.
+      requestTimeout: 0,
+      connectionsCheckingInterval: checkIntervalMs,
+      // A backstop: the listener's own deadline covers the handshake from the accept on.
+      handshakeTimeout: connections.handshakeTimeoutMs,
+    },
+    clientErrorHandler: (error: Error & { code?: string }, socket: Duplex) => {
+      if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') headersTimedOut.inc();
+      answerClientError(error, socket, options.clientErrorBody);
+    },
     loggerInstance: options.logger,
     // One line per request is written by the metering path instead; Fastify's own two lines
     // per request would double the logging cost on the hot path.
@@ -71,9 +96,17 @@ export function createApp(options: AppOptions): FastifyInstance {
       },
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    keepAliveTimeout: 65_000,
+    keepAliveTimeout: connections.keepAliveTimeoutMs,
+    requestTimeout: 0,
     return503OnClosing: false,
   }) as unknown as FastifyInstance;
+  const bodyTimedOut = connectionsTimedOut.labels(connectionLabel, 'body');
+  enforceBodyDeadline(app.server as unknown as HttpsServer, {
+    bodyTimeoutMs: connections.bodyTimeoutMs,
+    bodyMinBytesPerSecond: connections.bodyMinBytesPerSecond,
+    checkIntervalMs,
+    onTimeout: () => bodyTimedOut.inc(),
+  });
 
   if (options.lenientJsonContentType) {
     app.removeContentTypeParser('application/json');
@@ -110,6 +143,16 @@ export function createApp(options: AppOptions): FastifyInstance {
     return options.sendError(reply, problem);
   });
   return app;
+}
+
+/**
+ * How often header and body deadlines are checked: a tenth of the shorter one, so a deadline is
+ * enforced within 10 % of its value, between 10 ms (short test timeouts) and 1 s (each check
+ * walks the open connections).
+ */
+function connectionCheckInterval(connections: ConnectionSettings): number {
+  const shorter = Math.min(connections.headersTimeoutMs, connections.bodyTimeoutMs);
+  return Math.min(1_000, Math.max(10, Math.round(shorter / 10)));
 }
 
 /**

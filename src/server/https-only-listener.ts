@@ -1,8 +1,10 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Server as HttpsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
+import { connectionsTimedOut } from '../metrics/connection-metrics.js';
+import type { ConnectionGate } from './connection-gate.js';
 
 const TLS_HANDSHAKE_RECORD = 0x16;
-const FIRST_BYTE_TIMEOUT_MS = 10_000;
 
 const PLAIN_HTTP_REFUSAL = (() => {
   const body = 'This server speaks HTTPS only. Plain HTTP is refused: use https:// for this URL.\n';
@@ -15,27 +17,86 @@ const PLAIN_HTTP_REFUSAL = (() => {
   );
 })();
 
+export interface ListenerOptions {
+  /** Labels this listener's connection metrics. */
+  surface: string;
+  /** The instance's connection caps, shared by all its listeners. */
+  gate: ConnectionGate;
+  /** Budget from the TCP accept to the end of the TLS handshake, first byte included. */
+  handshakeTimeoutMs: number;
+}
+
 /**
  * Accepts TCP connections, looks at the first byte, and hands TLS connections to the HTTPS
  * server. Anything else (a plain HTTP request) gets an immediate plain-text 400 and is closed,
  * so a client that forgot the `s` is told why instead of seeing a hang or a reset.
+ *
+ * Before any TLS work: a connection beyond the instance's or the client address's cap is reset,
+ * and every connection has one deadline from its accept to the end of its handshake, whether it
+ * sends nothing, a first byte and nothing, or a ClientHello a byte at a time. (Node's own TLS
+ * handshake timeout, kept as a backstop, starts only when the HTTPS server gets the socket, after
+ * the first byte, and is an inactivity timer by its API.) After the handshake the HTTPS server's
+ * header, body and keep-alive timeouts apply (create-app.ts).
  */
-export function createHttpsOnlyListener(https: HttpsServer): Server {
+export function createHttpsOnlyListener(https: HttpsServer, options: ListenerOptions): Server {
+  startConnectionChecks(https);
+  const timedOut = connectionsTimedOut.labels(options.surface, 'handshake');
+  const handshaking = new Map<string, NodeJS.Timeout>();
+  const handshakeDone = (key: string) => {
+    const timer = handshaking.get(key);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    handshaking.delete(key);
+  };
+  https.on('secureConnection', (tls: TLSSocket) => handshakeDone(peerKey(tls)));
+
   // noDelay: without it the first SSE event after the headers waits ~40 ms for the client's delayed ACK (Nagle).
   return createServer({ noDelay: true }, (socket: Socket) => {
-    socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, () => socket.destroy());
     socket.on('error', () => socket.destroy());
+    if (!options.gate.admit(socket, options.surface)) return;
+    const key = peerKey(socket);
+    handshaking.set(
+      key,
+      setTimeout(() => {
+        handshaking.delete(key);
+        timedOut.inc();
+        socket.destroy();
+      }, options.handshakeTimeoutMs).unref(),
+    );
+    socket.once('close', () => handshakeDone(key));
     socket.once('data', (chunk: Buffer) => {
-      socket.setTimeout(0);
       socket.pause();
       if (chunk[0] === TLS_HANDSHAKE_RECORD) {
         socket.unshift(chunk);
         https.emit('connection', socket);
       } else {
+        handshakeDone(key);
         socket.end(PLAIN_HTTP_REFUSAL);
+        // A client that never closes its side does not keep the socket.
+        setTimeout(() => socket.destroy(), options.handshakeTimeoutMs).unref();
       }
     });
   });
+}
+
+/** The raw socket and the TLS socket over it report the same peer; one listener has one socket per peer. */
+function peerKey(socket: Socket): string {
+  return `${socket.remoteAddress}|${socket.remotePort}`;
+}
+
+const checked = new WeakSet<HttpsServer>();
+
+/**
+ * Node checks its servers' `headersTimeout` and `requestTimeout` on a timer it starts when the
+ * server emits `listening`. The HTTPS server never listens itself (this listener hands it its
+ * sockets), so without this it never checked them: a client could send its headers a byte at a
+ * time for as long as it liked. The same list of connections is what `closeIdleConnections` and
+ * `closeAllConnections` work on at shutdown.
+ */
+function startConnectionChecks(https: HttpsServer): void {
+  if (checked.has(https)) return;
+  checked.add(https);
+  https.emit('listening');
 }
 
 export function listen(server: Server, port: number, host: string): Promise<AddressInfo> {

@@ -22,6 +22,8 @@ import { loadTls, type TlsMaterial } from './tls.js';
 import { Surface } from './surface.js';
 import { buildMetricsApp } from './metrics-app.js';
 import { trackUsageQueue } from '../metrics/metrics.js';
+import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.js';
+import { ConnectionGate } from './connection-gate.js';
 
 export interface RunningGateway {
   urls: { gateway: string; console: string; collector: string; metrics?: string };
@@ -77,7 +79,17 @@ export async function startGateway(
   const gatewayTools = createGatewayToolsService(store);
   const collector = createCollector(store, logger, env, settings.domains);
 
-  const base = { tls, logger, bodyLimitBytes: settings.bodyLimitBytes, metrics: settings.metrics };
+  const base = {
+    tls,
+    logger,
+    bodyLimitBytes: settings.bodyLimitBytes,
+    metrics: settings.metrics,
+    connections: settings.connections,
+  };
+  const connections = {
+    gate: connectionGate(settings, logger),
+    handshakeTimeoutMs: settings.connections.handshakeTimeoutMs,
+  };
   const surfaces = [
     new Surface(
       'gateway',
@@ -95,6 +107,7 @@ export async function startGateway(
           gatewayTools,
         },
       ),
+      connections,
     ),
     new Surface(
       'console',
@@ -102,6 +115,7 @@ export async function startGateway(
         { ...base, surface: 'console' },
         { store, apiKeys, authenticator, logger, gatewayTools, collector: collector.console },
       ),
+      connections,
     ),
     new Surface(
       'collector',
@@ -109,13 +123,14 @@ export async function startGateway(
         { ...base, surface: 'collector', bodyLimitBytes: collector.settings.bodyLimitBytes },
         collector.app,
       ),
+      connections,
     ),
   ] as const;
   const ports = [settings.gatewayPort, settings.consolePort, settings.collectorPort];
   const metricsSurface =
     settings.metrics.port === undefined
       ? undefined
-      : new Surface('metrics', buildMetricsApp(base, settings.metrics.token));
+      : new Surface('metrics', buildMetricsApp(base, settings.metrics.token), connections);
   const all = metricsSurface ? [...surfaces, metricsSurface] : [...surfaces];
   try {
     await Promise.all([
@@ -180,6 +195,26 @@ function logTrustHint(logger: Logger, tls: TlsMaterial): void {
       { ca: tls.caFile, changes: tls.changes },
       `clients must trust ${tls.caFile}: run \`gateway trust\` for each client's variable, \`gateway connect <client>\` for a complete setup`,
     );
+}
+
+/**
+ * One gate for all listeners. A cap above what the open-files limit allows would let a flood of
+ * connections starve the database and upstream sockets too, so it is lowered to fit, loudly.
+ */
+function connectionGate(settings: Settings, logger: Logger): ConnectionGate {
+  const wanted = settings.connections.maxConnections;
+  const fileLimit = openFilesLimit();
+  const { cap, lowered } = fitConnectionCap(wanted, fileLimit);
+  if (lowered) {
+    logger.warn(
+      { wanted, cap, openFilesLimit: fileLimit },
+      'GATEWAY_MAX_CONNECTIONS does not fit the open-files limit (ulimit -n); connections are capped lower',
+    );
+  }
+  return new ConnectionGate({
+    maxConnections: cap,
+    maxConnectionsPerAddress: settings.connections.maxConnectionsPerAddress,
+  });
 }
 
 /**

@@ -2,6 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Server as HttpsServer } from 'node:https';
 import type { Server } from 'node:net';
 import { createHttpsOnlyListener, listen } from './https-only-listener.js';
+import type { ConnectionGate } from './connection-gate.js';
+
+export interface SurfaceConnections {
+  /** The instance's connection caps, shared by all its surfaces. */
+  gate: ConnectionGate;
+  handshakeTimeoutMs: number;
+}
 
 /**
  * One HTTPS surface: a Fastify app behind the HTTPS-only listener, with in-flight request
@@ -17,6 +24,7 @@ export class Surface {
   constructor(
     readonly name: string,
     readonly app: FastifyInstance,
+    private readonly connections: SurfaceConnections,
   ) {
     const finished = () => {
       this.inFlight--;
@@ -33,7 +41,10 @@ export class Surface {
 
   async start(host: string, port: number): Promise<string> {
     await this.app.ready();
-    this.listener = createHttpsOnlyListener(this.app.server as unknown as HttpsServer);
+    this.listener = createHttpsOnlyListener(this.app.server as unknown as HttpsServer, {
+      surface: this.name,
+      ...this.connections,
+    });
     const address = await listen(this.listener, port, host);
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     this.url = `https://${shownHost}:${address.port}`;

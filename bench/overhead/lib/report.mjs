@@ -206,10 +206,10 @@ export function ratiosTable(ratios, modes, concurrencies) {
   return lines.join('\n');
 }
 
-export function writeJson(resultsDir, payload) {
+export function writeJson(resultsDir, payload, name = 'overhead') {
   mkdirSync(resultsDir, { recursive: true });
   const stamp = new Date(payload.started).toISOString().replace(/[:.]/g, '-');
-  const file = join(resultsDir, `overhead-${stamp}.json`);
+  const file = join(resultsDir, `${name}-${stamp}.json`);
   writeFileSync(
     file,
     JSON.stringify(payload, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n',

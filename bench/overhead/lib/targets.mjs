@@ -228,80 +228,96 @@ function gatewayEnv(ctx, dataDir, configFile) {
   return env;
 }
 
+/**
+ * `bin/gateway serve` with its own data dir, bootstrapped (`admin bootstrap --org bench`) and a
+ * gateway key made through the console API. `name` names the process, its log files and its
+ * data dir (several gateways in one run: bench/attack starts a fresh one per attack); `env` adds
+ * to the gateway's environment.
+ */
+export async function startGatewayProcess(ctx, { name = 'gateway', env: extraEnv = {} } = {}) {
+  const dataDir = join(ctx.tmpDir, `${name}-data`);
+  mkdirSync(dataDir, { recursive: true });
+  const configFile = join(ctx.tmpDir, `${name}-config.yaml`);
+  writeFileSync(
+    configFile,
+    [
+      'providers:',
+      `  - {id: mock, kind: openai, base_url: "${ctx.upstream.url}/v1", api_key_env: MOCK_API_KEY}`,
+      'models:',
+      '  - id: openai/gpt-4o-mini',
+      '    providers: [{provider: mock, model: gpt-4o-mini}]',
+      '    pricing: {input_per_mtok: 0.15, output_per_mtok: 0.60, cached_input_per_mtok: 0.075}',
+      '    active: true',
+      '',
+    ].join('\n'),
+  );
+  const env = { ...gatewayEnv(ctx, dataDir, configFile), ...extraEnv };
+  const bin = join(ctx.repoRoot, 'bin/gateway');
+  if (!existsSync(join(ctx.repoRoot, 'dist/cli/main.js')))
+    throw new Error('dist/cli/main.js is missing: the build did not run (--no-build?)');
+
+  // `gatewayNodeArgs`: node flags for the gateway process only (cpu.mjs passes --cpu-prof). The
+  // process runs with the V8 flags of bin/gateway's shebang (what `bin/gateway serve` and
+  // `npm start` run with): node ignores a shebang when it is given the script.
+  const extraArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const entry = spawnNode(
+    name,
+    [...shebangNodeFlags(bin), ...extraArgs, ...(ctx.gatewayNodeArgs ?? []), bin, 'serve'],
+    {
+      cwd: ctx.repoRoot,
+      env,
+      logDir: ctx.logDir,
+    },
+  );
+  let urls;
+  try {
+    urls = await waitForListening(entry, 30_000);
+  } catch (error) {
+    await stopChild(entry);
+    throw error;
+  }
+  const stop = () => stopChild(entry, 10_000);
+  try {
+    const boot = await execFileAsync(process.execPath, [bin, 'admin', 'bootstrap', '--org', 'bench'], {
+      cwd: ctx.repoRoot,
+      env,
+      timeout: 30_000,
+    });
+    const org = JSON.parse(boot.stdout.trim().split('\n').pop());
+    const created = await fetchText(`${urls.console}/v1/organizations/${org.organization_id}/api_keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.console_token}` },
+      body: JSON.stringify({ name: 'bench' }),
+    });
+    if (created.status !== 201 && created.status !== 200)
+      throw new Error(`creating the gateway key: HTTP ${created.status}: ${created.text.slice(0, 300)}`);
+    const { key } = JSON.parse(created.text);
+    if (!key) throw new Error(`creating the gateway key: no "key" in ${created.text.slice(0, 300)}`);
+    return {
+      url: `${urls.gateway}/v1/chat/completions`,
+      headers: { authorization: `Bearer ${key}` },
+      body: (mode) => requestBody('openai/gpt-4o-mini', mode),
+      pid: entry.pid,
+      note: `SQLite store in a temp dir, LOG_LEVEL ${env.LOG_LEVEL ?? 'unset (info)'}`,
+      logs: () => tail(entry.errFile, 800),
+      stop,
+      urls,
+      key,
+      org,
+      dataDir,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
 function gateway(ctx) {
   return {
     id: 'gateway',
     label: 'this gateway, HTTPS',
     protocol: 'https',
-    async start() {
-      const dataDir = join(ctx.tmpDir, 'gateway-data');
-      mkdirSync(dataDir, { recursive: true });
-      const configFile = join(ctx.tmpDir, 'gateway-config.yaml');
-      writeFileSync(
-        configFile,
-        [
-          'providers:',
-          `  - {id: mock, kind: openai, base_url: "${ctx.upstream.url}/v1", api_key_env: MOCK_API_KEY}`,
-          'models:',
-          '  - id: openai/gpt-4o-mini',
-          '    providers: [{provider: mock, model: gpt-4o-mini}]',
-          '    pricing: {input_per_mtok: 0.15, output_per_mtok: 0.60, cached_input_per_mtok: 0.075}',
-          '    active: true',
-          '',
-        ].join('\n'),
-      );
-      const env = gatewayEnv(ctx, dataDir, configFile);
-      const bin = join(ctx.repoRoot, 'bin/gateway');
-      if (!existsSync(join(ctx.repoRoot, 'dist/cli/main.js')))
-        throw new Error('dist/cli/main.js is missing: the build did not run (--no-build?)');
-
-      // `gatewayNodeArgs`: node flags for the gateway process only (cpu.mjs passes --cpu-prof). The
-      // process runs with the V8 flags of bin/gateway's shebang (what `bin/gateway serve` and
-      // `npm start` run with): node ignores a shebang when it is given the script.
-      const extraArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-      const entry = spawnNode(
-        'gateway',
-        [...shebangNodeFlags(bin), ...extraArgs, ...(ctx.gatewayNodeArgs ?? []), bin, 'serve'],
-        { cwd: ctx.repoRoot, env, logDir: ctx.logDir },
-      );
-      let urls;
-      try {
-        urls = await waitForListening(entry, 30_000);
-      } catch (error) {
-        await stopChild(entry);
-        throw error;
-      }
-      const stop = () => stopChild(entry, 10_000);
-      try {
-        const boot = await execFileAsync(process.execPath, [bin, 'admin', 'bootstrap', '--org', 'bench'], {
-          cwd: ctx.repoRoot,
-          env,
-          timeout: 30_000,
-        });
-        const org = JSON.parse(boot.stdout.trim().split('\n').pop());
-        const created = await fetchText(`${urls.console}/v1/organizations/${org.organization_id}/api_keys`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${org.console_token}` },
-          body: JSON.stringify({ name: 'bench' }),
-        });
-        if (created.status !== 201 && created.status !== 200)
-          throw new Error(`creating the gateway key: HTTP ${created.status}: ${created.text.slice(0, 300)}`);
-        const { key } = JSON.parse(created.text);
-        if (!key) throw new Error(`creating the gateway key: no "key" in ${created.text.slice(0, 300)}`);
-        return {
-          url: `${urls.gateway}/v1/chat/completions`,
-          headers: { authorization: `Bearer ${key}` },
-          body: (mode) => requestBody('openai/gpt-4o-mini', mode),
-          pid: entry.pid,
-          note: `SQLite store in a temp dir, LOG_LEVEL ${env.LOG_LEVEL ?? 'unset (info)'}`,
-          logs: () => tail(entry.errFile, 800),
-          stop,
-        };
-      } catch (error) {
-        await stop();
-        throw error;
-      }
-    },
+    start: () => startGatewayProcess(ctx),
   };
 }
 
