@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { readHardeningSettings, type HardeningSettings } from './hardening-settings.js';
 
 /** Process settings, read once from the environment at start-up. */
 export interface Settings {
@@ -28,6 +29,8 @@ export interface Settings {
   metrics: MetricsSettings;
   /** Load the tokenizer vocabularies before listening instead of on first use (docs/decisions.md). */
   preloadTokenizers: boolean;
+  /** JSON depth, pending gateway-tool ids (docs/configuration.md, "Input bounds"). */
+  hardening: HardeningSettings;
 }
 
 export interface MetricsSettings {
@@ -113,5 +116,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     sweepIntervalMs: positiveInt(env, 'GATEWAY_SWEEP_INTERVAL_MS', 30_000),
     metrics: metricsSettings(env),
     preloadTokenizers: flag(env, 'GATEWAY_PRELOAD_TOKENIZERS', false),
+    hardening: readHardeningSettings(env),
   };
 }

@@ -71,10 +71,19 @@ export async function startGateway(
     sweepIntervalMs: settings.sweepIntervalMs,
   });
   budget.startSweeper();
-  const gatewayTools = createGatewayToolsService(store);
+  const gatewayTools = createGatewayToolsService(store, {
+    pendingTtlMs: settings.hardening.pendingTtlMs,
+    pendingMaxPerKey: settings.hardening.pendingMaxPerKey,
+  });
   const collector = createCollector(store, logger, env);
 
-  const base = { tls, logger, bodyLimitBytes: settings.bodyLimitBytes, metrics: settings.metrics };
+  const base = {
+    tls,
+    logger,
+    bodyLimitBytes: settings.bodyLimitBytes,
+    metrics: settings.metrics,
+    jsonMaxDepth: settings.hardening.jsonMaxDepth,
+  };
   const surfaces = [
     new Surface(
       'gateway',
