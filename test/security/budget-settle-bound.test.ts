@@ -53,12 +53,12 @@ for (const store of storeKinds()) {
     it('a second request is refused while the first, older than the TTL, is still running', async () => {
       const key = await h.createKey(await h.organization(), { name: 'long', max_usage: CEILING_USD });
       mock.setScenario([
-        { hangBeforeHeadersMs: 2_500, usage: { inputTokens: 3, outputTokens: 1 } },
+        { hangBeforeHeadersMs: 4_000, usage: { inputTokens: 3, outputTokens: 1 } },
         { usage: { inputTokens: 3, outputTokens: 1 } },
       ]);
       const first = h.gateway('POST', '/v1/chat/completions', { token: key.key, body });
       // Past the TTL, with many sweeps run meanwhile.
-      await delay(1_800);
+      await delay(3_000);
       const second = await h.gateway('POST', '/v1/chat/completions', { token: key.key, body });
       assert.equal(second.status, 429, `the first request's room was given away: ${second.text}`);
       assert.equal(second.json.error.code, 'usage_limit_exceeded');
