@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { readDomainSettings, type DomainSettings } from './domain-settings.js';
 import { readTlsSettings, type TlsSettings } from './tls-settings.js';
 import { readConnectionSettings, type ConnectionSettings } from './connection-settings.js';
+import { readHardeningSettings, type HardeningSettings } from './hardening-settings.js';
 
 /** Process settings, read once from the environment at start-up. */
 export interface Settings {
@@ -37,6 +38,8 @@ export interface Settings {
   domains: DomainSettings;
   /** Timeouts and caps of every listener's connections (docs/configuration.md, "Connections"). */
   connections: ConnectionSettings;
+  /** JSON depth, pending gateway-tool ids (docs/configuration.md, "Input bounds"). */
+  hardening: HardeningSettings;
 }
 
 export interface MetricsSettings {
@@ -125,5 +128,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     preloadTokenizers: flag(env, 'GATEWAY_PRELOAD_TOKENIZERS', false),
     domains: readDomainSettings(env),
     connections: readConnectionSettings(env),
+    hardening: readHardeningSettings(env),
   };
 }

@@ -2,9 +2,16 @@ import { randomBytes } from 'node:crypto';
 import type { Store } from '../store/database.js';
 import type { ToolCall } from '../gateway/schemas/chat-request.js';
 
-/** How long a `gateway_pending_id` can be sent back. */
+/** How long a `gateway_pending_id` can be sent back, by default (GATEWAY_PENDING_TTL_SECONDS). */
 export const PENDING_TTL_MS = 60 * 60 * 1000;
+/** Live ids kept per key, by default (GATEWAY_PENDING_MAX_PER_KEY). */
+export const PENDING_MAX_PER_KEY = 1_000;
 const SWEEP_EVERY_MS = 60_000;
+
+export interface PendingLimits {
+  ttlMs: number;
+  maxPerKey: number;
+}
 
 export interface GatewayToolResult {
   tool_call_id: string;
@@ -29,9 +36,13 @@ export function newPendingId(): string {
 }
 
 /**
- * Deferred gateway tool calls. An id is valid for PENDING_TTL_MS and only for the organization
- * and key that created it; it may be sent back any number of times until then (a client that
- * retries a failed request needs it again). Expired rows are deleted lazily, at most once a
+ * Deferred gateway tool calls. An id is valid for `ttlMs` and only for the organization and key
+ * that created it; it may be sent back any number of times until then (a client that retries a
+ * failed request needs it again). A key holds at most `maxPerKey` live ids: each new one deletes
+ * that key's oldest beyond the cap, so a key that defers turns in a loop keeps a bounded number
+ * of rows (only its own ids are evicted, and only the oldest, which clients no longer send).
+ * Racing instances can each insert before either trims: the bound is `maxPerKey` plus the
+ * operations being created at that moment. Expired rows are deleted lazily, at most once a
  * minute per process, when a new operation is saved.
  */
 export class PendingOperationRepository {
@@ -40,6 +51,7 @@ export class PendingOperationRepository {
   constructor(
     private readonly store: Store,
     private readonly now: () => number = Date.now,
+    private readonly limits: PendingLimits = { ttlMs: PENDING_TTL_MS, maxPerKey: PENDING_MAX_PER_KEY },
   ) {}
 
   async create(input: {
@@ -52,21 +64,44 @@ export class PendingOperationRepository {
     const operation: PendingOperation = {
       id: newPendingId(),
       createdAt: now,
-      expiresAt: now + PENDING_TTL_MS,
+      expiresAt: now + this.limits.ttlMs,
       ...input,
     };
-    await this.store.db
-      .insertInto('gateway_pending_operations')
-      .values({
-        id: operation.id,
-        organization_id: operation.organizationId,
-        api_key_id: operation.apiKeyId,
-        created_at: operation.createdAt,
-        expires_at: operation.expiresAt,
-        tool_calls: JSON.stringify(operation.toolCalls),
-        gateway_results: JSON.stringify(operation.gatewayResults),
-      })
-      .execute();
+    await this.store.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('gateway_pending_operations')
+        .values({
+          id: operation.id,
+          organization_id: operation.organizationId,
+          api_key_id: operation.apiKeyId,
+          created_at: operation.createdAt,
+          expires_at: operation.expiresAt,
+          tool_calls: JSON.stringify(operation.toolCalls),
+          gateway_results: JSON.stringify(operation.gatewayResults),
+        })
+        .execute();
+      // The key's newest row beyond the cap, if any: it and everything older goes.
+      const firstEvicted = await trx
+        .selectFrom('gateway_pending_operations')
+        .select(['created_at', 'id'])
+        .where('api_key_id', '=', operation.apiKeyId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .offset(this.limits.maxPerKey)
+        .executeTakeFirst();
+      if (!firstEvicted) return;
+      await trx
+        .deleteFrom('gateway_pending_operations')
+        .where('api_key_id', '=', operation.apiKeyId)
+        .where((eb) =>
+          eb.or([
+            eb('created_at', '<', firstEvicted.created_at),
+            eb.and([eb('created_at', '=', firstEvicted.created_at), eb('id', '<=', firstEvicted.id)]),
+          ]),
+        )
+        .execute();
+    });
     if (now - this.lastSweep >= SWEEP_EVERY_MS) {
       this.lastSweep = now;
       await this.deleteExpired().catch(() => undefined);

@@ -150,7 +150,10 @@ export class UsageWriter {
       const sqlite = this.store.sqlite;
       if (sqlite && !sqlite.inTransaction) this.commitSynchronously(sqlite, batch);
       else await this.store.db.transaction().execute((trx) => this.commitInTransaction(trx, batch));
-      for (const row of batch) row.release();
+      for (const row of batch) {
+        if (row.reservation) row.reservation.settled = true;
+        row.release();
+      }
       return true;
     } catch (error) {
       this.logger.warn({ err: error, rows: batch.length }, 'usage batch not written; will retry');

@@ -16,6 +16,8 @@ import { randomHex } from './random-ids.js';
 import { CONNECTION_DEFAULTS, type ConnectionSettings } from '../config/connection-settings.js';
 import { connectionsTimedOut } from '../metrics/connection-metrics.js';
 import { enforceBodyDeadline } from './request-body-deadline.js';
+import { DEFAULT_JSON_MAX_DEPTH, registerJsonBodyParser } from './json-body.js';
+import { answerClosedClient, isClientConnectionError } from './client-connection.js';
 
 export interface AppOptions {
   tls: { cert: string; key: string };
@@ -27,6 +29,8 @@ export interface AppOptions {
   handleError?: (error: unknown, request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
   /** Accept a JSON body whatever its content type (curl -d sends form encoding by default). */
   lenientJsonContentType?: boolean;
+  /** Deepest nesting of arrays and objects a JSON body may have (GATEWAY_JSON_MAX_DEPTH); deeper → 400. */
+  jsonMaxDepth?: number;
   /** Which listener this is: names its OpenAPI document (`/openapi.json`, `/docs`) and labels its metrics. */
   surface?: DocumentedSurface;
   /** `/metrics` on this listener: served unless `public` is false (docs/configuration.md, "Metrics"). */
@@ -108,10 +112,11 @@ export function createApp(options: AppOptions): FastifyInstance {
     onTimeout: () => bodyTimedOut.inc(),
   });
 
-  if (options.lenientJsonContentType) {
-    app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: options.bodyLimitBytes }, parseJsonBody);
-  }
+  registerJsonBodyParser(app, {
+    bodyLimitBytes: options.bodyLimitBytes,
+    maxDepth: options.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH,
+    lenient: options.lenientJsonContentType === true,
+  });
 
   // Callback style: no promise per request on the hot path.
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -136,6 +141,7 @@ export function createApp(options: AppOptions): FastifyInstance {
   );
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (isClientConnectionError(error, request)) return answerClosedClient(request, reply, options.sendError);
     const handled = options.handleError?.(error, request, reply);
     if (handled) return handled;
     const problem = toProblem(error);
@@ -186,46 +192,6 @@ function answerClientError(
   );
   // A client that never reads its answer does not keep the socket.
   setTimeout(() => socket.destroy(), 5_000).unref();
-}
-
-function parseJsonBody(
-  _request: FastifyRequest,
-  body: string | Buffer,
-  done: (err: Error | null, body?: unknown) => void,
-): void {
-  const text = typeof body === 'string' ? body : body.toString('utf8');
-  if (text.length === 0) return done(null, undefined);
-  try {
-    // A reviver is called for every key and value, which costs more than the parse itself: it
-    // runs only for the rare body whose text could hold one of the keys it removes. Such a key
-    // is spelled out or has a \u escape; `includes` rules out most bodies faster than the patterns.
-    const suspect =
-      (text.includes('__proto__') || text.includes('constructor') || text.includes('\\u')) &&
-      (SUSPECT_PROTO_KEY.test(text) || SUSPECT_CONSTRUCTOR_KEY.test(text));
-    done(null, suspect ? JSON.parse(text, rejectProtoKeys) : JSON.parse(text));
-  } catch (error) {
-    const parseError = new Error(`The request body is not valid JSON: ${(error as Error).message}`) as FastifyError;
-    parseError.statusCode = 400;
-    parseError.code = 'FST_ERR_CTP_INVALID_JSON_BODY';
-    done(parseError);
-  }
-}
-
-/** A `"__proto__":` or `"constructor":` key, literal or with any of its characters \u-escaped (secure-json-parse's patterns). */
-const SUSPECT_PROTO_KEY =
-  /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
-const SUSPECT_CONSTRUCTOR_KEY =
-  /"(?:c|\\u0063)(?:o|\\u006[Ff])(?:n|\\u006[Ee])(?:s|\\u0073)(?:t|\\u0074)(?:r|\\u0072)(?:u|\\u0075)(?:c|\\u0063)(?:t|\\u0074)(?:o|\\u006[Ff])(?:r|\\u0072)"\s*:/;
-
-/** Prototype-poisoning keys have no meaning in any request this service accepts. */
-function rejectProtoKeys(key: string, value: unknown): unknown {
-  if (
-    key === '__proto__' ||
-    (key === 'constructor' && typeof value === 'object' && value !== null && 'prototype' in value)
-  ) {
-    return undefined;
-  }
-  return value;
 }
 
 export function toProblem(error: FastifyError): HttpProblem {

@@ -76,7 +76,10 @@ export async function startGateway(
     sweepIntervalMs: settings.sweepIntervalMs,
   });
   budget.startSweeper();
-  const gatewayTools = createGatewayToolsService(store);
+  const gatewayTools = createGatewayToolsService(store, {
+    pendingTtlMs: settings.hardening.pendingTtlMs,
+    pendingMaxPerKey: settings.hardening.pendingMaxPerKey,
+  });
   const collector = createCollector(store, logger, env, settings.domains);
 
   const base = {
@@ -85,6 +88,7 @@ export async function startGateway(
     bodyLimitBytes: settings.bodyLimitBytes,
     metrics: settings.metrics,
     connections: settings.connections,
+    jsonMaxDepth: settings.hardening.jsonMaxDepth,
   };
   const connections = {
     gate: connectionGate(settings, logger),

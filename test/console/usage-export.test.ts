@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { startHarness, storeKinds, type Harness } from '../support/gateway-harness.js';
 import { parseCsv } from '../support/csv.js';
 import { splitTags, microUsdToDecimal } from '../../src/console/export/export-format.js';
+import { unescapeFormulaCell } from '../../src/console/export/csv.js';
 import type { UsageRecordsTable } from '../../src/store/schema.js';
 
 /** GET /v1/organizations/{orgId}/logs/export (spec 2.9, 4.2): CSV and JSON round trips, filters, errors. */
@@ -152,13 +153,14 @@ for (const store of storeKinds()) {
         const row = want[i]!;
         assert.equal(record.length, 8);
         assert.equal(record[0], new Date(row.created_at).toISOString());
-        assert.equal(record[1], `${row.name} (${row.api_key_id})`);
+        // A formula-leading name ('=SUM(A1) …') leaves prefixed with ' (test/security/csv-injection.test.ts).
+        assert.equal(unescapeFormulaCell(record[1]!), `${row.name} (${row.api_key_id})`);
         assert.equal(record[2], row.model);
         assert.equal(record[3], 'openai');
         assert.equal(record[4], String(row.input));
         assert.equal(record[5], String(row.output));
         assert.equal(record[6], microUsdToDecimal(row.cost));
-        assert.deepEqual(splitTags(record[7]!), row.tags);
+        assert.deepEqual(splitTags(unescapeFormulaCell(record[7]!)), row.tags);
       });
     }
 

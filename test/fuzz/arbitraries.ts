@@ -3,11 +3,27 @@ import fc from 'fast-check';
 import type { Harness, HttpResult } from '../support/gateway-harness.js';
 
 /**
- * Generators and answer checks shared by the fuzz suites (routes.fuzz.test.ts,
- * surfaces.fuzz.test.ts). RUNS and SEED come from FUZZ_RUNS and FUZZ_SEED.
+ * Generators and answer checks shared by the fuzz suites. Every property runs `runs(n)` cases:
+ * its CI default `n`, chosen so a property takes a few seconds on a loaded machine, or
+ * FUZZ_RUNS when set, to go deeper locally (`FUZZ_RUNS=5000 node scripts/run-tests.mjs fuzz`).
+ * FUZZ_SEED replays a failure; the seed is printed with every suite.
  */
-export const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
+export function runs(ciDefault: number): number {
+  const wanted = process.env.FUZZ_RUNS;
+  return wanted ? Math.max(1, Number(wanted)) : ciDefault;
+}
+export const RUNS = runs(60);
 export const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() ^ (Math.random() * 0x7fffffff);
+
+/** Bodies a parser must refuse cleanly: nesting far past any limit, numbers past a double. */
+export const HOSTILE_JSON_TEXTS = [
+  '['.repeat(100_000) + ']'.repeat(100_000),
+  '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_000),
+  '['.repeat(100_000),
+  '{"model":"local/echo","max_tokens":1e400}',
+  '{"model":"local/echo","temperature":-1e999,"messages":[]}',
+  `{"n":${'9'.repeat(400)}}`,
+];
 
 export const STACK_TRACE =
   /\n\s+at\s|\bat\s+\S+\s+\(?\/|(?:\/|\\)(?:src|node_modules|work|home|tmp)(?:\/|\\)\S+\.(?:ts|js|mjs|cjs)|\.(?:ts|js):\d+:\d+|\b[A-Z][A-Za-z]*Error: [^"]*\/[^"]*\.(?:ts|js)/;
@@ -198,7 +214,15 @@ export function payload(shaped: fc.Arbitrary<unknown>): fc.Arbitrary<Payload> {
       arbitrary: fc
         .oneof(
           weirdString,
-          fc.constantFrom('{', '[1,]', '{"a":1}}', 'nul', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}'),
+          fc.constantFrom(
+            '{',
+            '[1,]',
+            '{"a":1}}',
+            'nul',
+            '{"__proto__":{"x":1}}',
+            '{"constructor":{"prototype":{}}}',
+            ...HOSTILE_JSON_TEXTS,
+          ),
         )
         .map((text): Payload => ({ kind: 'raw', text })),
     },

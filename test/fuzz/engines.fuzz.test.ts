@@ -4,19 +4,34 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { get_encoding } from 'tiktoken';
 import { readSse } from '../../src/providers/http/read-sse.js';
-import { countRequestTokens, TOKENIZERS, type CountableRequest } from '../../src/tokenize/index.js';
+import { SseWriter, sseData, sseNamedEvent } from '../../src/gateway/chat/sse-writer.js';
+import { countRequestTokens, countTextTokens, TOKENIZERS, type CountableRequest } from '../../src/tokenize/index.js';
 import { compressPayload, CompressionInputError, COMPRESSION_MODELS } from '../../src/compress/index.js';
 import type { SseEvent } from '../../src/providers/types.js';
-import { SEED, hostile, jsonish, weirdString, fields, maybe, messages, tools, compressBody } from './arbitraries.js';
+import {
+  SEED,
+  runs,
+  hostile,
+  jsonish,
+  weirdString,
+  fields,
+  maybe,
+  messages,
+  tools,
+  compressBody,
+} from './arbitraries.js';
 
 /**
- * Property-based tests of the engines behind the routes (issue 9, item 4): the SSE parser, the
- * tokenizer front end and the compressor, on arbitrary input. The corpus in test/fuzz/corpus/
+ * Property-based tests of the engines behind the routes (issue 9, item 4; issue 16, item 9): the
+ * SSE parser and writers, the tokenizer and its front end, and the compressor, on arbitrary input. The corpus in test/fuzz/corpus/
  * (inputs that once broke something, and interesting seeds) is replayed first on every run.
  * Reproduce a failure with FUZZ_SEED=<seed>; add the failing input to the corpus.
  */
-const RUNS = Number(process.env.FUZZ_ENGINE_RUNS ?? 300);
+const RUNS = runs(300);
 const CORPUS = join(dirname(fileURLToPath(import.meta.url)), 'corpus');
 const corpus = <T>(file: string): T[] => (JSON.parse(readFileSync(join(CORPUS, file), 'utf8')) as { cases: T[] }).cases;
 const options = { numRuns: RUNS, seed: SEED, endOnFailure: true, includeErrorInReport: true };
@@ -102,6 +117,162 @@ describe(`SSE parser (readSse) on arbitrary streams (seed ${SEED})`, () => {
         },
       ),
       options,
+    );
+  });
+});
+
+// ---- SSE writers ------------------------------------------------------------------------------
+
+/** A ServerResponse that takes writes into a string and, when told to, reports a full buffer. */
+class RecordingResponse extends EventEmitter {
+  text = '';
+  destroyed = false;
+  ended = false;
+  constructor(private readonly fullAfter: boolean[]) {
+    super();
+  }
+  writeHead(): this {
+    return this;
+  }
+  flushHeaders(): void {}
+  write(chunk: string): boolean {
+    this.text += chunk;
+    const full = this.fullAfter.shift() ?? false;
+    // A full buffer drains a little later, as a socket does.
+    if (full) setImmediate(() => this.emit('drain'));
+    return !full;
+  }
+  end(chunk?: string): void {
+    if (chunk) this.text += chunk;
+    this.ended = true;
+  }
+}
+
+/** Any value an event may carry: text with CR, LF, U+2028 and lone surrogates included. */
+const eventText = fc.oneof(
+  fc.string(),
+  fc.constantFrom('\r', '\n', '\r\n', '\u2028\u2029', '\ud800', 'data: x\n\nevent: y', '[DONE]', ''),
+);
+const eventValue = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }),
+  fc.record({ type: fc.constantFrom('message_delta', 'response.output_text.delta'), text: eventText }),
+  fc.dictionary(eventText, eventText, { maxKeys: 3 }),
+);
+const eventName = fc.constantFrom('message_start', 'content_block_delta', 'response.completed', 'error', 'ping');
+/** The value as it comes back from JSON: what a client parsing the event gets. */
+const viaJson = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
+
+describe(`SSE writers (sseData, sseNamedEvent, SseWriter) read back by readSse (seed ${SEED})`, () => {
+  it('every event written is read back whole, with its name, however the bytes are cut', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.option(eventName, { nil: undefined }), eventValue), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        async (events, offsets) => {
+          const text = events.map(([name, value]) => (name ? sseNamedEvent(name, value) : sseData(value))).join('');
+          const read = await parse(cut(new TextEncoder().encode(text), offsets));
+          assert.equal(read.length, events.length, text);
+          read.forEach((event, i) => {
+            const [name, value] = events[i]!;
+            assert.equal(event.event, name);
+            assert.deepEqual(JSON.parse(event.data), viaJson(value));
+          });
+        },
+      ),
+      options,
+    );
+  });
+
+  it('SseWriter under random backpressure: every event, in order, then [DONE], nothing else', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.option(eventName, { nil: undefined }), eventValue), { maxLength: 8 }),
+        fc.array(fc.boolean(), { maxLength: 10 }),
+        fc.boolean(),
+        async (events, fullAfter, holdTail) => {
+          const response = new RecordingResponse(fullAfter);
+          const writer = new SseWriter(response as unknown as ServerResponse);
+          writer.start({ 'x-request-id': 'req_fuzz' });
+          for (const [name, value] of events) await (name ? writer.sendEvent(name, value) : writer.send(value));
+          if (holdTail) writer.holdForEnd();
+          writer.done();
+          assert.ok(response.ended);
+          const read = await parse([response.text]);
+          assert.equal(read.length, events.length + 1, response.text);
+          assert.equal(read.at(-1)!.data, '[DONE]');
+          events.forEach(([name, value], i) => {
+            assert.equal(read[i]!.event, name);
+            assert.deepEqual(JSON.parse(read[i]!.data), viaJson(value));
+          });
+        },
+      ),
+      { ...options, numRuns: Math.ceil(RUNS / 2) },
+    );
+  });
+
+  it('an event name with CR or LF is refused, never written', () => {
+    for (const name of ['a\nb', 'a\r', '\n'])
+      assert.throws(() => sseNamedEvent(name, {}), /CR or LF/, JSON.stringify(name));
+  });
+});
+
+// ---- tokenizer --------------------------------------------------------------------------------
+
+const references = Object.fromEntries(TOKENIZERS.map((name) => [name, get_encoding(name)]));
+/** tiktoken's own count, the reference every count must equal. */
+const reference = (text: string, tokenizer: (typeof TOKENIZERS)[number]) =>
+  references[tokenizer]!.encode_ordinary(text).length;
+
+/**
+ * Texts shaped like the attack of issue 16 row 1 (one long run of one character class, which
+ * makes BPE merging quadratic) and their neighbours, kept to 1,000 characters a run so CI
+ * stays fast whatever the merge loop's complexity; bench/ and FUZZ_RUNS go further.
+ */
+const run = fc
+  .tuple(
+    fc.constantFrom(
+      'a',
+      'Z',
+      ' ',
+      '\n',
+      '\t',
+      '1',
+      '日',
+      '한',
+      'é',
+      '🙂',
+      '.',
+      '-',
+      '_',
+      '\u0301',
+      'ab',
+      '<|endoftext|>',
+    ),
+    fc.integer({ min: 1, max: 1_000 }),
+  )
+  // At most 1,000 characters, whatever the unit's length.
+  .map(([unit, length]) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length));
+const adversarialText = fc.oneof(
+  run,
+  fc.array(run, { minLength: 2, maxLength: 4 }).map((runs) => runs.join('')),
+  fc.tuple(fc.string({ maxLength: 50 }), run, fc.string({ maxLength: 50 })).map((parts) => parts.join('')),
+);
+
+describe(`tokenizer (countTextTokens) against tiktoken on adversarial text (seed ${SEED})`, () => {
+  it('replays the corpus', () => {
+    for (const entry of corpus<{ note: string; unit?: string; repeat?: number; text?: string }>('tokenize.json')) {
+      const text = entry.text ?? entry.unit!.repeat(entry.repeat!);
+      for (const tokenizer of TOKENIZERS)
+        assert.equal(countTextTokens(text, tokenizer), reference(text, tokenizer), `${entry.note} (${tokenizer})`);
+    }
+  });
+
+  it('long runs of one character class count exactly as tiktoken counts them', () => {
+    fc.assert(
+      fc.property(adversarialText, fc.constantFrom(...TOKENIZERS), (text, tokenizer) => {
+        assert.equal(countTextTokens(text, tokenizer), reference(text, tokenizer), JSON.stringify(text.slice(0, 80)));
+      }),
+      { ...options, numRuns: Math.ceil(RUNS / 5) },
     );
   });
 });

@@ -9,6 +9,7 @@ import { collectorClient } from '../support/collector-client.js';
 import { DEFAULT_MODELS } from '../../src/catalogue/default-catalogue.js';
 import {
   SEED,
+  runs,
   assertConsoleAnswer,
   assertNoLeak,
   describeRequest,
@@ -29,9 +30,9 @@ import {
  * The request schemas routes.fuzz.test.ts does not reach (issue 9, item 4): the Anthropic- and
  * Responses-shaped gateway routes, every console route but the API-key ones, and the collector.
  * Same properties: never a 5xx, an error is in its surface's envelope, no stack trace leaks.
- * test/fuzz/corpus/routes.json is replayed first. FUZZ_SURFACE_RUNS bounds the random cases.
+ * test/fuzz/corpus/routes.json is replayed first. FUZZ_RUNS bounds the random cases (arbitraries.ts).
  */
-const RUNS = Number(process.env.FUZZ_SURFACE_RUNS ?? 80);
+const RUNS = runs(60);
 const CORPUS = join(dirname(fileURLToPath(import.meta.url)), 'corpus', 'routes.json');
 const OFFLINE_CONFIG = { models: DEFAULT_MODELS.map((model) => ({ ...model, active: model.id === 'local/echo' })) };
 const options = { numRuns: RUNS, seed: SEED, endOnFailure: true, includeErrorInReport: true };
@@ -208,7 +209,17 @@ interface CorpusEntry {
   path: string;
   body?: unknown;
   raw?: string;
+  /** A deeply nested raw body, kept small in the file: before + open × times + inner + close × times + after. */
+  deep?: { before: string; open: string; inner: string; close: string; times: number; after: string };
 }
+const rawOf = (entry: CorpusEntry): string | undefined =>
+  entry.deep
+    ? entry.deep.before +
+      entry.deep.open.repeat(entry.deep.times) +
+      entry.deep.inner +
+      entry.deep.close.repeat(entry.deep.times) +
+      entry.deep.after
+    : entry.raw;
 const corpus = (JSON.parse(readFileSync(CORPUS, 'utf8')) as { cases: CorpusEntry[] }).cases;
 
 for (const store of storeKinds()) {
@@ -239,9 +250,10 @@ for (const store of storeKinds()) {
 
     it('replays test/fuzz/corpus/routes.json', async () => {
       for (const entry of corpus) {
+        const raw = rawOf(entry);
         const body: Payload =
-          entry.raw !== undefined
-            ? { kind: 'raw', text: entry.raw }
+          raw !== undefined
+            ? { kind: 'raw', text: raw }
             : entry.body !== undefined
               ? { kind: 'json', value: entry.body }
               : { kind: 'none' };
@@ -359,7 +371,7 @@ for (const store of storeKinds()) {
             assert.ok(!result.text.includes(key.key), 'a gateway key secret leaked');
           },
         ),
-        { ...options, numRuns: RUNS * 4 },
+        { ...options, numRuns: RUNS * 3 },
       );
     });
 

@@ -29,6 +29,8 @@ export interface HarnessOptions {
   /** Reuse an existing data dir / schema (restart tests, second instance). */
   dataDir?: string;
   schema?: string;
+  /** The service's logger (tests that check what is logged); default: pino at LOG_LEVEL, silent. */
+  logger?: pino.Logger;
 }
 
 export interface HttpResult {
@@ -101,7 +103,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     env.GATEWAY_CONFIG = file;
   }
   const settings = readSettings({ ...env });
-  const logger = pino({ level: env.LOG_LEVEL ?? 'silent' });
+  const logger = options.logger ?? pino({ level: env.LOG_LEVEL ?? 'silent' });
   const running = await startGateway(settings, logger, { ...process.env, ...env });
   const ca = readFileSync(join(dataDir, 'tls', 'cert.pem'), 'utf8');
   const dispatcher = new Agent({ connect: { ca }, keepAliveTimeout: 1000 });

@@ -76,7 +76,7 @@ export async function checkWebhookUrl(raw: string, policy: TargetPolicy): Promis
   if (policy.allowPrivate) return;
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (isIP(host)) {
-    if (!isPublicAddress(host)) throw new UnsafeTargetError(`points to a private or reserved address (${host})`);
+    if (!isPublicAddress(host)) throw new UnsafeTargetError('points to a private or reserved address');
     return;
   }
   let addresses: LookupAddress[];
@@ -85,11 +85,10 @@ export async function checkWebhookUrl(raw: string, policy: TargetPolicy): Promis
   } catch {
     throw new UnsafeTargetError(`host ${host} does not resolve`);
   }
-  const refused = addresses.find((a) => !isPublicAddress(a.address));
-  if (addresses.length === 0 || refused)
-    throw new UnsafeTargetError(
-      `host ${host} resolves to a private or reserved address${refused ? ` (${refused.address})` : ''}`,
-    );
+  // The message names the host the caller gave, never the address it resolved to: telling which
+  // internal address a name points at would turn this check into a probe of the internal network.
+  if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address)))
+    throw new UnsafeTargetError(`host ${host} resolves to a private or reserved address`);
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;

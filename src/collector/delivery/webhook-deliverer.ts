@@ -42,7 +42,7 @@ export class WebhookDeliverer implements Deliverer {
       throw new WebhookError('webhook URL must be https');
     const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
     if (isIP(literal) && !this.policy.allowPrivate && !isPublicAddress(literal))
-      throw new WebhookError(`webhook address ${literal} is private or reserved`);
+      throw new WebhookError('webhook address is private or reserved');
     const payloads = await this.events.loadPayloads(batch.projectId, batch.eventIds);
     const events: string[] = [];
     for (const id of batch.eventIds) {

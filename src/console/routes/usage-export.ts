@@ -1,13 +1,13 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
-import Papa from 'papaparse';
 import type { Store } from '../../store/database.js';
 import { usageExportPages } from '../../store/usage-export.js';
 import { assertOrganization } from '../auth/console-auth.js';
 import { OrgParamsSchema } from '../schemas/api-key.js';
 import { parseExportQuery } from '../export/export-query.js';
 import { CSV_COLUMNS, csvRecord, jsonRecord } from '../export/export-format.js';
+import { csvLines } from '../export/csv.js';
 
 const stamp = (ms: number) =>
   new Date(ms)
@@ -19,7 +19,7 @@ const stamp = (ms: number) =>
  * GET /v1/organizations/{orgId}/logs/export (spec 2.9, 4.2). The body streams straight from
  * the database: pages of 1,000 rows are fetched on demand as the socket drains (Readable.from
  * pulls the generator only when the response has room), so memory stays flat whatever the row
- * count. Rows leave as strings of ROWS_PER_CHUNK rows (Papa Parse's `unparse` per chunk): one
+ * count. Rows leave as strings of ROWS_PER_CHUNK rows (`csvLines`, Papa Parse's `unparse`, per chunk): one
  * object-mode stream chunk per row made the export's garbage, and its peak memory, several
  * times larger. A database failure mid-way aborts the response.
  */
@@ -52,9 +52,6 @@ export function registerUsageExportRoute(app: FastifyInstance, store: Store): vo
 
 /** A chunk's string stays well under 128 KB, so V8 allocates it in the young generation. */
 const ROWS_PER_CHUNK = 250;
-const CSV_OPTIONS = { newline: '\n', header: false } as const;
-/** RFC 4180 rows, each ending in a newline: a field with a quote, comma or line break is quoted. */
-const csvLines = (records: string[][]) => `${Papa.unparse(records, CSV_OPTIONS)}\n`;
 
 async function* csvChunks(pages: AsyncGenerator<Parameters<typeof csvRecord>[0][]>): AsyncGenerator<string> {
   yield csvLines([[...CSV_COLUMNS]]);

@@ -8,7 +8,6 @@ import {
   type TokenUsage,
   type UpstreamTarget,
 } from '../../providers/index.js';
-import type { Reservation } from '../../limits/budget-ledger.js';
 import { worstCaseMicroUsd } from '../../metering/cost.js';
 import { countRequestTokens, countTextTokens } from '../../tokenize/index.js';
 import { runGatewayTool } from '../../gateway-tools/run-tool.js';
@@ -70,7 +69,6 @@ class ToolLoop {
   readonly attempts: Attempt[] = [];
   target: UpstreamTarget;
   pendingId: string | undefined;
-  private readonly reservations: Reservation[] = [];
 
   constructor(private readonly execution: Execution) {
     this.plan = execution.admission.gatewayTools!;
@@ -179,10 +177,10 @@ class ToolLoop {
   }
 
   /**
-   * A key with a ceiling: admission reserved the worst case of one call. Each further call
-   * reserves its own worst case (its longer prompt, the same output limit) before it is made;
-   * when that does not fit, the request ends with 429 usage_limit_exceeded (the calls already
-   * made are metered). All these reservations are released once the request is metered.
+   * A key with a ceiling: admission reserved the worst case of one call. Each further call grows
+   * that reservation by its own worst case (its longer prompt, the same output limit) before it
+   * is made; when that does not fit, the request ends with 429 usage_limit_exceeded (the calls
+   * already made are metered). The whole reservation is settled with the request's usage row.
    */
   async reserveNextCall(): Promise<void> {
     const { admission, services, request } = this.execution;
@@ -190,26 +188,10 @@ class ToolLoop {
     if (ceiling === null || !admission.reservation) return;
     const prompt = Math.ceil(countRequestTokens(this.body, admission.tokenizer) * ESTIMATE_HEADROOM);
     const worstCase = worstCaseMicroUsd(admission.model.pricing, prompt, admission.maxOutputTokens);
-    const reservation = await services.budget.reserve(request.apiKey.id, ceiling * 1_000_000, worstCase);
-    if (!reservation) {
+    if (!(await services.budget.extend(admission.reservation, ceiling * 1_000_000, worstCase))) {
       throw new GatewayError('usage_limit_exceeded', {
         message: `Gateway tool round ${this.rounds + 1} could cost up to $${(worstCase / 1e6).toFixed(6)} more, which does not fit under the key's monthly limit of $${ceiling}.`,
       });
-    }
-    this.reservations.push(reservation);
-  }
-
-  releaseReservations(): void {
-    const { services, admission } = this.execution;
-    for (const reservation of this.reservations.splice(0)) {
-      services.budget
-        .settle(reservation, 0)
-        .catch((error) =>
-          services.logger.error(
-            { err: error, requestId: admission.requestId },
-            'could not release a tool-round reservation',
-          ),
-        );
     }
   }
 
@@ -273,7 +255,6 @@ export async function executeJsonWithTools(execution: Execution, hooks: LoopHook
         errorCode: null,
         usage: loop.usage,
       });
-      loop.releaseReservations();
       return {
         completion,
         extras: {
@@ -375,7 +356,6 @@ export async function executeStreamWithTools(execution: Execution, hooks: LoopHo
         loop.addUsage(accumulator.usage ?? loop.estimateUsage(accumulator));
       finalUsage = loop.usage;
       hooks.record(loop.target.providerId, loop.target.upstreamModel, true, { ...outcome, usage: finalUsage });
-      loop.releaseReservations();
     }
   }
 
@@ -423,6 +403,5 @@ function failed(
     errorCode: clientGone ? 'client_closed' : gatewayError.code,
     usage: charged,
   });
-  loop.releaseReservations();
   return gatewayError;
 }

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { toProblem } from '../../server/create-app.js';
+import { answerClosedClient, isClientConnectionError } from '../../server/client-connection.js';
 import { GatewayError, databaseUnavailableError, type GatewayErrorCode } from '../errors.js';
 import { problemToGatewayError } from '../send-error.js';
 
@@ -48,6 +49,10 @@ export function asGatewayError(error: unknown): GatewayError {
 
 /** A route-level error handler: covers auth (onRequest), body parsing, validation and the handler. */
 export function sendAnthropicError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (isClientConnectionError(error, request))
+    return answerClosedClient(request, reply, (closed, problem) =>
+      closed.code(problem.status).send(toAnthropicError(problemToGatewayError(problem), request.id)),
+    );
   const gatewayError = asGatewayError(error);
   if (gatewayError.code === 'internal_error') request.log.error({ err: error, reqId: request.id }, 'unhandled error');
   if (gatewayError.headers) reply.headers(gatewayError.headers);

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { COMPRESSION_MODELS } from '../schemas/chat-request.js';
+import { COMPRESSION_MODELS, MAX_TOKEN_COUNT, TokenLimitSchema } from '../schemas/chat-request.js';
 
 /**
  * The Anthropic Messages request (spec 2.2 and Anthropic's full shape). The route schema checks
@@ -110,7 +110,7 @@ export const MessagesToolChoiceSchema = Type.Object(
 export const MessagesRequestSchema = Type.Object(
   {
     model: Type.String({ minLength: 1, maxLength: 256 }),
-    max_tokens: Type.Integer({ minimum: 1 }),
+    max_tokens: TokenLimitSchema(),
     messages: Type.Array(MessagesMessageSchema, { minItems: 1, maxItems: 10_000 }),
     system: Type.Optional(Type.Union([Type.String(), Type.Array(AnyBlockSchema)])),
     stream: Type.Optional(Type.Boolean()),
@@ -119,11 +119,17 @@ export const MessagesRequestSchema = Type.Object(
     stop_sequences: Type.Optional(Type.Array(Type.String())),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-    top_k: Type.Optional(Type.Integer({ minimum: 0 })),
+    // A count of vocabulary entries: no vocabulary has ten million.
+    top_k: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_TOKEN_COUNT })),
     metadata: Type.Optional(
       Type.Object({ user_id: Type.Optional(Type.Union([Type.String(), Type.Null()])) }, { additionalProperties: true }),
     ),
-    thinking: Type.Optional(Type.Object({ type: Type.String() }, { additionalProperties: true })),
+    thinking: Type.Optional(
+      Type.Object(
+        { type: Type.String(), budget_tokens: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_TOKEN_COUNT })) },
+        { additionalProperties: true },
+      ),
+    ),
     // Gateway members, as on every gateway route (spec 2.1); also accepted as headers.
     tags: Type.Optional(Type.Array(Type.String())),
     enable_debug: Type.Optional(Type.Boolean()),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { COMPRESSION_MODELS } from '../schemas/chat-request.js';
+import { COMPRESSION_MODELS, TokenLimitSchema } from '../schemas/chat-request.js';
 
 /**
  * The OpenAI Responses request (spec 2.3). The route schema checks the envelope; each input
@@ -105,7 +105,7 @@ export const ResponsesRequestSchema = Type.Object(
     input: Type.Union([Type.String(), Type.Array(AnyItemSchema, { maxItems: 10_000 })]),
     instructions: Type.Optional(Type.Union([Type.String(), Type.Null()])),
     stream: Type.Optional(Type.Boolean()),
-    max_output_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+    max_output_tokens: Type.Optional(Type.Union([TokenLimitSchema(), Type.Null()])),
     tools: Type.Optional(
       Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }), { maxItems: 512 }),
     ),

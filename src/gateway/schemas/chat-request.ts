@@ -6,6 +6,19 @@ import { Type, type Static } from '@sinclair/typebox';
  * adapters that understand them; the fields the gateway itself reads are typed here.
  */
 
+/**
+ * Bounds of every numeric field the gateway reads (docs/errors.md, "Numeric bounds"). The body
+ * parser already refuses literals that overflow a double (`1e400`); these keep the rest in a
+ * range where the budget arithmetic (tokens × micro-USD per token) stays exact. Ten million
+ * tokens is ten times the largest context window offered today, so no real request reaches it.
+ */
+export const MAX_TOKEN_COUNT = 10_000_000;
+/** A token budget the client sets (`max_tokens`, `max_output_tokens`, …): a whole number from 1 to MAX_TOKEN_COUNT. */
+export const TokenLimitSchema = () => Type.Integer({ minimum: 1, maximum: MAX_TOKEN_COUNT });
+/** Integers the gateway forwards but does not compute with (`seed`): any a double holds exactly. */
+export const SafeIntegerSchema = () =>
+  Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER });
+
 export const TextPartSchema = Type.Object(
   {
     type: Type.Literal('text'),
@@ -98,8 +111,8 @@ export const ChatRequestSchema = Type.Object(
   {
     model: Type.String({ minLength: 1, maxLength: 256 }),
     messages: Type.Array(MessageSchema, { minItems: 1, maxItems: 10_000 }),
-    max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
-    max_completion_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    max_tokens: Type.Optional(TokenLimitSchema()),
+    max_completion_tokens: Type.Optional(TokenLimitSchema()),
     stream: Type.Optional(Type.Boolean()),
     stream_options: Type.Optional(
       Type.Union([
@@ -114,7 +127,7 @@ export const ChatRequestSchema = Type.Object(
     top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 }), Type.Null()])),
     n: Type.Optional(Type.Integer({ minimum: 1, maximum: 1 })),
-    seed: Type.Optional(Type.Integer()),
+    seed: Type.Optional(SafeIntegerSchema()),
     presence_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
     frequency_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
     user: Type.Optional(Type.String()),
