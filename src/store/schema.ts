@@ -59,6 +59,12 @@ export interface UsageRecordsTable {
   reasoning_tokens: number;
   uncompressed_input_tokens: number | null;
   cost_micro_usd: number;
+  /**
+   * Money compression saved on this request at the provider's prices, caching counted (migration
+   * 008); null: unknown or no compression. Optional here so rows built before the request path
+   * fills it still type-check; the usage writer stores null for it until then.
+   */
+  compression_savings_micro_usd?: number | null;
   tags: string;
   status_code: number;
   error_code: string | null;

@@ -4,6 +4,7 @@ import * as gatewayTools from './002-gateway-tools.js';
 import * as consoleCollector from './003-console-collector.js';
 import * as usageIndex from './004-usage-index.js';
 import * as domainClaims from './006-domain-claims.js';
+import * as compressionSavings from './008-compression-savings.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
 const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   '003-console-collector': consoleCollector,
   '004-usage-index': usageIndex,
   '006-domain-claims': domainClaims,
+  '008-compression-savings': compressionSavings,
 };
 
 export const migrationProvider: MigrationProvider = {
