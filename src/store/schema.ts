@@ -61,8 +61,8 @@ export interface UsageRecordsTable {
   cost_micro_usd: number;
   /**
    * Money compression saved on this request at the provider's prices, caching counted (migration
-   * 008); null: unknown or no compression. Optional here so rows built before the request path
-   * fills it still type-check; the usage writer stores null for it until then.
+   * 008); null: unknown or no compression. Optional here so the places that build rows compile
+   * before the request path fills it; a row written without it stores null.
    */
   compression_savings_micro_usd?: number | null;
   tags: string;

@@ -17,6 +17,8 @@ const GROUPS = [
   ['model', 'Model'],
   ['day', 'Day'],
 ] as const;
+/** The group's name inside a sentence ("by API key", "by model"). */
+const inSentence = (groupBy: string) => (groupBy === 'api_key' ? 'API key' : groupBy);
 type Period = (typeof PERIODS)[number][0];
 type GroupBy = (typeof GROUPS)[number][0];
 
@@ -261,7 +263,7 @@ function SavingsCharts({ data }: { data: UsageSavings }) {
       </div>
       {data.group_by !== 'day' && (
         <div class="card">
-          <h2>Spent and saved by {groupName.toLowerCase()}</h2>
+          <h2>Spent and saved by {inSentence(data.group_by)}</h2>
           <ChartView
             config={perGroup as ChartConfiguration}
             height={Math.max(160, 44 * data.groups.length + 60)}
@@ -279,7 +281,7 @@ function SavingsTable({ data }: { data: UsageSavings }) {
   const rows = data.group_by === 'day' ? [...data.groups].reverse() : data.groups;
   return (
     <div class="card">
-      <h2>By {groupName.toLowerCase()}</h2>
+      <h2>By {inSentence(data.group_by)}</h2>
       <div class="table-scroll">
         <table data-testid="savings-groups">
           <thead>
@@ -287,9 +289,7 @@ function SavingsTable({ data }: { data: UsageSavings }) {
               <th>{groupName}</th>
               <th class="num">Requests</th>
               <th class="num">Spent</th>
-              <th class="num">Tokens removed</th>
               <th class="num">Saved by compression</th>
-              <th class="num">Cached tokens read</th>
               <th class="num">Saved by caching</th>
               <th class="num">Saved in total</th>
               <th class="num">Share saved</th>
@@ -298,16 +298,18 @@ function SavingsTable({ data }: { data: UsageSavings }) {
           <tbody>
             {rows.map((group) => (
               <tr key={group.key} data-testid="savings-row" data-group={group.key}>
-                <td>{group.label}</td>
+                <td class="nowrap">{group.label}</td>
                 <td class="num">{formatInt(group.requests)}</td>
                 <td class="num">{money(group.cost_micro_usd)}</td>
-                <td class="num">{formatInt(group.compression_saved_tokens)}</td>
-                <td class="num" data-testid="compression-saved">
-                  {money(group.compression_savings_micro_usd, group.estimated)}
+                <td class="num">
+                  <span data-testid="compression-saved">
+                    {money(group.compression_savings_micro_usd, group.estimated)}
+                  </span>
+                  <div class="muted small">{formatCompact(group.compression_saved_tokens)} tokens removed</div>
                 </td>
-                <td class="num">{formatInt(group.cache_read_tokens)}</td>
-                <td class="num" data-testid="caching-saved">
-                  {money(group.caching_savings_micro_usd)}
+                <td class="num">
+                  <span data-testid="caching-saved">{money(group.caching_savings_micro_usd)}</span>
+                  <div class="muted small">{formatCompact(group.cache_read_tokens)} tokens from cache</div>
                 </td>
                 <td class="num strong">{money(group.savings_micro_usd, group.estimated)}</td>
                 <td class="num">{percent(group.saved_fraction)}</td>

@@ -156,7 +156,9 @@ export function ProxyEditor({
                   <FieldError error={error} param={`${at}.name`} />
                 </label>
                 <label>
-                  Address <span class="muted">(host or host:port)</span>
+                  <span>
+                    Address <span class="muted">(host or host:port)</span>
+                  </span>
                   <input
                     aria-label={`Backend ${n} address`}
                     name={`${at}.address`}
@@ -264,8 +266,9 @@ export function ProxyEditor({
             <div class="row-card" key={i} data-testid="route-row">
               <div class="row-fields">
                 <label class="grow">
-                  Path{' '}
-                  {route.regex ? <span class="muted">(regular expression)</span> : <span class="muted">(prefix)</span>}
+                  <span>
+                    Path <span class="muted">{route.regex ? '(regular expression)' : '(prefix)'}</span>
+                  </span>
                   <input
                     aria-label={`Route ${n} path`}
                     name={`${at}.path`}
@@ -325,7 +328,9 @@ export function ProxyEditor({
               </div>
               <div class="row-fields">
                 <label>
-                  Continents <span class="muted">(AF AN AS EU NA OC SA)</span>
+                  <span>
+                    Continents <span class="muted">(AF AN AS EU NA OC SA)</span>
+                  </span>
                   <input
                     aria-label={`Route ${n} continents`}
                     value={route.continent}
@@ -335,7 +340,9 @@ export function ProxyEditor({
                   <FieldError error={error} param={`${at}.continent`} />
                 </label>
                 <label>
-                  Countries <span class="muted">(ISO codes: FR, DE…)</span>
+                  <span>
+                    Countries <span class="muted">(ISO codes: FR, DE…)</span>
+                  </span>
                   <input
                     aria-label={`Route ${n} countries`}
                     value={route.country}
