@@ -1,4 +1,10 @@
-import type { GatewayTool } from '../../api.js';
+/** The settings of a gateway tool that decide who gets it (a subset of the API's gateway_tool). */
+export interface ToolSettings {
+  active: boolean;
+  active_key_ids: string[] | null;
+  hydrate: boolean;
+  hydrate_key_ids: string[];
+}
 
 /** What one key gets from one gateway tool (the rules of src/gateway-tools/tool-settings.ts). */
 export interface KeyToolAccess {
@@ -6,12 +12,12 @@ export interface KeyToolAccess {
   injected: boolean;
 }
 
-export function accessOf(tool: GatewayTool, keyId: string): KeyToolAccess {
+export function accessOf(tool: ToolSettings, keyId: string): KeyToolAccess {
   const usable = tool.active && (tool.active_key_ids === null || tool.active_key_ids.includes(keyId));
   return { usable, injected: usable && (tool.hydrate || tool.hydrate_key_ids.includes(keyId)) };
 }
 
-export type ToolPatch = Partial<Pick<GatewayTool, 'active' | 'active_key_ids' | 'hydrate' | 'hydrate_key_ids'>>;
+export type ToolPatch = Partial<ToolSettings>;
 
 /**
  * The organization-level change that gives one key `wanted` and leaves every other key as it
@@ -20,14 +26,14 @@ export type ToolPatch = Partial<Pick<GatewayTool, 'active' | 'active_key_ids' | 
  * Returns null when nothing needs to change.
  */
 export function patchFor(
-  saved: GatewayTool,
+  saved: ToolSettings,
   keyId: string,
   wanted: KeyToolAccess,
   allKeyIds: readonly string[],
 ): ToolPatch | null {
   // Lists may still name deleted keys, which the API refuses: only live keys are sent back.
   const live = (ids: readonly string[]) => ids.filter((id) => allKeyIds.includes(id));
-  const tool: GatewayTool = {
+  const tool: ToolSettings = {
     ...saved,
     active_key_ids: saved.active_key_ids === null ? null : live(saved.active_key_ids),
     hydrate_key_ids: live(saved.hydrate_key_ids),
@@ -38,9 +44,10 @@ export function patchFor(
 
   if (wanted.usable && !current.usable) {
     if (!tool.active) {
-      // Activating would open the tool to every key when it had no list: give it to this one only.
+      // No key could use an inactive tool: activating it with its old list (or "every key")
+      // would give it to them too, so it becomes this key's alone.
       patch.active = true;
-      patch.active_key_ids = tool.active_key_ids === null ? [keyId] : [...tool.active_key_ids, keyId];
+      patch.active_key_ids = [keyId];
     } else {
       patch.active_key_ids = [...(tool.active_key_ids ?? []), keyId];
     }
