@@ -5,6 +5,7 @@ import type { ConsoleServices } from './console-services.js';
 import { registerConsoleAuth } from './auth/console-auth.js';
 import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerUsageRoutes } from './routes/usage.js';
+import { registerUsageSavingsRoute } from './routes/usage-savings.js';
 import { registerCurrentOrganizationRoute } from './routes/organization.js';
 import { registerWebConsole } from './web-console.js';
 import { registerGatewayToolRoutes } from './routes/gateway-tools.js';
@@ -25,6 +26,7 @@ export function buildConsoleApp(
     registerConsoleAuth(authenticated, services.store);
     registerApiKeyRoutes(authenticated, services);
     registerUsageRoutes(authenticated, services);
+    registerUsageSavingsRoute(authenticated, services);
     registerCurrentOrganizationRoute(authenticated, services.store);
     registerConsoleCollectorRoutes(authenticated, services);
     registerGatewayToolRoutes(authenticated, services);

@@ -4,6 +4,7 @@ import type { ApiKeyRepository } from '../store/api-keys.js';
 import type { KeyAuthenticator } from '../gateway/auth/key-authenticator.js';
 import type { ConsoleCollectorServices } from './routes/console-collector-services.js';
 import type { GatewayToolsService } from '../gateway-tools/service.js';
+import type { Catalogue } from '../catalogue/catalogue.js';
 
 export interface ConsoleServices {
   store: Store;
@@ -15,4 +16,6 @@ export interface ConsoleServices {
   collector: ConsoleCollectorServices;
   /** Shared with the gateway, like the authenticator: a tool setting changed here applies at once. */
   gatewayTools?: GatewayToolsService;
+  /** Model prices, to put a price on what compression and caching saved (usage/savings). */
+  catalogue: Catalogue;
 }

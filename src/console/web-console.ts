@@ -8,7 +8,18 @@ import fastifyStatic from '@fastify/static';
 export const WEB_DIR = fileURLToPath(new URL('../../dist/web/', import.meta.url));
 
 /** Paths the single-page app routes in the browser; a reload on any of them gets index.html. */
-export const CLIENT_ROUTES = ['/', '/sign-in', '/keys', '/usage', '/logs', '/projects', '/projects/:projectId'];
+export const CLIENT_ROUTES = [
+  '/',
+  '/sign-in',
+  '/keys',
+  '/usage',
+  '/savings',
+  '/logs',
+  '/projects',
+  '/projects/:projectId',
+  '/tools',
+  '/tokens',
+];
 
 const CSP = [
   "default-src 'self'",

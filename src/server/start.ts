@@ -117,7 +117,7 @@ export async function startGateway(
       'console',
       buildConsoleApp(
         { ...base, surface: 'console' },
-        { store, apiKeys, authenticator, logger, gatewayTools, collector: collector.console },
+        { store, apiKeys, authenticator, logger, gatewayTools, catalogue, collector: collector.console },
       ),
       connections,
     ),

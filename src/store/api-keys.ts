@@ -50,6 +50,10 @@ export interface ApiKeyPatch {
   maxUsageUsd?: number | null;
   debugMode?: boolean;
   compression?: boolean;
+  type?: 'api' | 'coding_agent';
+  codingAssistant?: string | null;
+  /** ms; null: never expires. */
+  expiresAt?: number | null;
 }
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -136,6 +140,9 @@ export class ApiKeyRepository {
     if (patch.maxUsageUsd !== undefined) changes.max_usage_usd = patch.maxUsageUsd;
     if (patch.debugMode !== undefined) changes.debug_mode = patch.debugMode ? 1 : 0;
     if (patch.compression !== undefined) changes.compression = patch.compression ? 1 : 0;
+    if (patch.type !== undefined) changes.type = patch.type;
+    if (patch.codingAssistant !== undefined) changes.coding_assistant = patch.codingAssistant;
+    if (patch.expiresAt !== undefined) changes.expires_at = patch.expiresAt;
     const result = await this.store.db
       .updateTable('api_keys')
       .set(changes)

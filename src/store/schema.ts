@@ -59,6 +59,12 @@ export interface UsageRecordsTable {
   reasoning_tokens: number;
   uncompressed_input_tokens: number | null;
   cost_micro_usd: number;
+  /**
+   * Money compression saved on this request at the provider's prices, caching counted (migration
+   * 008); null: unknown or no compression. Optional here so the places that build rows compile
+   * before the request path fills it; a row written without it stores null.
+   */
+  compression_savings_micro_usd?: number | null;
   tags: string;
   status_code: number;
   error_code: string | null;

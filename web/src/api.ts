@@ -168,3 +168,74 @@ export interface UsageSummary {
     }
   >;
 }
+
+/** What this session's token may do: read tokens change nothing; only admins manage console tokens. */
+export function permissions(session: Session): { canWrite: boolean; isAdmin: boolean } {
+  const permission = session.organization.token.permission;
+  return { canWrite: permission !== 'read', isAdmin: permission === 'admin' };
+}
+
+export const orgBase = (session: Session) => `/v1/organizations/${encodeURIComponent(session.organization.id)}`;
+
+export interface GatewayTool {
+  id: string;
+  description: string;
+  parameters: unknown;
+  timeout_ms: number;
+  active: boolean;
+  active_key_ids: string[] | null;
+  hydrate: boolean;
+  hydrate_key_ids: string[];
+  updated_at: string | null;
+}
+
+export interface ApiToken {
+  id: string;
+  name: string;
+  permission: 'admin' | 'write' | 'read';
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  token?: string;
+}
+
+export interface SavingsCounts {
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_micro_usd: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  caching_savings_micro_usd: number;
+  cache_read_savings_micro_usd: number;
+  cache_write_extra_micro_usd: number;
+  compressed_requests: number;
+  compression_saved_tokens: number;
+  compression_savings_micro_usd: number;
+  compression_estimated_micro_usd: number;
+  compression_estimated_requests: number;
+  estimated: boolean;
+  savings_micro_usd: number;
+  cost_without_savings_micro_usd: number;
+  saved_fraction: number | null;
+}
+
+export interface UsageSavings {
+  from: string;
+  to: string;
+  granularity: 'hour' | 'day';
+  group_by: 'api_key' | 'model' | 'day';
+  buckets: string[];
+  totals: SavingsCounts;
+  series: {
+    cost_micro_usd: number[];
+    compression_savings_micro_usd: number[];
+    caching_savings_micro_usd: number[];
+    compression_estimated_micro_usd: number[];
+    input_tokens: number[];
+    cache_read_tokens: number[];
+    compression_saved_tokens: number[];
+  };
+  groups: Array<SavingsCounts & { key: string; label: string }>;
+  unpriced_models: string[];
+}

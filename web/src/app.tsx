@@ -3,16 +3,22 @@ import { setUnauthorizedHandler, storedToken, storeToken, whoAmI, type Session }
 import { Loading } from './components/ui.js';
 import { navigate, onLinkClick, usePath } from './router.js';
 import { SignIn } from './pages/sign-in.js';
-import { KeysPage } from './pages/keys.js';
+import { KeysPage } from './pages/keys/keys-page.js';
 import { UsagePage } from './pages/usage.js';
+import { SavingsPage } from './pages/savings.js';
 import { LogsPage } from './pages/logs.js';
-import { ProjectsPage } from './pages/projects.js';
+import { ProjectsPage } from './pages/projects/projects-page.js';
+import { ToolsPage } from './pages/tools.js';
+import { TokensPage } from './pages/tokens.js';
 
 const NAV = [
   ['/keys', 'API keys'],
   ['/usage', 'Usage and cost'],
+  ['/savings', 'Savings'],
   ['/logs', 'Logs'],
   ['/projects', 'Projects'],
+  ['/tools', 'Gateway tools'],
+  ['/tokens', 'API tokens'],
 ] as const;
 
 export function App() {
@@ -103,10 +109,13 @@ export function App() {
       <main class="content">
         {path.startsWith('/keys') && <KeysPage session={session} />}
         {path.startsWith('/usage') && <UsagePage session={session} />}
+        {path.startsWith('/savings') && <SavingsPage session={session} />}
         {path.startsWith('/logs') && <LogsPage session={session} />}
         {path.startsWith('/projects') && (
-          <ProjectsPage projectId={projectMatch ? decodeURIComponent(projectMatch[1]!) : null} />
+          <ProjectsPage session={session} projectId={projectMatch ? decodeURIComponent(projectMatch[1]!) : null} />
         )}
+        {path.startsWith('/tools') && <ToolsPage session={session} />}
+        {path.startsWith('/tokens') && <TokensPage session={session} />}
         {!NAV.some(([href]) => path.startsWith(href)) && path !== '/' && path !== '/sign-in' && (
           <p>
             No page here.{' '}

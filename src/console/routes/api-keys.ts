@@ -13,6 +13,7 @@ import {
   type UpdateApiKeyBody,
 } from '../schemas/api-key.js';
 
+const DAY_MS = 24 * 3_600_000;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** The spec 2.8 object; `key` only when the caller is entitled to see the secret. */
@@ -40,6 +41,27 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
   const { apiKeys, authenticator } = services;
   const lastUsed = (key: ApiKey) => Math.max(key.lastUsedAt ?? 0, authenticator.pendingLastUsed(key.id) ?? 0) || null;
   const notFound = () => new ConsoleError(404, 'No API key with that id in this organization.');
+
+  /**
+   * The type and assistant a key ends up with after an update, checked as at creation: a coding
+   * agent names its assistant, an API key names none (switching to `api` clears it).
+   */
+  async function keyKind(organizationId: string, id: string, body: UpdateApiKeyBody) {
+    const current = await apiKeys.get(organizationId, id);
+    if (!current) throw notFound();
+    const type = body.type ?? current.type;
+    const assistant = type === 'api' && body.type === 'api' ? (body.coding_assistant ?? null) : body.coding_assistant;
+    const codingAssistant = assistant === undefined ? current.codingAssistant : assistant;
+    if (type === 'coding_agent' && !codingAssistant)
+      throw new ConsoleError(
+        400,
+        'coding_assistant is required when type is coding_agent (claude_code, codex or opencode).',
+        'coding_assistant',
+      );
+    if (type === 'api' && codingAssistant)
+      throw new ConsoleError(400, 'coding_assistant is only allowed when type is coding_agent.', 'coding_assistant');
+    return { type, codingAssistant };
+  }
 
   app.post<{ Params: Static<typeof OrgParamsSchema>; Body: CreateApiKeyBody }>(
     '/v1/organizations/:orgId/api_keys',
@@ -101,12 +123,21 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     async (request) => {
       assertOrganization(request, request.params.orgId);
       const body = request.body;
+      const kind =
+        body.type !== undefined || body.coding_assistant !== undefined
+          ? await keyKind(request.params.orgId, request.params.apiKeyId, body)
+          : {};
       const key = await apiKeys.update(request.params.orgId, request.params.apiKeyId, {
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(body.active !== undefined ? { active: body.active } : {}),
         ...(body.models !== undefined ? { models: body.models } : {}),
         ...(body.max_usage !== undefined ? { maxUsageUsd: body.max_usage } : {}),
         ...(body.compression !== undefined ? { compression: body.compression } : {}),
+        ...(body.debug_mode !== undefined ? { debugMode: body.debug_mode } : {}),
+        ...(body.expires_in_days !== undefined
+          ? { expiresAt: body.expires_in_days === null ? null : Date.now() + body.expires_in_days * DAY_MS }
+          : {}),
+        ...kind,
       });
       if (!key) throw notFound();
       authenticator.forget(key.id);

@@ -47,6 +47,24 @@ export function registerProxySettingsRoutes(app: FastifyInstance, services: Cons
     },
   );
 
+  // A dry run of the create route: the same schema and checks, nothing stored. The web console
+  // calls it as the user types, so the rules live in one place (validate-proxy-settings.ts).
+  app.post<{ Params: Static<typeof IdParamsSchema>; Body: CreateProxySettingsBody }>(
+    '/v1/projects/:id/proxy-settings/validate',
+    {
+      schema: {
+        summary: 'Check a proxy settings revision without creating it',
+        params: IdParamsSchema,
+        body: CreateProxySettingsBodySchema,
+      },
+    },
+    async (request) => {
+      await loadProject(services, request, request.params.id);
+      const { backends, routes } = validateProxySettings(request.body);
+      return { object: 'proxy_settings_validation' as const, valid: true, backends, routes };
+    },
+  );
+
   app.get<{ Params: Static<typeof IdParamsSchema> }>(
     '/v1/projects/:id/proxy-settings',
     { schema: { params: IdParamsSchema } },

@@ -38,6 +38,14 @@ export const UpdateApiKeyBodySchema = Type.Object(
     models: Type.Optional(ModelIdList),
     max_usage: Type.Optional(Type.Union([MaxUsage, Type.Null()])),
     compression: Type.Optional(Type.Boolean()),
+    debug_mode: Type.Optional(Type.Boolean()),
+    type: Type.Optional(Type.Union([Type.Literal('api'), Type.Literal('coding_agent')])),
+    coding_assistant: Type.Optional(Type.Union([...CODING_ASSISTANTS.map((c) => Type.Literal(c)), Type.Null()])),
+    expires_in_days: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Null()], {
+        description: 'A new expiry, counted in days from now; null: the key never expires.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -4,6 +4,7 @@ import * as gatewayTools from './002-gateway-tools.js';
 import * as consoleCollector from './003-console-collector.js';
 import * as usageIndex from './004-usage-index.js';
 import * as domainClaims from './006-domain-claims.js';
+import * as compressionSavings from './008-compression-savings.js';
 import * as pendingByKey from './009-pending-operations-by-key.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '003-console-collector': consoleCollector,
   '004-usage-index': usageIndex,
   '006-domain-claims': domainClaims,
+  '008-compression-savings': compressionSavings,
   '009-pending-operations-by-key': pendingByKey,
 };
 

@@ -31,30 +31,55 @@ export function Loading({ what }: { what: string }) {
   return <p class="muted loading">Loading {what}…</p>;
 }
 
+const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])';
+
 export function Modal({
   title,
   onClose,
   children,
   footer,
+  wide = false,
 }: {
   title: string;
   onClose: () => void;
   children: ComponentChildren;
   footer?: ComponentChildren;
+  wide?: boolean;
 }) {
   const dialog = useRef<HTMLDivElement>(null);
   const close = useRef(onClose);
   close.current = onClose;
   // Layout effects run before the dialog is painted, so Escape works as soon as it is visible.
+  // Tab stays inside the dialog; focus returns where it was when the dialog closes.
   useLayoutEffect(() => {
-    const onKey = (event: KeyboardEvent) => event.key === 'Escape' && close.current();
+    const opener = document.activeElement as HTMLElement | null;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') close.current();
+      if (event.key !== 'Tab' || !dialog.current) return;
+      const focusable = [...dialog.current.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
+        (e) => !e.hasAttribute('disabled'),
+      );
+      const first = focusable[0];
+      const last = focusable[focusable.length - 1];
+      if (!first || !last) return;
+      if (event.shiftKey && document.activeElement === first) {
+        event.preventDefault();
+        last.focus();
+      } else if (!event.shiftKey && document.activeElement === last) {
+        event.preventDefault();
+        first.focus();
+      }
+    };
     document.addEventListener('keydown', onKey);
     dialog.current?.querySelector<HTMLElement>('[data-autofocus], button')?.focus();
-    return () => document.removeEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      opener?.focus?.();
+    };
   }, []);
   return (
     <div class="backdrop" onClick={(event) => event.target === event.currentTarget && onClose()}>
-      <div class="modal" role="dialog" aria-modal="true" aria-label={title} ref={dialog}>
+      <div class={wide ? 'modal wide' : 'modal'} role="dialog" aria-modal="true" aria-label={title} ref={dialog}>
         <h2>{title}</h2>
         <div class="modal-body">{children}</div>
         <div class="modal-footer">

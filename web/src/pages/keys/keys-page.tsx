@@ -1,50 +1,59 @@
 import { useState } from 'preact/hooks';
-import { api, type ApiKey, type KeySpend, type ListBody, type Session } from '../api.js';
-import { ConfirmDialog, Empty, ErrorBanner, Loading, Modal, SecretBox, useLoad } from '../components/ui.js';
-import { formatDate, formatUsd } from '../format.js';
-
-const ASSISTANTS = [
-  ['claude_code', 'Claude Code'],
-  ['codex', 'Codex'],
-  ['opencode', 'opencode'],
-] as const;
+import {
+  api,
+  ApiError,
+  orgBase,
+  permissions,
+  type ApiKey,
+  type GatewayTool,
+  type KeySpend,
+  type ListBody,
+  type Session,
+} from '../../api.js';
+import { ConfirmDialog, Empty, ErrorBanner, Loading, Modal, SecretBox, useLoad } from '../../components/ui.js';
+import { useAction } from '../../components/form.js';
+import { formatDate, formatUsd } from '../../format.js';
+import { KeyFields, NEW_KEY, createBody, type KeyDraft } from './key-fields.js';
+import { EditKeyDialog } from './edit-key-dialog.js';
+import { accessOf } from './tool-access.js';
 
 interface KeysData {
   keys: ApiKey[];
   spend: Map<string, KeySpend>;
+  /** Undefined when the server has no gateway tool routes. */
+  tools: GatewayTool[] | undefined;
 }
 
 export function KeysPage({ session }: { session: Session }) {
-  const org = session.organization;
-  const base = `/v1/organizations/${encodeURIComponent(org.id)}`;
-  const canWrite = org.token.permission !== 'read';
+  const base = orgBase(session);
+  const { canWrite } = permissions(session);
   const { data, error, loading, reload } = useLoad<KeysData>(async () => {
-    const [keys, spend] = await Promise.all([
+    const [keys, spend, tools] = await Promise.all([
       api<ListBody<ApiKey>>('GET', `${base}/api_keys`),
       api<ListBody<KeySpend>>('GET', `${base}/usage/keys`).catch(() => ({ object: 'list' as const, data: [] })),
+      api<ListBody<GatewayTool>>('GET', `${base}/gateway_tools`).then(
+        (list) => list.data,
+        (failure: unknown) => {
+          if (failure instanceof ApiError && failure.routeMissing) return undefined;
+          throw failure;
+        },
+      ),
     ]);
-    return { keys: keys.data, spend: new Map(spend.data.map((s) => [s.api_key_id, s])) };
+    return { keys: keys.data, spend: new Map(spend.data.map((s) => [s.api_key_id, s])), tools };
   }, [base]);
   const [creating, setCreating] = useState(false);
   const [shown, setShown] = useState<{ key: ApiKey; fresh: boolean } | null>(null);
+  const [editing, setEditing] = useState<ApiKey | null>(null);
   const [deleting, setDeleting] = useState<ApiKey | null>(null);
-  const [actionError, setActionError] = useState<unknown>(null);
+  const action = useAction();
 
-  const act = async (run: () => Promise<void>) => {
-    setActionError(null);
-    try {
-      await run();
-    } catch (failure) {
-      setActionError(failure);
-    }
-  };
   const toggle = (key: ApiKey) =>
-    act(async () => {
+    action.run(async () => {
       await api('POST', `${base}/api_keys/${key.id}`, { active: !key.active });
       reload();
     });
   const reveal = (key: ApiKey) =>
-    act(async () => {
+    action.run(async () => {
       setShown({ key: await api<ApiKey>('GET', `${base}/api_keys/${key.id}/reveal`), fresh: false });
     });
 
@@ -63,7 +72,11 @@ export function KeysPage({ session }: { session: Session }) {
           </button>
         )}
       </header>
-      {!canWrite && <div class="banner info">This console token is read-only: keys can be listed but not changed.</div>}
+      {!canWrite && (
+        <div class="banner info" data-testid="read-only">
+          This console token is read-only: keys can be listed but not changed.
+        </div>
+      )}
       {creating && (
         <CreateKeyForm
           base={base}
@@ -75,7 +88,7 @@ export function KeysPage({ session }: { session: Session }) {
           }}
         />
       )}
-      <ErrorBanner error={actionError} />
+      <ErrorBanner error={action.error} />
       <ErrorBanner error={error} onRetry={reload} />
       {loading && !data && <Loading what="keys" />}
       {data && data.keys.length === 0 && (
@@ -95,15 +108,19 @@ export function KeysPage({ session }: { session: Session }) {
                 <th>Models</th>
                 <th class="num">Spend this month</th>
                 <th>Status</th>
+                <th>Options</th>
                 <th>Created</th>
                 <th>Expires</th>
                 <th>Last used</th>
-                <th aria-label="Actions" />
+                <th>
+                  <span class="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {data.keys.map((key) => {
                 const spend = data.spend.get(key.id);
+                const tools = (data.tools ?? []).filter((tool) => accessOf(tool, key.id).usable);
                 return (
                   <tr key={key.id} data-testid="key-row" data-key-name={key.name}>
                     <td>
@@ -121,15 +138,27 @@ export function KeysPage({ session }: { session: Session }) {
                     <td>
                       <span class={`badge ${key.active ? 'ok' : 'off'}`}>{key.active ? 'Active' : 'Inactive'}</span>
                     </td>
+                    <td class="small" data-testid="key-options">
+                      {key.debug_mode && <span class="badge">debug</span>}{' '}
+                      {key.compression && <span class="badge">compression</span>}{' '}
+                      {tools.length > 0 && (
+                        <span class="badge" title={tools.map((t) => t.id).join(', ')}>
+                          {tools.length} {tools.length === 1 ? 'tool' : 'tools'}
+                        </span>
+                      )}
+                    </td>
                     <td>{formatDate(key.created_at, false)}</td>
                     <td>{formatDate(key.expires_at, false)}</td>
                     <td>{key.last_used_at ? formatDate(key.last_used_at) : <span class="muted">never</span>}</td>
                     <td class="actions">
-                      <button type="button" onClick={() => reveal(key)}>
-                        Reveal
-                      </button>
                       {canWrite && (
                         <>
+                          <button type="button" onClick={() => reveal(key)}>
+                            Reveal
+                          </button>
+                          <button type="button" onClick={() => setEditing(key)}>
+                            Edit
+                          </button>
                           <button type="button" onClick={() => toggle(key)}>
                             {key.active ? 'Deactivate' : 'Activate'}
                           </button>
@@ -154,7 +183,7 @@ export function KeysPage({ session }: { session: Session }) {
           {shown.fresh && (
             <p>
               Copy the key now and keep it somewhere safe. It is stored encrypted; "Reveal" shows it again to console
-              users.
+              users with a write token.
             </p>
           )}
           {shown.key.key ? (
@@ -163,6 +192,16 @@ export function KeysPage({ session }: { session: Session }) {
             <p class="muted">This key's secret cannot be revealed.</p>
           )}
         </Modal>
+      )}
+      {editing && data && (
+        <EditKeyDialog
+          base={base}
+          apiKey={editing}
+          tools={data.tools}
+          allKeyIds={data.keys.map((k) => k.id)}
+          onSaved={reload}
+          onClose={() => setEditing(null)}
+        />
       )}
       {deleting && (
         <ConfirmDialog
@@ -194,110 +233,37 @@ function CreateKeyForm({
   onCreated: (key: ApiKey) => void;
   onCancel: () => void;
 }) {
-  const [name, setName] = useState('');
-  const [type, setType] = useState<'api' | 'coding_agent'>('api');
-  const [assistant, setAssistant] = useState<string>('claude_code');
-  const [models, setModels] = useState('');
-  const [ceiling, setCeiling] = useState('');
-  const [expires, setExpires] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const [draft, setDraft] = useState<KeyDraft>(NEW_KEY);
+  const create = useAction();
+  const set = (patch: Partial<KeyDraft>) => setDraft((current) => ({ ...current, ...patch }));
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    const body: Record<string, unknown> = { name: name.trim(), type };
-    if (type === 'coding_agent') body.coding_assistant = assistant;
-    const modelList = models.split(/[\s,]+/).filter(Boolean);
-    if (modelList.length > 0) body.models = modelList;
-    if (ceiling !== '') body.max_usage = Number(ceiling);
-    if (expires !== '') body.expires_in_days = Number(expires);
-    try {
-      onCreated(await api<ApiKey>('POST', `${base}/api_keys`, body));
-    } catch (failure) {
-      setError(failure);
-      setBusy(false);
-    }
+    let created: ApiKey | undefined;
+    await create.run(async () => {
+      created = await api<ApiKey>('POST', `${base}/api_keys`, createBody(draft));
+    });
+    if (created) onCreated(created);
   };
 
   return (
     <form class="card form-grid" onSubmit={submit} data-testid="create-key-form">
       <h2>New key</h2>
-      <label>
-        Name
-        <input
-          name="name"
-          required
-          maxLength={200}
-          value={name}
-          onInput={(e) => setName(e.currentTarget.value)}
-          placeholder="e.g. backend production"
-        />
-      </label>
-      <label>
-        Type
-        <select name="type" value={type} onChange={(e) => setType(e.currentTarget.value as 'api' | 'coding_agent')}>
-          <option value="api">API</option>
-          <option value="coding_agent">Coding agent</option>
-        </select>
-      </label>
-      {type === 'coding_agent' && (
-        <label>
-          Coding assistant
-          <select name="coding_assistant" value={assistant} onChange={(e) => setAssistant(e.currentTarget.value)}>
-            {ASSISTANTS.map(([value, label]) => (
-              <option value={value}>{label}</option>
-            ))}
-          </select>
-        </label>
-      )}
-      <label class="wide">
-        Models{' '}
-        <span class="muted">
-          (optional: ids such as openai/gpt-4o-mini, separated by commas; empty allows every model)
-        </span>
-        <input
-          name="models"
-          value={models}
-          onInput={(e) => setModels(e.currentTarget.value)}
-          placeholder="all models"
-        />
-      </label>
-      <label>
-        Monthly ceiling, USD <span class="muted">(optional)</span>
-        <input
-          name="max_usage"
-          type="number"
-          min={0}
-          step={1}
-          value={ceiling}
-          onInput={(e) => setCeiling(e.currentTarget.value)}
-          placeholder="no ceiling"
-        />
-      </label>
-      <label>
-        Expires in days <span class="muted">(optional)</span>
-        <input
-          name="expires_in_days"
-          type="number"
-          min={1}
-          max={3650}
-          step={1}
-          value={expires}
-          onInput={(e) => setExpires(e.currentTarget.value)}
-          placeholder="never"
-        />
-      </label>
+      <KeyFields draft={draft} set={set} error={create.error} />
       <div class="wide">
-        <ErrorBanner error={error} />
+        <ErrorBanner error={create.error} />
       </div>
       <div class="wide form-actions">
         <button type="button" onClick={onCancel}>
           Cancel
         </button>
-        <button class="primary" type="submit" disabled={busy || name.trim() === ''} data-testid="create-key">
-          {busy ? 'Creating…' : 'Create key'}
+        <button
+          class="primary"
+          type="submit"
+          disabled={create.busy || draft.name.trim() === ''}
+          data-testid="create-key"
+        >
+          {create.busy ? 'Creating…' : 'Create key'}
         </button>
       </div>
     </form>
