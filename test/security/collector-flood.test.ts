@@ -6,8 +6,6 @@ import { startHarness, storeKinds, type Harness } from '../support/gateway-harne
 import { collectorClient } from '../support/collector-client.js';
 import { parsePrometheusText } from '../support/prometheus-text.js';
 import { CollectedEventStore, timeOrderedId } from '../../src/store/collected-events.js';
-import { CollectedEventRetention } from '../../src/store/collected-events-retention.js';
-import { RetentionSweeper } from '../../src/collector/retention-sweeper.js';
 
 /**
  * Issue 16, row 3: an unauthenticated flood of POST /_gateway/event (175k events accepted in
@@ -346,6 +344,9 @@ for (const store of storeKinds()) {
         reason: 'retention',
       });
 
+      // Imported here, so the rate-limit and quota tests above also run against code without retention.
+      const { CollectedEventRetention } = await import('../../src/store/collected-events-retention.js');
+      const { RetentionSweeper } = await import('../../src/collector/retention-sweeper.js');
       const sweeper = new RetentionSweeper(
         new CollectedEventRetention(store),
         { retentionDays: 30, sweepMs: 60_000, batch: 7 },
