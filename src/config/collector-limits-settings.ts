@@ -71,6 +71,6 @@ export function readCollectorLimitsSettings(env: NodeJS.ProcessEnv = process.env
     quotaBytes: int(env, 'GATEWAY_COLLECTOR_QUOTA_BYTES', 1024 ** 3, 0),
     retentionDays: int(env, 'GATEWAY_COLLECTOR_RETENTION_DAYS', 30, 0, 36_500),
     retentionSweepMs: int(env, 'GATEWAY_COLLECTOR_RETENTION_SWEEP_MS', 60_000, 10),
-    retentionBatch: int(env, 'GATEWAY_COLLECTOR_RETENTION_BATCH', 500, 1, 5_000),
+    retentionBatch: int(env, 'GATEWAY_COLLECTOR_RETENTION_BATCH', 200, 1, 5_000),
   };
 }
