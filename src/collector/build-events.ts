@@ -70,7 +70,8 @@ const isPlainObject = (value: unknown): value is Members =>
  * `session`) is merged one level deep; any other value of the event's replaces the request's.
  */
 function mergeContext(shared: EventContext | undefined, own: EventContext | undefined): Members {
-  const merged: Members = {};
+  // No prototype: a client's key, whatever its name, is only ever an own member.
+  const merged: Members = Object.create(null) as Members;
   for (const source of [shared, own] as Array<Members | undefined>) {
     if (source === undefined) continue;
     for (const key of Object.keys(source)) {
@@ -102,7 +103,7 @@ function unknownMembers(object: Members, known: ReadonlySet<string>): Members | 
   let found: Members | undefined;
   for (const key of Object.keys(object)) {
     if (known.has(key)) continue;
-    (found ??= {})[key] = object[key];
+    (found ??= Object.create(null) as Members)[key] = object[key];
   }
   return found;
 }
@@ -118,7 +119,7 @@ function keptMembersJson(members: Members | undefined): string {
   for (const key of Object.keys(members)) {
     const value = members[key];
     if (value === undefined) continue;
-    if (SERVER_MEMBERS.has(key)) (shadowed ??= {})[key] = value;
+    if (SERVER_MEMBERS.has(key)) (shadowed ??= Object.create(null) as Members)[key] = value;
     else json += `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
   }
   if (shadowed !== undefined) json += `,"client_members":${JSON.stringify(shadowed)}`;
