@@ -53,6 +53,12 @@ const gateway = await spawnGateway(
     GATEWAY_WEBHOOK_ALLOW_PRIVATE: '1',
     // bench.example.test is a test name: served without an ownership check in development mode only.
     GATEWAY_ENV: 'development',
+    // One client address at full speed is the flood the rate limits refuse (bench/collector/flood.ts
+    // measures that): off here, so this measures the intake path. The stored-event quota stays on.
+    GATEWAY_COLLECTOR_ADDRESS_RATE: '0',
+    GATEWAY_COLLECTOR_ADDRESS_BURST: '0',
+    GATEWAY_COLLECTOR_PROJECT_RATE: '0',
+    GATEWAY_COLLECTOR_PROJECT_BURST: '0',
     // Read by bench/collector/cpu-profile.mjs when it is preloaded through BENCH_GATEWAY_NODE_OPTIONS.
     ...(process.env.BENCH_CPU_PROFILE_DIR ? { BENCH_CPU_PROFILE_DIR: process.env.BENCH_CPU_PROFILE_DIR } : {}),
   },

@@ -1,10 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createApp, type AppOptions } from '../server/create-app.js';
 import { ConsoleError, sendConsoleError, sendConsoleProblem } from '../console/console-error.js';
-import { CollectBodySchema, type CollectBody } from './event-schema.js';
-import { buildEvents, EventDataError } from './build-events.js';
+import { collectBodySchema, type CollectBody } from './event-schema.js';
+import { buildEvents, EventDataError, EventTooLargeError } from './build-events.js';
 import { hostnameOf, type ProjectDirectory, type ResolvedProject } from './project-directory.js';
 import type { EventIntake } from './event-intake.js';
+import type { CollectorRateLimits } from './limits/rate-limits.js';
+import { QuotaExceededError, RateLimitedError } from './limits/limit-errors.js';
+import { collectorMetrics } from '../metrics/collector-metrics.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,6 +19,13 @@ declare module 'fastify' {
 export interface CollectorServices {
   directory: ProjectDirectory;
   intake: EventIntake;
+  rateLimits: CollectorRateLimits;
+  limits: {
+    maxEventsPerRequest: number;
+    maxEventBytes: number;
+    /** Retry-After of a quota refusal: how often retention may free room. */
+    quotaRetryAfterSeconds: number;
+  };
 }
 
 const EVENT_PATH = '/_gateway/event';
@@ -32,7 +42,10 @@ function corsHeaders(request: FastifyRequest, reply: FastifyReply): void {
  * The collector listener (spec 4.3): POST /_gateway/event. The project is the one whose domains
  * include the Host header's name; the body is at most `bodyLimitBytes` (413 beyond), JSON
  * whatever the content type (navigator.sendBeacon sends text/plain); events are stored, with
- * their outbox rows, before the 202 answer.
+ * their outbox rows, before the 202 answer. Limits, in the order they apply (docs/console-api.md,
+ * "Limits"): a refusal remembered for the address or project (429 before the body is read), the
+ * body size (413), the shape and the number of events (400), the rate budgets in events (429),
+ * the size of each stored event (413), the project's stored-event quota (429).
  */
 export function buildCollectorApp(
   base: Omit<AppOptions, 'sendError' | 'handleError'>,
@@ -45,6 +58,12 @@ export function buildCollectorApp(
     handleError: (error, _request, reply) => {
       if (error instanceof ConsoleError) return sendConsoleError(reply, error.status, error.message, error.param);
       if (error instanceof EventDataError) return sendConsoleError(reply, 400, error.message, error.param);
+      if (error instanceof RateLimitedError || error instanceof QuotaExceededError) {
+        reply.header('retry-after', String(error.retryAfterSeconds));
+        return sendConsoleError(reply, 429, error.message);
+      }
+      if (error instanceof EventTooLargeError) return sendConsoleError(reply, 413, error.message, error.param);
+      countRefusedBody(error);
       return undefined;
     },
   });
@@ -82,18 +101,38 @@ export function buildCollectorApp(
   const attach = (request: FastifyRequest, project: ResolvedProject | null, done: (error?: Error) => void) => {
     if (!project) return done(new ConsoleError(404, 'No project collects events for this host.'));
     request.collectorProject = project;
+    // An address or project refused a moment ago is refused again before its body is read.
+    const blocked = services.rateLimits.blocked(project.id, request.ip);
+    if (blocked) {
+      collectorMetrics.rejected(blocked.scope === 'address' ? 'rate_limit_address' : 'rate_limit_project');
+      return done(new RateLimitedError(blocked));
+    }
     done();
   };
 
+  const { limits } = services;
   app.post<{ Body: CollectBody }>(
     EVENT_PATH,
-    { schema: { body: CollectBodySchema }, onRequest: resolveHost },
+    { schema: { body: collectBodySchema(limits.maxEventsPerRequest) }, onRequest: resolveHost },
     async (request, reply) => {
       const project = request.collectorProject;
+      const count = request.body.data_collection.events.length;
+      const refusal = await services.rateLimits.consume(project.id, request.ip, count);
+      if (refusal) {
+        collectorMetrics.rejected(refusal.scope === 'address' ? 'rate_limit_address' : 'rate_limit_project', count);
+        throw new RateLimitedError(refusal);
+      }
       const now = Date.now();
-      const events = buildEvents(request.body, now);
+      let events;
       try {
-        await services.intake.submit({
+        events = buildEvents(request.body, now, limits);
+      } catch (error) {
+        if (error instanceof EventTooLargeError) collectorMetrics.rejected('event_too_large', count);
+        throw error;
+      }
+      let outcome;
+      try {
+        outcome = await services.intake.submit({
           projectId: project.id,
           organizationId: project.organizationId,
           receivedAt: now,
@@ -104,8 +143,25 @@ export function buildCollectorApp(
         reply.header('retry-after', '1');
         throw new ConsoleError(503, 'The events could not be stored; nothing was accepted. Retry.');
       }
+      if (outcome === 'quota') {
+        collectorMetrics.rejected('quota', count);
+        throw new QuotaExceededError(limits.quotaRetryAfterSeconds);
+      }
+      collectorMetrics.accepted(count);
       return reply.code(202).send({ accepted: events.length, ids: events.map((e) => e.id) });
     },
   );
   return app;
+}
+
+/** Refusals that Fastify raises before the handler runs, counted by the limit that made them. */
+function countRefusedBody(error: unknown): void {
+  const fastifyError = error as {
+    code?: string;
+    validation?: Array<{ keyword: string; instancePath: string }>;
+  };
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') collectorMetrics.rejected('body_too_large');
+  const first = fastifyError.validation?.[0];
+  if (first?.keyword === 'maxItems' && first.instancePath === '/data_collection/events')
+    collectorMetrics.rejected('too_many_events');
 }

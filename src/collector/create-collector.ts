@@ -17,20 +17,32 @@ import { DeliveryWorker } from './delivery/delivery-worker.js';
 import { WebhookDeliverer } from './delivery/webhook-deliverer.js';
 import { WarehouseDeliverer } from './delivery/warehouse-deliverer.js';
 import type { CollectorServices } from './app.js';
+import { readCollectorLimitsSettings, type CollectorLimitsSettings } from '../config/collector-limits-settings.js';
+import { CollectedEventRetention } from '../store/collected-events-retention.js';
+import { RetentionSweeper } from './retention-sweeper.js';
+import { CollectorRateLimits } from './limits/rate-limits.js';
+import { RedisConnection } from './limits/redis-connection.js';
+import { trackSharedBudget } from '../metrics/collector-metrics.js';
 
 /** How long a stopping gateway lets in-flight webhook deliveries finish before releasing them. */
 const WORKER_STOP_GRACE_MS = 5_000;
 
 export interface Collector {
   settings: CollectorSettings;
+  limits: CollectorLimitsSettings;
   console: ConsoleCollectorServices;
   app: CollectorServices;
   worker: DeliveryWorker;
+  retention: RetentionSweeper;
   start(): void;
   stop(): Promise<void>;
 }
 
-/** Wires the collector: repositories, the Host directory, group-commit intake and the outbox worker. */
+/**
+ * Wires the collector: repositories, the Host directory, rate limits (Redis-shared when
+ * configured), group-commit intake under the stored-event quota, the outbox worker and the
+ * retention sweeper.
+ */
 export function createCollector(
   store: Store,
   logger: Logger,
@@ -38,6 +50,7 @@ export function createCollector(
   domains: DomainSettings = readDomainSettings(env),
 ): Collector {
   const settings = readCollectorSettings(env);
+  const limits = readCollectorLimitsSettings(env);
   const development = domains.mode === 'development';
   // In development mode local names (localhost, *.test, …) are verified as soon as they are claimed.
   const projects = new ProjectRepository(store, development ? isLocalName : () => false);
@@ -66,9 +79,26 @@ export function createCollector(
     },
     logger,
   );
-  const intake = new EventIntake(events, logger, () => worker.wake());
+  const intake = new EventIntake(events, logger, () => worker.wake(), {
+    events: limits.quotaEvents,
+    bytes: limits.quotaBytes,
+  });
+  const redis = limits.redisUrl ? new RedisConnection(limits.redisUrl, limits.redisTimeoutMs, logger) : undefined;
+  const untrackRedis = redis ? trackSharedBudget(redis) : () => undefined;
+  const rateLimits = new CollectorRateLimits({
+    address: limits.address,
+    project: limits.project,
+    burstWindowSeconds: limits.burstWindowSeconds,
+    redis: redis && { client: redis.client, keyPrefix: limits.redisKeyPrefix },
+  });
+  const retention = new RetentionSweeper(
+    new CollectedEventRetention(store),
+    { retentionDays: limits.retentionDays, sweepMs: limits.retentionSweepMs, batch: limits.retentionBatch },
+    logger,
+  );
   return {
     settings,
+    limits,
     console: {
       store,
       projects,
@@ -82,15 +112,28 @@ export function createCollector(
       webhookTargets: { allowPrivate: settings.webhookAllowPrivate },
       projectChanged: () => directory.invalidate(),
     },
-    app: { directory, intake },
+    app: {
+      directory,
+      intake,
+      rateLimits,
+      limits: {
+        maxEventsPerRequest: limits.maxEventsPerRequest,
+        maxEventBytes: limits.maxEventBytes,
+        quotaRetryAfterSeconds: Math.max(1, Math.ceil(limits.retentionSweepMs / 1000)),
+      },
+    },
     worker,
+    retention,
     start: () => {
       if (settings.workerEnabled) worker.start();
+      retention.start();
     },
     stop: async () => {
       await intake.drain();
-      await worker.stop(WORKER_STOP_GRACE_MS);
+      await Promise.all([worker.stop(WORKER_STOP_GRACE_MS), retention.stop()]);
       await webhook.close();
+      untrackRedis();
+      redis?.close();
     },
   };
 }

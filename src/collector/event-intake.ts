@@ -1,9 +1,12 @@
 import type { Logger } from 'pino';
-import type { CollectedEventStore, IntakeBatch } from '../store/collected-events.js';
+import type { CollectedEventStore, IntakeBatch, StoredEventQuota } from '../store/collected-events.js';
+
+/** `stored`: committed. `quota`: refused whole, the project's stored-event quota is full. */
+export type IntakeOutcome = 'stored' | 'quota';
 
 interface Pending {
   batch: IntakeBatch;
-  resolve: () => void;
+  resolve: (outcome: IntakeOutcome) => void;
   reject: (error: unknown) => void;
 }
 
@@ -22,6 +25,9 @@ const MAX_BATCH_EVENTS = 5_000;
  * a transaction started at once would run to its commit before the next socket of the same turn
  * is even read, and a commit per request would cost more than the request's events. No timer:
  * an idle collector answers after one turn.
+ *
+ * The project's stored-event quota is checked inside that transaction (CollectedEventStore.insert):
+ * a request that does not fit is refused whole and the others of the batch are still stored.
  */
 export class EventIntake {
   private queue: Pending[] = [];
@@ -31,11 +37,12 @@ export class EventIntake {
     private readonly store: CollectedEventStore,
     private readonly logger: Logger,
     private readonly onCommitted: () => void = () => undefined,
+    private readonly quota?: StoredEventQuota,
   ) {}
 
-  /** Resolves once the request's events and their outbox rows are committed. */
-  submit(batch: IntakeBatch): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  /** Resolves once the request's events and their outbox rows are committed, or refused by the quota. */
+  submit(batch: IntakeBatch): Promise<IntakeOutcome> {
+    return new Promise<IntakeOutcome>((resolve, reject) => {
       this.queue.push({ batch, resolve, reject });
       this.writing ??= this.writeAll();
     });
@@ -62,8 +69,11 @@ export class EventIntake {
         }
         const pending = this.queue.splice(0, taken);
         try {
-          await this.store.insert(pending.map((p) => p.batch));
-          for (const p of pending) p.resolve();
+          const stored = await this.store.insert(
+            pending.map((p) => p.batch),
+            this.quota,
+          );
+          pending.forEach((p, i) => p.resolve(stored[i] ? 'stored' : 'quota'));
           this.onCommitted();
         } catch (error) {
           this.logger.error({ err: error, events: count }, 'collected events not stored');

@@ -1,9 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 
 /**
- * The collected-event body (spec 2.12). The envelope is strict (an unknown member is a 400
- * naming it); `data` and `context` objects type their known members and tolerate others,
- * since browser SDKs add fields over time.
+ * The collected-event body (spec 2.12). Known members are typed and a wrong type is a 400 naming
+ * it; every object tolerates members it does not define (real SDKs send `components`, `consent`,
+ * `from`, `context.session`, …), which are stored as they came (build-events.ts). The body limit
+ * and the per-event size limit bound what those members can add.
  */
 const Text = (max = 2048) => Type.String({ maxLength: max });
 const Properties = Type.Record(Type.String({ maxLength: 256 }), Type.Unknown(), { maxProperties: 200 });
@@ -70,24 +71,32 @@ export const EventSchema = Type.Object(
     data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     context: Type.Optional(ContextSchema),
   },
-  { additionalProperties: false },
+  { additionalProperties: true },
 );
 
-export const MAX_EVENTS_PER_REQUEST = 100;
+/** The members each level defines; any other member is kept as the client sent it. */
+export const KNOWN_BODY_MEMBERS: ReadonlySet<string> = new Set(['data_collection']);
+export const KNOWN_COLLECTION_MEMBERS: ReadonlySet<string> = new Set(['events', 'context']);
+export const KNOWN_EVENT_MEMBERS: ReadonlySet<string> = new Set(['type', 'id', 'data', 'context']);
 
-export const CollectBodySchema = Type.Object(
-  {
-    data_collection: Type.Object(
-      {
-        events: Type.Array(EventSchema, { minItems: 1, maxItems: MAX_EVENTS_PER_REQUEST }),
-        context: Type.Optional(ContextSchema),
-      },
-      { additionalProperties: false },
-    ),
-  },
-  { additionalProperties: false },
-);
+export const DEFAULT_MAX_EVENTS_PER_REQUEST = 100;
 
-export type CollectBody = Static<typeof CollectBodySchema>;
+/** The body schema with at most `maxEvents` events (GATEWAY_COLLECTOR_MAX_EVENTS). */
+export function collectBodySchema(maxEvents = DEFAULT_MAX_EVENTS_PER_REQUEST) {
+  return Type.Object(
+    {
+      data_collection: Type.Object(
+        {
+          events: Type.Array(EventSchema, { minItems: 1, maxItems: maxEvents }),
+          context: Type.Optional(ContextSchema),
+        },
+        { additionalProperties: true },
+      ),
+    },
+    { additionalProperties: true },
+  );
+}
+
+export type CollectBody = Static<ReturnType<typeof collectBodySchema>>;
 export type IncomingEvent = Static<typeof EventSchema>;
 export type EventContext = Static<typeof ContextSchema>;

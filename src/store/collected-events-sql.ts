@@ -104,6 +104,46 @@ export class HotStatements {
     );
   }
 
+  /** Zero totals for projects that have none yet; a write, so on SQLite the transaction takes the lock here. */
+  ensureTotals(rows: number): string {
+    return this.text(
+      'totals ensure',
+      rows,
+      () =>
+        `insert into collected_event_totals (project_id, events, bytes) values ${valuesList('(?, 0, 0)', rows)} on conflict (project_id) do nothing`,
+    );
+  }
+
+  /**
+   * The totals of these projects, locked until the transaction ends, in project order (two
+   * instances lock the same rows in the same order, so they cannot deadlock). On SQLite a
+   * no-op UPDATE: a write, which takes the database's write lock as the transaction's first
+   * statement (a read first could meet another process's newer commit and fail).
+   */
+  lockTotals(ids: number): string {
+    return this.text('totals lock', ids, () =>
+      this.dialect === 'postgres'
+        ? `select project_id, events, bytes from collected_event_totals where project_id in (${placeholders(ids)}) order by project_id for update`
+        : `update collected_event_totals set events = events where project_id in (${placeholders(ids)}) returning project_id, events, bytes`,
+    );
+  }
+
+  totals(): string {
+    return this.text('totals', 0, () => 'select events, bytes from collected_event_totals where project_id = ?');
+  }
+
+  /** Adds (project_id, events, bytes) rows to the totals, creating them when missing. */
+  addTotals(rows: number): string {
+    return this.text(
+      'totals add',
+      rows,
+      () =>
+        `insert into collected_event_totals (project_id, events, bytes) values ${valuesList('(?, ?, ?)', rows)} ` +
+        'on conflict (project_id) do update set events = collected_event_totals.events + excluded.events, ' +
+        'bytes = collected_event_totals.bytes + excluded.bytes',
+    );
+  }
+
   complete(ids: number): string {
     return this.text(
       'complete',

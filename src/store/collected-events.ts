@@ -20,6 +20,14 @@ export interface IntakeEvent {
   idFromClient: boolean;
   type: StoredEvent['type'];
   payload: string;
+  /** UTF-8 bytes of `payload`: what the byte quota counts. */
+  bytes: number;
+}
+
+/** Per project; 0: no limit. */
+export interface StoredEventQuota {
+  events: number;
+  bytes: number;
 }
 
 /** The events of one request: one project, one receive time. */
@@ -74,22 +82,63 @@ export function timeOrderedId(now: number): string {
  */
 export class CollectedEventStore {
   private readonly statements: HotStatements;
+  /** Projects whose totals row is known to exist: the quota path skips creating it. */
+  private readonly totalsExist = new Set<string>();
 
   constructor(private readonly store: Store) {
     this.statements = new HotStatements(store.dialect);
   }
 
-  async insert(batches: IntakeBatch[]): Promise<void> {
-    // Parallel arrays rather than one object per event: this runs for every accepted event.
-    const owners: IntakeBatch[] = [];
-    const events: IntakeEvent[] = [];
-    for (const batch of batches) {
-      for (const event of batch.events) {
-        owners.push(batch);
-        events.push(event);
-      }
-    }
+  /**
+   * Stores the batches (one request each) in one transaction: their events, the events' outbox
+   * rows, and the projects' totals. With a quota, each batch is all or nothing: a batch that
+   * would take its project's stored events or bytes past the quota is refused (false in the
+   * result) and the batches after it are still considered. The totals are read under a lock
+   * (PostgreSQL: FOR UPDATE; SQLite: the one write lock), so instances sharing a database never
+   * take a project past its quota together. The totals count what was inserted, so an event id
+   * already stored (a client's retry) costs nothing.
+   */
+  async insert(batches: IntakeBatch[], quota?: StoredEventQuota): Promise<boolean[]> {
+    const accepted = new Array<boolean>(batches.length).fill(true);
+    const projects = [...new Set(batches.map((batch) => batch.projectId))].sort();
+    const limited = quota !== undefined && (quota.events > 0 || quota.bytes > 0);
     await this.store.db.transaction().execute(async (trx) => {
+      if (limited) {
+        const missing = projects.filter((id) => !this.totalsExist.has(id));
+        for (const part of slices(missing)) await run(trx, this.statements.ensureTotals(part.length), part);
+        const totals = new Map<string, { events: number; bytes: number }>();
+        for (const part of slices(projects)) {
+          const rows = await run<{ project_id: string; events: number | string; bytes: number | string }>(
+            trx,
+            this.statements.lockTotals(part.length),
+            part,
+          );
+          for (const row of rows) totals.set(row.project_id, { events: Number(row.events), bytes: Number(row.bytes) });
+        }
+        batches.forEach((batch, i) => {
+          let total = totals.get(batch.projectId);
+          if (!total) totals.set(batch.projectId, (total = { events: 0, bytes: 0 }));
+          let bytes = 0;
+          for (const event of batch.events) bytes += event.bytes;
+          const events = total.events + batch.events.length;
+          if ((quota.events > 0 && events > quota.events) || (quota.bytes > 0 && total.bytes + bytes > quota.bytes)) {
+            accepted[i] = false;
+            return;
+          }
+          total.events = events;
+          total.bytes += bytes;
+        });
+      }
+      // Parallel arrays rather than one object per event: this runs for every accepted event.
+      const owners: IntakeBatch[] = [];
+      const events: IntakeEvent[] = [];
+      batches.forEach((batch, i) => {
+        if (!accepted[i]) return;
+        for (const event of batch.events) {
+          owners.push(batch);
+          events.push(event);
+        }
+      });
       // Only the event rows this transaction inserted get outbox rows. A fresh server id cannot
       // be stored already (80 random bits, and a client cannot guess it), so only statements
       // holding a client's id ask which rows went in; within the batch the first occurrence of
@@ -119,10 +168,15 @@ export class CollectedEventStore {
           if (returned.delete(`${owners[i]!.projectId}\u0000${events[i]!.id}`)) inserted[i] = 1;
       }
       const deliveries: unknown[] = [];
+      const added = new Map<string, { events: number; bytes: number }>();
       for (let i = 0; i < events.length; i++) {
         if (inserted[i] === 0) continue;
         const owner = owners[i]!;
         const event = events[i]!;
+        let total = added.get(owner.projectId);
+        if (!total) added.set(owner.projectId, (total = { events: 0, bytes: 0 }));
+        total.events++;
+        total.bytes += event.bytes;
         for (const componentId of owner.componentIds[event.type]) {
           deliveries.push(
             timeOrderedId(owner.receivedAt),
@@ -138,7 +192,29 @@ export class CollectedEventStore {
         const parameters = deliveries.slice(start * DELIVERY_PARAMETERS, (start + count) * DELIVERY_PARAMETERS);
         await run(trx, this.statements.insertDeliveries(count), parameters);
       }
+      // In project order, like the lock: two instances' upserts of the same rows cannot deadlock.
+      const totals = [...added].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      for (const [start, count] of ranges(totals.length)) {
+        const parameters: unknown[] = [];
+        for (let i = start; i < start + count; i++) {
+          const [projectId, total] = totals[i]!;
+          parameters.push(projectId, total.events, total.bytes);
+        }
+        await run(trx, this.statements.addTotals(count), parameters);
+      }
     });
+    for (const id of projects) this.totalsExist.add(id);
+    return accepted;
+  }
+
+  /** Stored events and bytes of a project, as the quota counts them. */
+  async totals(projectId: string): Promise<{ events: number; bytes: number }> {
+    const [row] = await run<{ events: number | string; bytes: number | string }>(
+      this.store.db,
+      this.statements.totals(),
+      [projectId],
+    );
+    return { events: Number(row?.events ?? 0), bytes: Number(row?.bytes ?? 0) };
   }
 
   async countEvents(projectId: string): Promise<number> {

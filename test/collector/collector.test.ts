@@ -158,7 +158,6 @@ for (const store of storeKinds()) {
         [{}, /data_collection/],
         [{ data_collection: { events: [] } }, /events/],
         [{ data_collection: { events: [{ type: 'click' }] } }, /type/],
-        [{ data_collection: { events: [pageEvent()], extra: 1 } }, /extra/],
         [{ data_collection: { events: [{ type: 'track', data: {} }] } }, /data_collection\.events\[0\]\.data/],
         [{ data_collection: { events: [pageEvent({ id: 'has space' })] } }, /id/],
         [{ data_collection: { events: [pageEvent()], context: { client: { screen_width: 'wide' } } } }, /screen_width/],

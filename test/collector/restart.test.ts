@@ -107,6 +107,11 @@ for (const kind of storeKinds()) {
             GATEWAY_OUTBOX_POLL_MS: '50',
             GATEWAY_OUTBOX_RETRY_BASE_MS: '100',
             GATEWAY_OUTBOX_RETRY_MAX_MS: '1000',
+            // 10,000 events from one address in a few seconds: a load test, not a flood to refuse.
+            GATEWAY_COLLECTOR_ADDRESS_RATE: '0',
+            GATEWAY_COLLECTOR_ADDRESS_BURST: '0',
+            GATEWAY_COLLECTOR_PROJECT_RATE: '0',
+            GATEWAY_COLLECTOR_PROJECT_BURST: '0',
             ...(databaseUrl ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema! } : {}),
           };
           let gateway = await spawnGateway(env);

@@ -3,6 +3,7 @@ import * as foundation from './001-foundation.js';
 import * as gatewayTools from './002-gateway-tools.js';
 import * as consoleCollector from './003-console-collector.js';
 import * as usageIndex from './004-usage-index.js';
+import * as collectorLimits from './005-collector-limits.js';
 import * as domainClaims from './006-domain-claims.js';
 import * as compressionSavings from './008-compression-savings.js';
 import * as pendingByKey from './009-pending-operations-by-key.js';
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '002-gateway-tools': gatewayTools,
   '003-console-collector': consoleCollector,
   '004-usage-index': usageIndex,
+  '005-collector-limits': collectorLimits,
   '006-domain-claims': domainClaims,
   '008-compression-savings': compressionSavings,
   '009-pending-operations-by-key': pendingByKey,

@@ -1,0 +1,53 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+/**
+ * The Redis client of the collector's rate limits. Commands never wait for a connection: with
+ * the offline queue off, a call while Redis is down fails at once, and a call that gets no
+ * answer within `timeoutMs` fails too; the limiter then counts in memory (rate-limits.ts). The
+ * client reconnects in the background, and one line is logged when Redis goes away and one
+ * when it is back, not one per failed call.
+ */
+export class RedisConnection {
+  readonly client: Redis;
+  private up = false;
+  private announcedDown = false;
+  private closing = false;
+
+  constructor(url: string, timeoutMs: number, logger: Logger) {
+    this.client = new Redis(url, {
+      enableOfflineQueue: false,
+      commandTimeout: timeoutMs,
+      connectTimeout: Math.max(1_000, timeoutMs * 4),
+      maxRetriesPerRequest: 0,
+      // Reconnect forever, at most every 5 s: the gateway keeps serving meanwhile.
+      retryStrategy: (attempt) => Math.min(attempt * 200, 5_000),
+    });
+    this.client.on('ready', () => {
+      this.up = true;
+      if (this.announcedDown) logger.info('Redis is back: collector rate budgets are shared again');
+      this.announcedDown = false;
+    });
+    const down = (error?: Error) => {
+      this.up = false;
+      if (this.announcedDown || this.closing) return;
+      this.announcedDown = true;
+      logger.warn(
+        { error: error?.message },
+        'Redis unreachable: collector rate limits count in this process until it is back',
+      );
+    };
+    this.client.on('error', down);
+    this.client.on('close', () => down());
+  }
+
+  /** Whether budgets are shared right now. */
+  get shared(): boolean {
+    return this.up;
+  }
+
+  close(): void {
+    this.closing = true;
+    this.client.disconnect();
+  }
+}
