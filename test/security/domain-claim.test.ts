@@ -174,8 +174,9 @@ for (const store of storeKinds()) {
         const refused = await verify(a, p.json.id, domain, { method: 'http' });
         assert.equal(refused.status, 422, refused.text);
         assert.match(refused.json.message, /private or reserved address/);
+        const withoutDomain = refused.text.split(domain).join('<domain>');
         for (const address of ['10.20.30.40', '127.0.0.1', '10.', '127.'])
-          assert.ok(!refused.text.includes(address), `${refused.text} reveals ${address}`);
+          assert.ok(!withoutDomain.includes(address), `${refused.text} reveals ${address}`);
       }
       assert.equal(site.requests.length, before, 'the guard let a request through');
       assert.equal((await client.call('POST', loopback, { body: event })).status, 404);
