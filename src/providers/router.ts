@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../gateway/schemas/chat-request.js';
+import type { ChatRequest } from '../canonical/chat-request.js';
 import { getAdapter } from './registry.js';
 import { backoffMs, decide, DEFAULT_RETRY, sleep, type RetryOptions } from './retry-policy.js';
 import {

@@ -1,4 +1,4 @@
-import type { ChatRequest, ToolCall } from '../gateway/schemas/chat-request.js';
+import type { ChatRequest, ToolCall } from '../canonical/chat-request.js';
 
 /**
  * The one interface every provider implements. Provider names meet only in `registry.ts`.

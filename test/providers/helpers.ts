@@ -1,4 +1,4 @@
-import type { ChatRequest, ToolCall } from '../../src/gateway/schemas/chat-request.js';
+import type { ChatRequest, ToolCall } from '../../src/canonical/chat-request.js';
 import type { CallOptions, FinishReason, ProviderStreamEvent, TokenUsage } from '../../src/providers/types.js';
 
 export const TIMEOUTS: CallOptions['timeouts'] = { connectMs: 1000, firstByteMs: 3000, betweenChunksMs: 3000 };

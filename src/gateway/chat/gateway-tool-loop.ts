@@ -12,7 +12,7 @@ import { worstCaseMicroUsd } from '../../metering/cost.js';
 import { countRequestTokens, countTextTokens } from '../../tokenize/index.js';
 import { runGatewayTool } from '../../gateway-tools/run-tool.js';
 import type { GatewayToolResult } from '../../gateway-tools/pending-operations.js';
-import type { ChatMessage, ChatRequest, ToolCall } from '../schemas/chat-request.js';
+import type { ChatMessage, ChatRequest, ToolCall } from '../../canonical/chat-request.js';
 import { GatewayError } from '../errors.js';
 import type { Execution, JsonResult, StreamSession } from './execute.js';
 import type { GatewayToolPlan } from './gateway-tool-plan.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ChatRequest } from '../../gateway/schemas/chat-request.js';
+import type { ChatRequest } from '../../canonical/chat-request.js';
 import { countRequestTokens, countTextTokens, tokenizerForModel } from '../../tokenize/index.js';
 import {
   UpstreamError,

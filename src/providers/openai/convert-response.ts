@@ -1,4 +1,4 @@
-import type { ToolCall } from '../../gateway/schemas/chat-request.js';
+import type { ToolCall } from '../../canonical/chat-request.js';
 import type { ProviderCompletion } from '../types.js';
 import { malformed } from '../shared/upstream-errors.js';
 import { isRecord } from '../shared/usage.js';
