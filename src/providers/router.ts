@@ -5,11 +5,10 @@ import {
   UpstreamError,
   type CallOptions,
   type ProviderAdapter,
-  type ProviderCompletion,
   type ProviderKind,
-  type ProviderStreamEvent,
   type UpstreamTarget,
 } from './types.js';
+import { type ProviderCompletion, type ProviderStreamEvent } from '../canonical/completion.js';
 
 export interface Attempt {
   providerId: string;

@@ -5,10 +5,8 @@ import {
   streamWithFallback,
   type AbortSignalLike,
   type Attempt,
-  type ProviderCompletion,
-  type ProviderStreamEvent,
-  type TokenUsage,
 } from '../../providers/index.js';
+import { type ProviderCompletion, type ProviderStreamEvent, type TokenUsage } from '../../canonical/completion.js';
 import { countTextTokens } from '../../tokenize/index.js';
 import type { GatewayServices } from '../gateway-services.js';
 import type { GatewayError } from '../errors.js';

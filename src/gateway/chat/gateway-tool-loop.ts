@@ -2,12 +2,10 @@ import {
   callWithFallback,
   streamWithFallback,
   type Attempt,
-  type ProviderCompletion,
-  type ProviderStreamEvent,
   type RouteOptions,
-  type TokenUsage,
   type UpstreamTarget,
 } from '../../providers/index.js';
+import { type ProviderCompletion, type ProviderStreamEvent, type TokenUsage } from '../../canonical/completion.js';
 import { worstCaseMicroUsd } from '../../metering/cost.js';
 import { countRequestTokens, countTextTokens } from '../../tokenize/index.js';
 import { runGatewayTool } from '../../gateway-tools/run-tool.js';

@@ -1,4 +1,4 @@
-import type { FinishReason, ProviderCompletion, ProviderStreamEvent, TokenUsage } from '../../providers/index.js';
+import type { FinishReason, ProviderCompletion, ProviderStreamEvent, TokenUsage } from '../../canonical/completion.js';
 import type { ToolCall } from '../../canonical/chat-request.js';
 
 /**

@@ -9,9 +9,9 @@ import {
   type Attempt,
   type NativeHeaders,
   type NativeStream,
-  type TokenUsage,
   type UpstreamTarget,
 } from '../../providers/index.js';
+import { type TokenUsage } from '../../canonical/completion.js';
 import type { Pricing } from '../../config/gateway-config.js';
 import { countTextTokens } from '../../tokenize/index.js';
 import type { ChatRequest } from '../../canonical/chat-request.js';

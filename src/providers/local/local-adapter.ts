@@ -6,11 +6,9 @@ import {
   type AbortSignalLike,
   type CallOptions,
   type ProviderAdapter,
-  type ProviderCompletion,
-  type ProviderStreamEvent,
-  type TokenUsage,
   type UpstreamTarget,
 } from '../types.js';
+import { type ProviderCompletion, type ProviderStreamEvent, type TokenUsage } from '../../canonical/completion.js';
 import { buildLocalReply, splitIntoChunks, type LocalReply } from './build-reply.js';
 
 function throwIfAborted(signal: AbortSignalLike): void {
