@@ -12,7 +12,7 @@ import { runGatewayTool } from '../../gateway-tools/run-tool.js';
 import type { GatewayToolResult } from '../../gateway-tools/pending-operations.js';
 import type { ChatMessage, ChatRequest, ToolCall } from '../../canonical/chat-request.js';
 import { GatewayError } from '../errors.js';
-import type { Execution, JsonResult, StreamSession } from './execute.js';
+import type { Execution, JsonResult, StreamSession } from './execution.js';
 import type { GatewayToolPlan } from './gateway-tool-plan.js';
 import { ZERO_USAGE } from './metering.js';
 import { toProviderGatewayError } from './provider-error.js';
