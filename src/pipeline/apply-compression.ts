@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { compressPayload, type BundleName } from '../../compress/index.js';
-import type { Pricing } from '../../config/gateway-config.js';
-import type { ChatRequest } from '../../canonical/chat-request.js';
-import { bundleFromHeader } from '../routes/compress.js';
+import { compressPayload, type BundleName } from '../compress/index.js';
+import type { Pricing } from '../config/gateway-config.js';
+import type { ChatRequest } from '../canonical/chat-request.js';
+import { bundleFromHeader } from '../gateway/routes/compress.js';
 
 export interface AppliedCompression {
   savedTokens: number;

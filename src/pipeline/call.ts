@@ -1,15 +1,15 @@
-import { callWithFallback, RoutingError, streamWithFallback, type Attempt } from '../../providers/index.js';
-import { type ProviderStreamEvent, type TokenUsage } from '../../canonical/completion.js';
-import { countTextTokens } from '../../tokenize/index.js';
-import type { GatewayError } from '../errors.js';
-import type { Admission } from './admission.js';
-import { meter, ZERO_USAGE } from './metering.js';
+import { callWithFallback, RoutingError, streamWithFallback, type Attempt } from '../providers/index.js';
+import { type ProviderStreamEvent, type TokenUsage } from '../canonical/completion.js';
+import { countTextTokens } from '../tokenize/index.js';
+import type { GatewayError } from './errors.js';
+import type { Admission } from './admit.js';
+import { meter, ZERO_USAGE } from './meter.js';
 import { toProviderGatewayError } from './provider-error.js';
 import { StreamAccumulator } from './stream-accumulator.js';
 import { formatCompression } from './apply-compression.js';
-export type { Execution, JsonResult, StreamSession } from './execution.js';
-import type { Execution, JsonResult, StreamSession } from './execution.js';
-import { executeJsonWithTools, executeStreamWithTools, hasGatewayTools, type LoopHooks } from './gateway-tool-loop.js';
+export type { Execution, JsonResult, StreamSession } from '../gateway/chat/execution.js';
+import type { Execution, JsonResult, StreamSession } from '../gateway/chat/execution.js';
+import { executeJsonWithTools, executeStreamWithTools, hasGatewayTools, type LoopHooks } from './tool-loop.js';
 
 /** HTTP status recorded for a request whose client went away (nginx's convention). */
 export const CLIENT_CLOSED_REQUEST = 499;

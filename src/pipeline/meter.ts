@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { TokenUsage } from '../../canonical/completion.js';
-import { costMicroUsd } from '../../metering/cost.js';
-import type { GatewayServices } from '../gateway-services.js';
-import type { Admission } from './admission.js';
-import { recordUsageMetrics } from '../../metrics/metrics.js';
-import { timeOrderedUuid } from '../../server/random-ids.js';
+import type { TokenUsage } from '../canonical/completion.js';
+import { costMicroUsd } from '../metering/cost.js';
+import type { GatewayServices } from '../gateway/gateway-services.js';
+import type { Admission } from './admit.js';
+import { recordUsageMetrics } from '../metrics/metrics.js';
+import { timeOrderedUuid } from '../server/random-ids.js';
 
 export const ZERO_USAGE: TokenUsage = {
   inputTokens: 0,

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { GatewayServices } from '../gateway-services.js';
-import { timeOrderedUuid } from '../../server/random-ids.js';
+import type { GatewayServices } from '../gateway/gateway-services.js';
+import { timeOrderedUuid } from '../server/random-ids.js';
 
 /**
  * A request refused at admission for its key's ceiling still leaves a usage row (zero tokens,

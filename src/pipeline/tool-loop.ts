@@ -4,17 +4,17 @@ import {
   type Attempt,
   type RouteOptions,
   type UpstreamTarget,
-} from '../../providers/index.js';
-import { type ProviderCompletion, type ProviderStreamEvent, type TokenUsage } from '../../canonical/completion.js';
-import { worstCaseMicroUsd } from '../../metering/cost.js';
-import { countRequestTokens, countTextTokens } from '../../tokenize/index.js';
-import { runGatewayTool } from '../../gateway-tools/run-tool.js';
-import type { GatewayToolResult } from '../../gateway-tools/pending-operations.js';
-import type { ChatMessage, ChatRequest, ToolCall } from '../../canonical/chat-request.js';
-import { GatewayError } from '../errors.js';
-import type { Execution, JsonResult, StreamSession } from './execution.js';
+} from '../providers/index.js';
+import { type ProviderCompletion, type ProviderStreamEvent, type TokenUsage } from '../canonical/completion.js';
+import { worstCaseMicroUsd } from '../metering/cost.js';
+import { countRequestTokens, countTextTokens } from '../tokenize/index.js';
+import { runGatewayTool } from '../gateway-tools/run-tool.js';
+import type { GatewayToolResult } from '../gateway-tools/pending-operations.js';
+import type { ChatMessage, ChatRequest, ToolCall } from '../canonical/chat-request.js';
+import { GatewayError } from './errors.js';
+import type { Execution, JsonResult, StreamSession } from '../gateway/chat/execution.js';
 import type { GatewayToolPlan } from './gateway-tool-plan.js';
-import { ZERO_USAGE } from './metering.js';
+import { ZERO_USAGE } from './meter.js';
 import { toProviderGatewayError } from './provider-error.js';
 import { StreamAccumulator } from './stream-accumulator.js';
 import { ToolCallRelay } from './tool-call-relay.js';

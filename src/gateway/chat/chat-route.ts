@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ChatRequestSchema, type ChatRequest } from '../../canonical/chat-request.js';
 import type { GatewayServices } from '../gateway-services.js';
-import { GatewayError } from '../errors.js';
-import { admit } from './admission.js';
-import { executeJson, executeStream, type Execution } from './execute.js';
+import { GatewayError } from '../../pipeline/errors.js';
+import { admit } from '../../pipeline/admit.js';
+import { executeJson, executeStream, type Execution } from '../../pipeline/call.js';
 import {
   ChunkFramer,
   formatChunk,
@@ -12,9 +12,9 @@ import {
   type ChunkDelta,
   type CompletionIdentity,
 } from './completion-format.js';
-import { SseWriter, sseData } from './sse-writer.js';
-import { usageCommitted } from './metering.js';
-import { abortOnClientClose } from './client-abort.js';
+import { SseWriter, sseData } from '../../pipeline/sse-writer.js';
+import { usageCommitted } from '../../pipeline/meter.js';
+import { abortOnClientClose } from '../../pipeline/client-abort.js';
 import { randomBase64Url } from '../../server/random-ids.js';
 
 const ENDPOINT = '/v1/chat/completions';

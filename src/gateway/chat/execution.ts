@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AbortSignalLike } from '../../providers/index.js';
 import type { ProviderCompletion, ProviderStreamEvent, TokenUsage } from '../../canonical/completion.js';
 import type { GatewayServices } from '../gateway-services.js';
-import type { Admission } from './admission.js';
+import type { Admission } from '../../pipeline/admit.js';
 
 /**
  * One admitted request, independent of the client's wire format: the chat, messages and

@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import type { ProviderStreamEvent, TokenUsage } from '../../canonical/completion.js';
-import { GatewayError } from '../errors.js';
-import { executeStream, type Execution } from './execute.js';
-import { usageCommitted } from './metering.js';
-import { SseWriter, sseNamedEvent } from './sse-writer.js';
+import { GatewayError } from '../../pipeline/errors.js';
+import { executeStream, type Execution } from '../../pipeline/call.js';
+import { usageCommitted } from '../../pipeline/meter.js';
+import { SseWriter, sseNamedEvent } from '../../pipeline/sse-writer.js';
 
 /** `event: <name>` + `data: <json>`: the framing of Anthropic's and OpenAI Responses' streams. */
 export type NamedEvent = [name: string, data: Record<string, unknown>];

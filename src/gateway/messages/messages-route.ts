@@ -1,10 +1,10 @@
 import { randomBase64Url } from '../../server/random-ids.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { GatewayServices } from '../gateway-services.js';
-import { admit } from '../chat/admission.js';
-import { executeJson, type Execution } from '../chat/execute.js';
+import { admit } from '../../pipeline/admit.js';
+import { executeJson, type Execution } from '../../pipeline/call.js';
 import { streamNamedEvents } from '../chat/named-event-stream.js';
-import { abortOnClientClose } from '../chat/client-abort.js';
+import { abortOnClientClose } from '../../pipeline/client-abort.js';
 import { withDefaultAuthor } from '../routes/default-author.js';
 import { MessagesRequestSchema, type MessagesRequest } from './messages-schema.js';
 import { messagesToChat } from './convert-request.js';

@@ -6,7 +6,7 @@ import {
   COMPRESSION_MODELS,
   type BundleName,
 } from '../../compress/index.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../../pipeline/errors.js';
 
 /**
  * POST /v1/compress (spec 2.5, 4.1): any of the three request shapes, detected from the body;
