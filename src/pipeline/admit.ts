@@ -5,7 +5,7 @@ import type { Reservation } from '../limits/budget-ledger.js';
 import { worstCaseMicroUsd } from '../metering/cost.js';
 import { countRequestTokens, tokenizerForModel, type TokenizerName } from '../tokenize/index.js';
 import type { ChatRequest } from '../canonical/chat-request.js';
-import type { GatewayServices } from '../gateway/gateway-services.js';
+import type { CoreServices } from './services.js';
 import { GatewayError } from './errors.js';
 import { resolveModel } from './resolve-model.js';
 import { headerFlag, mergeTags } from './request-tags.js';
@@ -52,7 +52,7 @@ export interface AdmitOptions {
 const ESTIMATE_HEADROOM = 1.1;
 
 export async function admit(
-  services: GatewayServices,
+  services: CoreServices,
   request: FastifyRequest,
   original: ChatRequest,
   options: AdmitOptions = {},

@@ -1,180 +1,263 @@
-import { callWithFallback, RoutingError, streamWithFallback, type Attempt } from '../providers/index.js';
-import { type ProviderStreamEvent, type TokenUsage } from '../canonical/completion.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  RoutingError,
+  UpstreamError,
+  type AbortSignalLike,
+  type Attempt,
+  type RouteOptions,
+  type Routed,
+} from '../providers/index.js';
+import type { TokenUsage } from '../canonical/completion.js';
+import type { ChatRequest } from '../canonical/chat-request.js';
+import type { ApiKey } from '../store/api-keys.js';
 import { countTextTokens } from '../tokenize/index.js';
-import type { GatewayError } from './errors.js';
-import type { Admission } from './admit.js';
+import type { CoreServices } from './services.js';
+import { GatewayError, databaseUnavailableError } from './errors.js';
+import { admit, type Admission, type AdmitOptions } from './admit.js';
 import { meter, ZERO_USAGE } from './meter.js';
 import { toProviderGatewayError } from './provider-error.js';
-import { StreamAccumulator } from './stream-accumulator.js';
+import { abortOnClientClose } from './client-abort.js';
 import { formatCompression } from './apply-compression.js';
-export type { Execution, JsonResult, StreamSession } from '../gateway/chat/execution.js';
-import type { Execution, JsonResult, StreamSession } from '../gateway/chat/execution.js';
-import { executeJsonWithTools, executeStreamWithTools, hasGatewayTools, type LoopHooks } from './tool-loop.js';
+import { recordTrace } from './trace.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller's key, set by the gateway's authentication hook before the body is read. */
+    apiKey: ApiKey;
+  }
+}
 
 /** HTTP status recorded for a request whose client went away (nginx's convention). */
 export const CLIENT_CLOSED_REQUEST = 499;
 
-function routeOptions(execution: Execution) {
-  const { timeouts, retry } = execution.services.upstream;
-  return { signal: execution.signal, timeouts, retry };
+/** How a request ended, as its usage row records it. */
+export interface Outcome {
+  status: number;
+  errorCode: string | null;
+  usage: TokenUsage;
 }
 
-/** The metering, extras and routing the gateway-tool loop shares with the single-call path. */
-function loopHooks(execution: Execution): LoopHooks {
-  return {
-    routeOptions: routeOptions(execution),
-    record: (provider, upstreamModel, stream, outcome) => record(execution, provider, upstreamModel, stream, outcome),
-    extras: (attempts, provider, upstreamModel) => extras(execution.admission, attempts, provider, upstreamModel),
-  };
-}
+const CLIENT_CLOSED = { status: CLIENT_CLOSED_REQUEST, errorCode: 'client_closed' } as const;
+const ANSWERED = { status: 200, errorCode: null } as const;
 
-export async function executeJson(execution: Execution): Promise<JsonResult> {
-  if (hasGatewayTools(execution)) return executeJsonWithTools(execution, loopHooks(execution));
-  const { admission } = execution;
-  try {
-    const routed = await callWithFallback(admission.body, admission.targets, routeOptions(execution));
-    record(execution, routed.target.providerId, routed.target.upstreamModel, false, {
-      status: 200,
-      errorCode: null,
-      usage: routed.result.usage,
-    });
-    return {
-      completion: routed.result,
-      extras: extras(admission, routed.attempts, routed.target.providerId, routed.target.upstreamModel),
-    };
-  } catch (error) {
-    throw failedBeforeAnswer(execution, error, false);
-  }
-}
-
-/** Resolves once the upstream has answered, so a failure before that is still an ordinary error response. */
-export async function executeStream(execution: Execution): Promise<StreamSession> {
-  if (hasGatewayTools(execution)) return executeStreamWithTools(execution, loopHooks(execution));
-  const { admission } = execution;
-  let routed: Awaited<ReturnType<typeof streamWithFallback>>;
-  try {
-    routed = await streamWithFallback(admission.body, admission.targets, routeOptions(execution));
-  } catch (error) {
-    throw failedBeforeAnswer(execution, error, true);
-  }
-  const { providerId, upstreamModel } = routed.target;
-  const accumulator = new StreamAccumulator();
-  let finalUsage: TokenUsage = ZERO_USAGE;
-
-  async function* events(): AsyncGenerator<ProviderStreamEvent> {
-    let outcome: { status: number; errorCode: string | null } | undefined;
-    try {
-      for await (const event of routed.result) {
-        accumulator.add(event);
-        yield event;
-      }
-      outcome = { status: 200, errorCode: null };
-    } catch (error) {
-      const gatewayError = toProviderGatewayError(error, providerId);
-      outcome = execution.signal.aborted
-        ? { status: CLIENT_CLOSED_REQUEST, errorCode: 'client_closed' }
-        : { status: gatewayError.status, errorCode: gatewayError.code };
-      throw gatewayError;
-    } finally {
-      // No outcome: the consumer stopped iterating (its client left); the upstream is aborted by now.
-      outcome ??= { status: CLIENT_CLOSED_REQUEST, errorCode: 'client_closed' };
-      finalUsage = accumulator.usage ?? estimateUsage(admission, accumulator);
-      record(execution, providerId, upstreamModel, true, { ...outcome, usage: finalUsage });
-    }
-  }
-
-  return {
-    events: events(),
-    usage: () => finalUsage,
-    extras: () => extras(admission, routed.attempts, providerId, upstreamModel),
-  };
-}
-
-function record(
-  execution: Execution,
-  provider: string,
-  upstreamModel: string,
-  stream: boolean,
-  outcome: { status: number; errorCode: string | null; usage: TokenUsage },
-): void {
-  const { admission } = execution;
-  // Members listed one by one: spreading `outcome` into a new object is V8's slow generic copy.
-  meter(execution.services, execution.request, admission, {
-    status: outcome.status,
-    errorCode: outcome.errorCode,
-    usage: outcome.usage,
-    provider,
-    upstreamModel,
-    stream,
-    endpoint: execution.endpoint,
-    uncompressedInputTokens: admission.compression
-      ? outcome.usage.inputTokens + admission.compression.savedTokens
-      : null,
-  });
+/**
+ * Admits a request and opens its call: the one entry of the core for every endpoint. Admission
+ * (key, model, gateway tools, compression, ceiling reservation, tags, debug) happens here, and
+ * the abort signal that follows the client connection is created here.
+ */
+export async function openCall(
+  services: CoreServices,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  endpoint: string,
+  body: ChatRequest,
+  options: AdmitOptions = {},
+): Promise<Call> {
+  const admission = await admit(services, request, body, options);
+  return new Call(services, request, reply, admission, endpoint);
 }
 
 /**
- * Records a request that got no answer and returns what the client gets. A client that left
- * is charged the estimated prompt (the provider may have processed it); an upstream failure
- * is charged nothing, since providers do not bill failed requests.
+ * One admitted request on its way through the core, whatever the endpoint and however many
+ * upstream calls it takes. This is the only place a request is settled (one usage row, the
+ * reservation settled, the trace recorded: `settle`), the only place a failure is turned into
+ * what the client gets and metered (`fail`), and the only place a stream's end, failure or
+ * abandonment by its client is metered (`relayEvents`).
  */
-function failedBeforeAnswer(execution: Execution, error: unknown, stream: boolean): GatewayError {
-  // The provider whose answer (or silence) ended the routing, not necessarily the first one.
-  const last = (error instanceof RoutingError ? error.attempts.at(-1) : undefined) ?? execution.admission.targets[0]!;
-  const gatewayError = toProviderGatewayError(error, last.providerId);
-  const clientGone = execution.signal.aborted;
-  record(execution, last.providerId, last.upstreamModel, stream, {
-    status: clientGone ? CLIENT_CLOSED_REQUEST : gatewayError.status,
-    errorCode: clientGone ? 'client_closed' : gatewayError.code,
-    usage: clientGone ? { ...ZERO_USAGE, inputTokens: execution.admission.promptEstimate } : ZERO_USAGE,
-  });
-  return gatewayError;
-}
+export class Call {
+  /** Every upstream attempt of the request, in order: retries, fallbacks, tool-loop rounds. */
+  readonly attempts: Attempt[] = [];
+  /** Aborted when the client goes away; stops the upstream at once. */
+  readonly signal: AbortSignalLike;
+  /** The provider that answered, or the last one tried. */
+  providerId: string;
+  upstreamModel: string;
+  /** Set by a native pass-through: the debug member that says which path served the request. */
+  path: { member: string; value: string } | undefined;
+  private settled = false;
+  /** Set when the consumer of a stream failed (a codec bug): the request is then settled with this error, not 499. */
+  private consumerError: GatewayError | undefined;
 
-/** When a stream ends without usage (aborted, or the provider sent none): our own counts. */
-function estimateUsage(admission: Admission, accumulator: StreamAccumulator): TokenUsage {
-  const text = accumulator.producedText();
-  return {
-    ...ZERO_USAGE,
-    inputTokens: admission.promptEstimate,
-    outputTokens: text ? countTextTokens(text, admission.tokenizer) : 0,
-  };
-}
+  constructor(
+    readonly services: CoreServices,
+    readonly request: FastifyRequest,
+    readonly reply: FastifyReply,
+    readonly admission: Admission,
+    readonly endpoint: string,
+  ) {
+    this.signal = abortOnClientClose(reply);
+    const first = admission.targets[0]!;
+    this.providerId = first.providerId;
+    this.upstreamModel = first.upstreamModel;
+  }
 
-/** The gateway members of a response (compression, debug); exported for the native /v1/messages path. */
-export function responseExtras(
-  admission: Admission,
-  attempts: Attempt[],
-  provider: string,
-  upstreamModel: string,
-): Record<string, unknown> {
-  return extras(admission, attempts, provider, upstreamModel);
-}
+  get clientGone(): boolean {
+    return this.signal.aborted;
+  }
 
-function extras(
-  admission: Admission,
-  attempts: Attempt[],
-  provider: string,
-  upstreamModel: string,
-): Record<string, unknown> {
-  const extra: Record<string, unknown> = {};
-  if (admission.compression) extra.compression = formatCompression(admission.compression);
-  if (admission.debug) {
-    extra.debug = {
-      request_id: admission.requestId,
-      provider,
-      upstream_model: upstreamModel,
-      attempts: attempts.map((a) => ({
-        provider: a.providerId,
-        upstream_model: a.upstreamModel,
-        status: a.status,
-        error: a.error ?? null,
-        duration_ms: a.durationMs,
-      })),
-      prompt_tokens_estimate: admission.promptEstimate,
-      tags: admission.tags,
-      timings: { total_ms: Date.now() - admission.startedAt },
+  routeOptions(): RouteOptions {
+    const { timeouts, retry } = this.services.upstream;
+    return { signal: this.signal, timeouts, retry };
+  }
+
+  /** One routed upstream exchange (retries, fallback); its attempts join the request's. */
+  async route<T>(run: (options: RouteOptions) => Promise<Routed<T>>): Promise<Routed<T>> {
+    try {
+      const routed = await run(this.routeOptions());
+      this.attempts.push(...routed.attempts);
+      this.providerId = routed.target.providerId;
+      this.upstreamModel = routed.target.upstreamModel;
+      return routed;
+    } catch (error) {
+      if (error instanceof RoutingError) {
+        this.attempts.push(...error.attempts);
+        // The provider whose answer (or silence) ended the routing, not necessarily the first one.
+        const last = error.attempts.at(-1);
+        if (last) {
+          this.providerId = last.providerId;
+          this.upstreamModel = last.upstreamModel;
+        }
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Ends the request on the ledger, exactly once whatever happens: one usage row, committed
+   * with the key's spend and the settled reservation; then its trace, when tracing is on.
+   */
+  settle(outcome: Outcome, stream: boolean): void {
+    if (this.settled) return;
+    this.settled = true;
+    const { admission } = this;
+    // Members listed one by one: spreading `outcome` into a new object is V8's slow generic copy.
+    const cost = meter(this.services, this.request, admission, {
+      status: outcome.status,
+      errorCode: outcome.errorCode,
+      usage: outcome.usage,
+      provider: this.providerId,
+      upstreamModel: this.upstreamModel,
+      stream,
+      endpoint: this.endpoint,
+      uncompressedInputTokens: admission.compression
+        ? outcome.usage.inputTokens + admission.compression.savedTokens
+        : null,
+    });
+    if (this.services.tracing?.enabled) recordTrace(this.services.tracing, this, outcome, stream, cost);
+  }
+
+  /**
+   * What the client gets for `error`, which ended the request: a gateway error as it is, an
+   * upstream failure as the provider error it maps to, anything else as an internal error,
+   * logged with its stack. Never metered here.
+   */
+  toClientError(error: unknown): GatewayError {
+    if (error instanceof GatewayError) return error;
+    if (error instanceof UpstreamError) return toProviderGatewayError(error, this.providerId);
+    const unavailable = databaseUnavailableError(error);
+    this.services.logger.error({ err: error, requestId: this.admission.requestId }, 'request failed');
+    return unavailable ?? new GatewayError('internal_error');
+  }
+
+  /**
+   * Settles a request that ended in an error outside a stream (before the first answer, or
+   * between the tool loop's calls) and returns what the client gets. `usage` is what it is
+   * charged: a client that left may be charged the prompt the provider may have processed;
+   * an upstream failure is charged nothing beyond the calls that answered.
+   */
+  fail(error: unknown, stream: boolean, usage: (clientGone: boolean) => TokenUsage): GatewayError {
+    const clientError = this.toClientError(error);
+    const clientGone = this.clientGone;
+    this.settle(
+      clientGone
+        ? { ...CLIENT_CLOSED, usage: usage(true) }
+        : { status: clientError.status, errorCode: clientError.code, usage: usage(false) },
+      stream,
+    );
+    return clientError;
+  }
+
+  /** The charge of a request that never got an answer: its estimated prompt when the client left, else nothing. */
+  unansweredUsage = (clientGone: boolean): TokenUsage =>
+    clientGone ? { ...ZERO_USAGE, inputTokens: this.admission.promptEstimate } : ZERO_USAGE;
+
+  /** Settles a request answered in one piece (JSON). */
+  answered(usage: TokenUsage): void {
+    this.settle({ ...ANSWERED, usage }, false);
+  }
+
+  /**
+   * Relays an upstream event stream and settles the request when it ends: 200 when it ran to
+   * its end; the failure's status when it broke (the error thrown is the client's error); 499
+   * when the client left, or the consumer stopped iterating (it stops when its client left;
+   * the upstream is aborted by then). `usage` is read once the stream is over.
+   */
+  async *relayEvents<E>(source: AsyncIterable<E>, usage: () => TokenUsage): AsyncGenerator<E> {
+    let outcome: { status: number; errorCode: string | null } | undefined;
+    try {
+      for await (const event of source) yield event;
+      outcome = ANSWERED;
+    } catch (error) {
+      const clientError = this.toClientError(error);
+      outcome = this.clientGone ? CLIENT_CLOSED : { status: clientError.status, errorCode: clientError.code };
+      throw clientError;
+    } finally {
+      const consumerError = this.consumerError;
+      outcome ??= consumerError ? { status: consumerError.status, errorCode: consumerError.code } : CLIENT_CLOSED;
+      this.settle({ status: outcome.status, errorCode: outcome.errorCode, usage: usage() }, true);
+    }
+  }
+
+  /** The consumer of `relayEvents` failed while handling an event: it stops iterating, and the request is settled with this error. */
+  consumerFailed(error: unknown): GatewayError {
+    this.consumerError = this.toClientError(error);
+    return this.consumerError;
+  }
+
+  /** Our counts for a call that ended without usage (aborted, or the provider sent none). */
+  estimateUsage(promptTokens: number, producedText: string): TokenUsage {
+    return {
+      ...ZERO_USAGE,
+      inputTokens: promptTokens,
+      outputTokens: producedText ? countTextTokens(producedText, this.admission.tokenizer) : 0,
     };
   }
-  return extra;
+
+  /** Whether the target that answered is not the model's first: retries on the first one do not count. */
+  get fallbackUsed(): boolean {
+    const first = this.admission.targets[0];
+    return this.providerId !== first?.providerId || this.upstreamModel !== first.upstreamModel;
+  }
+
+  /** Response headers naming who answered (`X-Gateway-Provider`, `X-Gateway-Fallback-Used`). */
+  answerHeaders(): Record<string, string> {
+    return { 'x-gateway-provider': this.providerId, 'x-gateway-fallback-used': this.fallbackUsed ? 'true' : 'false' };
+  }
+
+  /** The gateway members of a response: compression, debug. */
+  extras(): Record<string, unknown> {
+    const { admission } = this;
+    const extra: Record<string, unknown> = {};
+    if (admission.compression) extra.compression = formatCompression(admission.compression);
+    if (admission.debug) {
+      const debug: Record<string, unknown> = {
+        request_id: admission.requestId,
+        provider: this.providerId,
+        upstream_model: this.upstreamModel,
+        attempts: this.attempts.map((a) => ({
+          provider: a.providerId,
+          upstream_model: a.upstreamModel,
+          status: a.status,
+          error: a.error ?? null,
+          duration_ms: a.durationMs,
+        })),
+        prompt_tokens_estimate: admission.promptEstimate,
+        tags: admission.tags,
+        timings: { total_ms: Date.now() - admission.startedAt },
+      };
+      if (this.path) debug[this.path.member] = this.path.value;
+      extra.debug = debug;
+    }
+    return extra;
+  }
 }

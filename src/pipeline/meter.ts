@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TokenUsage } from '../canonical/completion.js';
 import { costMicroUsd } from '../metering/cost.js';
-import type { GatewayServices } from '../gateway/gateway-services.js';
+import type { CoreServices } from './services.js';
 import type { Admission } from './admit.js';
 import { recordUsageMetrics } from '../metrics/metrics.js';
 import { timeOrderedUuid } from '../server/random-ids.js';
@@ -57,7 +57,7 @@ export function pendingUsageCommit(request: FastifyRequest): Promise<void> | und
  * together with the key's spend (the budget reservation settled to the actual cost).
  */
 export function meter(
-  services: GatewayServices,
+  services: CoreServices,
   request: FastifyRequest,
   admission: Admission,
   outcome: Outcome,

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { GatewayServices } from '../gateway/gateway-services.js';
+import type { CoreServices } from './services.js';
 import { timeOrderedUuid } from '../server/random-ids.js';
 
 /**
@@ -8,7 +8,7 @@ import { timeOrderedUuid } from '../server/random-ids.js';
  * earlier, for a malformed body or an unknown model, are client errors and are not metered.
  */
 export function meterRefusal(
-  services: GatewayServices,
+  services: CoreServices,
   request: FastifyRequest,
   refusal: {
     model: string;

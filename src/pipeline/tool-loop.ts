@@ -1,24 +1,19 @@
-import {
-  callWithFallback,
-  streamWithFallback,
-  type Attempt,
-  type RouteOptions,
-  type UpstreamTarget,
-} from '../providers/index.js';
-import { type ProviderCompletion, type ProviderStreamEvent, type TokenUsage } from '../canonical/completion.js';
+import { callWithFallback, streamWithFallback } from '../providers/index.js';
+import type { ProviderCompletion, ProviderStreamEvent, TokenUsage } from '../canonical/completion.js';
+import type { ChatMessage, ChatRequest, ToolCall } from '../canonical/chat-request.js';
 import { worstCaseMicroUsd } from '../metering/cost.js';
-import { countRequestTokens, countTextTokens } from '../tokenize/index.js';
+import { countRequestTokens } from '../tokenize/index.js';
 import { runGatewayTool } from '../gateway-tools/run-tool.js';
 import type { GatewayToolResult } from '../gateway-tools/pending-operations.js';
-import type { ChatMessage, ChatRequest, ToolCall } from '../canonical/chat-request.js';
 import { GatewayError } from './errors.js';
-import type { Execution, JsonResult, StreamSession } from '../gateway/chat/execution.js';
+import type { Call } from './call.js';
 import type { GatewayToolPlan } from './gateway-tool-plan.js';
 import { ZERO_USAGE } from './meter.js';
 import { toProviderGatewayError } from './provider-error.js';
 import { StreamAccumulator } from './stream-accumulator.js';
 import { ToolCallRelay } from './tool-call-relay.js';
 import { asAbortSignal } from './client-abort.js';
+import type { CanonicalAnswer, CanonicalStream } from './single-call.js';
 
 /**
  * Gateway tool rounds the gateway runs for one client request. After the fifth, the model is
@@ -29,9 +24,6 @@ export const MAX_GATEWAY_TOOL_ROUNDS = 5;
 /** Same headroom as admission: our token count is an estimate of the provider's. */
 const ESTIMATE_HEADROOM = 1.1;
 
-/** HTTP status recorded for a request whose client went away. */
-const CLIENT_CLOSED_REQUEST = 499;
-
 export interface ExecutedTool {
   name: string;
   success: boolean;
@@ -41,20 +33,9 @@ export interface ExecutedTool {
   error?: string;
 }
 
-/** What the loop borrows from execute.ts: its metering, its response extras and its routing options. */
-export interface LoopHooks {
-  routeOptions: RouteOptions;
-  record(
-    provider: string,
-    upstreamModel: string,
-    stream: boolean,
-    outcome: { status: number; errorCode: string | null; usage: TokenUsage },
-  ): void;
-  extras(attempts: Attempt[], provider: string, upstreamModel: string): Record<string, unknown>;
-}
-
-export function hasGatewayTools(execution: Execution): boolean {
-  return (execution.admission.gatewayTools?.tools.size ?? 0) > 0;
+/** Whether the request runs the gateway-tool loop: gateway tools were injected into its body. */
+export function hasGatewayTools(call: Call): boolean {
+  return (call.admission.gatewayTools?.tools.size ?? 0) > 0;
 }
 
 /** The state of one client request across its upstream calls. */
@@ -64,14 +45,11 @@ class ToolLoop {
   rounds = 0;
   usage: TokenUsage = { ...ZERO_USAGE };
   readonly executed: ExecutedTool[] = [];
-  readonly attempts: Attempt[] = [];
-  target: UpstreamTarget;
   pendingId: string | undefined;
 
-  constructor(private readonly execution: Execution) {
-    this.plan = execution.admission.gatewayTools!;
-    this.body = execution.admission.body;
-    this.target = execution.admission.targets[0]!;
+  constructor(private readonly call: Call) {
+    this.plan = call.admission.gatewayTools!;
+    this.body = call.admission.body;
   }
 
   /** Once the rounds are used up, the model must answer: `tool_choice: "none"`. */
@@ -81,11 +59,6 @@ class ToolLoop {
 
   request(): ChatRequest {
     return this.lastCall ? { ...this.body, tool_choice: 'none' } : this.body;
-  }
-
-  routed(attempts: Attempt[], target: UpstreamTarget): void {
-    this.attempts.push(...attempts);
-    this.target = target;
   }
 
   addUsage(usage: TokenUsage): void {
@@ -101,18 +74,13 @@ class ToolLoop {
   /** Our estimate of the current call's prompt, for a call that ended without usage. */
   promptEstimate(): number {
     return this.rounds === 0
-      ? this.execution.admission.promptEstimate
-      : countRequestTokens(this.body, this.execution.admission.tokenizer);
+      ? this.call.admission.promptEstimate
+      : countRequestTokens(this.body, this.call.admission.tokenizer);
   }
 
   /** Our counts for a call that ended without usage (aborted, or the provider sent none). */
   estimateUsage(accumulator: StreamAccumulator): TokenUsage {
-    const text = accumulator.producedText();
-    return {
-      ...ZERO_USAGE,
-      inputTokens: this.promptEstimate(),
-      outputTokens: text ? countTextTokens(text, this.execution.admission.tokenizer) : 0,
-    };
+    return this.call.estimateUsage(this.promptEstimate(), accumulator.producedText());
   }
 
   isGateway(name: string): boolean {
@@ -130,7 +98,7 @@ class ToolLoop {
   /** Runs the calls in parallel, each under its own time limit; failures become results too. */
   async run(calls: ToolCall[]): Promise<GatewayToolResult[]> {
     const round = this.rounds + 1;
-    const signal = asAbortSignal(this.execution.signal);
+    const signal = asAbortSignal(this.call.signal);
     const outcomes = await Promise.all(
       calls.map((call) =>
         runGatewayTool(this.plan.tools.get(call.function.name)!, call.function.arguments, { signal }),
@@ -181,7 +149,7 @@ class ToolLoop {
    * already made are metered). The whole reservation is settled with the request's usage row.
    */
   async reserveNextCall(): Promise<void> {
-    const { admission, services, request } = this.execution;
+    const { admission, services, request } = this.call;
     const ceiling = request.apiKey.maxUsageUsd;
     if (ceiling === null || !admission.reservation) return;
     const prompt = Math.ceil(countRequestTokens(this.body, admission.tokenizer) * ESTIMATE_HEADROOM);
@@ -195,7 +163,7 @@ class ToolLoop {
 
   /** Stores a mixed turn: every call in the model's order, and the results of the gateway's. */
   async defer(calls: ToolCall[], results: GatewayToolResult[]): Promise<void> {
-    const { services, request } = this.execution;
+    const { services, request } = this.call;
     const operation = await services.gatewayTools!.pending.create({
       organizationId: request.apiKey.organizationId,
       apiKeyId: request.apiKey.id,
@@ -219,20 +187,23 @@ function clientTurn(completion: ProviderCompletion, client: ToolCall[], usage: T
   return { ...completion, message: { ...completion.message, tool_calls: client }, finishReason: 'tool_calls', usage };
 }
 
+/** The loop's failure charge: the calls made, plus the current call's estimated prompt when the client left. */
+function chargeOnFailure(loop: ToolLoop) {
+  return (clientGone: boolean): TokenUsage =>
+    clientGone ? { ...loop.usage, inputTokens: loop.usage.inputTokens + loop.promptEstimate() } : loop.usage;
+}
+
 /**
  * Non-streamed: call, run the gateway tools the model asked for, call again — until the model
  * answers without gateway tools, or calls client tools too (deferred), or the rounds run out.
- * Metered once with the usage of every call.
+ * Settled once by the core with the usage of every call.
  */
-export async function executeJsonWithTools(execution: Execution, hooks: LoopHooks): Promise<JsonResult> {
-  const loop = new ToolLoop(execution);
+export async function toolLoopJson(call: Call): Promise<CanonicalAnswer> {
+  const loop = new ToolLoop(call);
+  const { admission } = call;
   try {
     for (;;) {
-      const routed = await upstream(
-        () => callWithFallback(loop.request(), execution.admission.targets, hooks.routeOptions),
-        loop,
-      );
-      loop.routed(routed.attempts, routed.target);
+      const routed = await call.route((options) => callWithFallback(loop.request(), admission.targets, options));
       loop.addUsage(routed.result.usage);
       let completion: ProviderCompletion = { ...routed.result, usage: loop.usage };
       const calls = routed.result.message.tool_calls ?? [];
@@ -248,21 +219,11 @@ export async function executeJsonWithTools(execution: Execution, hooks: LoopHook
           continue;
         }
       }
-      hooks.record(loop.target.providerId, loop.target.upstreamModel, false, {
-        status: 200,
-        errorCode: null,
-        usage: loop.usage,
-      });
-      return {
-        completion,
-        extras: {
-          ...hooks.extras(loop.attempts, loop.target.providerId, loop.target.upstreamModel),
-          ...loop.gatewayExtras(),
-        },
-      };
+      call.answered(loop.usage);
+      return { native: false, completion, extras: { ...call.extras(), ...loop.gatewayExtras() } };
     }
   } catch (error) {
-    throw failed(execution, hooks, loop, error, false, loop.usage);
+    throw call.fail(error, false, chargeOnFailure(loop));
   }
 }
 
@@ -273,133 +234,78 @@ export async function executeJsonWithTools(execution: Execution, hooks: LoopHook
  * on the same stream. The usage event at the end carries the summed usage. Resolves once the
  * first call has answered, so a failure before that is an ordinary JSON error.
  */
-export async function executeStreamWithTools(execution: Execution, hooks: LoopHooks): Promise<StreamSession> {
-  const loop = new ToolLoop(execution);
-  const { admission } = execution;
-  let current: Awaited<ReturnType<typeof streamWithFallback>>;
+export async function toolLoopStream(call: Call): Promise<CanonicalStream> {
+  const loop = new ToolLoop(call);
+  const { admission } = call;
+  const open = () => call.route((options) => streamWithFallback(loop.request(), admission.targets, options));
+  let current: Awaited<ReturnType<typeof open>>;
   try {
-    current = await upstream(() => streamWithFallback(loop.request(), admission.targets, hooks.routeOptions), loop);
+    current = await open();
   } catch (error) {
-    const usage = execution.signal.aborted ? { ...ZERO_USAGE, inputTokens: admission.promptEstimate } : ZERO_USAGE;
-    throw failed(execution, hooks, loop, error, true, usage);
+    throw call.fail(error, true, call.unansweredUsage);
   }
-  loop.routed(current.attempts, current.target);
-  let finalUsage: TokenUsage = ZERO_USAGE;
+  let accumulator = new StreamAccumulator();
+  // The current call's usage is not in the sum yet; `opened`: its upstream answered.
+  let counted = false;
+  let opened = true;
 
-  async function* events(): AsyncGenerator<ProviderStreamEvent> {
-    let outcome: { status: number; errorCode: string | null } | undefined;
-    let accumulator = new StreamAccumulator();
-    // The current call's usage is not in the sum yet; `opened`: its upstream answered.
-    let counted = false;
-    let opened = true;
-    try {
-      for (;;) {
-        // The last call's answer is final, its calls included: nothing is held back from it.
-        const relay = new ToolCallRelay((name) => !loop.lastCall && loop.isGateway(name));
-        let finish: ProviderStreamEvent | undefined;
-        try {
-          for await (const event of current.result) {
-            accumulator.add(event);
-            if (event.type === 'delta') {
-              const forwarded = relay.filter(event);
-              if (forwarded) yield forwarded;
-            } else if (event.type === 'finish') {
-              finish = event;
-            } else if (event.type === 'meta') {
-              yield event;
-            }
+  async function* rounds(): AsyncGenerator<ProviderStreamEvent> {
+    for (;;) {
+      // The last call's answer is final, its calls included: nothing is held back from it.
+      const relay = new ToolCallRelay((name) => !loop.lastCall && loop.isGateway(name));
+      let finish: ProviderStreamEvent | undefined;
+      try {
+        for await (const event of current.result) {
+          accumulator.add(event);
+          if (event.type === 'delta') {
+            const forwarded = relay.filter(event);
+            if (forwarded) yield forwarded;
+          } else if (event.type === 'finish') {
+            finish = event;
+          } else if (event.type === 'meta') {
+            yield event;
           }
-        } catch (error) {
-          throw toProviderGatewayError(error, loop.target.providerId);
         }
-        loop.addUsage(accumulator.usage ?? loop.estimateUsage(accumulator));
-        counted = true;
-        const calls = accumulator.calls();
-        const { gateway, client } = loop.split(calls);
-        if (gateway.length === 0 || loop.lastCall) {
-          if (finish) yield finish;
-          break;
-        }
-        const results = await loop.run(gateway);
-        if (client.length > 0) {
-          await loop.defer(calls, results);
-          yield { type: 'finish', finishReason: 'tool_calls' };
-          break;
-        }
-        loop.append(accumulator.toCompletion(ZERO_USAGE).message, calls, results);
-        await loop.reserveNextCall();
-        accumulator = new StreamAccumulator();
-        counted = false;
-        opened = false;
-        current = await upstream(() => streamWithFallback(loop.request(), admission.targets, hooks.routeOptions), loop);
-        opened = true;
-        loop.routed(current.attempts, current.target);
+      } catch (error) {
+        throw toProviderGatewayError(error, call.providerId);
       }
-      yield { type: 'usage', usage: loop.usage };
-      outcome = { status: 200, errorCode: null };
-    } catch (error) {
-      const gatewayError = error instanceof GatewayError ? error : new GatewayError('internal_error');
-      if (!(error instanceof GatewayError))
-        execution.services.logger.error({ err: error, requestId: admission.requestId }, 'gateway tool loop failed');
-      outcome = execution.signal.aborted
-        ? { status: CLIENT_CLOSED_REQUEST, errorCode: 'client_closed' }
-        : { status: gatewayError.status, errorCode: gatewayError.code };
-      throw gatewayError;
-    } finally {
-      // No outcome: the consumer stopped iterating (its client left); the upstream is aborted by now.
-      outcome ??= { status: CLIENT_CLOSED_REQUEST, errorCode: 'client_closed' };
-      // A call cut short is charged what we saw of it; one that never answered only when the
-      // client left (the provider may have processed the prompt), never for an upstream failure.
-      if (!counted && (opened || execution.signal.aborted))
-        loop.addUsage(accumulator.usage ?? loop.estimateUsage(accumulator));
-      finalUsage = loop.usage;
-      hooks.record(loop.target.providerId, loop.target.upstreamModel, true, { ...outcome, usage: finalUsage });
+      loop.addUsage(accumulator.usage ?? loop.estimateUsage(accumulator));
+      counted = true;
+      const calls = accumulator.calls();
+      const { gateway, client } = loop.split(calls);
+      if (gateway.length === 0 || loop.lastCall) {
+        if (finish) yield finish;
+        break;
+      }
+      const results = await loop.run(gateway);
+      if (client.length > 0) {
+        await loop.defer(calls, results);
+        yield { type: 'finish', finishReason: 'tool_calls' };
+        break;
+      }
+      loop.append(accumulator.toCompletion(ZERO_USAGE).message, calls, results);
+      await loop.reserveNextCall();
+      accumulator = new StreamAccumulator();
+      counted = false;
+      opened = false;
+      current = await open();
+      opened = true;
     }
+    yield { type: 'usage', usage: loop.usage };
   }
 
+  let finalUsage: TokenUsage = ZERO_USAGE;
+  const events = call.relayEvents(rounds(), () => {
+    // A call cut short is charged what we saw of it; one that never answered only when the
+    // client left (the provider may have processed the prompt), never for an upstream failure.
+    if (!counted && (opened || call.clientGone)) loop.addUsage(accumulator.usage ?? loop.estimateUsage(accumulator));
+    return (finalUsage = loop.usage);
+  });
   return {
-    events: events(),
+    native: false,
+    events,
     usage: () => finalUsage,
-    extras: () => ({
-      ...hooks.extras(loop.attempts, loop.target.providerId, loop.target.upstreamModel),
-      ...loop.gatewayExtras(),
-    }),
+    extras: () => ({ ...call.extras(), ...loop.gatewayExtras() }),
     gatewayExtras: () => loop.gatewayExtras(),
   };
-}
-
-/** An upstream call; its failure becomes the client-facing provider error. */
-async function upstream<T>(call: () => Promise<T>, loop: ToolLoop): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    throw toProviderGatewayError(error, loop.target.providerId);
-  }
-}
-
-/** Meters a request that ended in an error (after any number of calls) and returns what the client gets. */
-function failed(
-  execution: Execution,
-  hooks: LoopHooks,
-  loop: ToolLoop,
-  error: unknown,
-  stream: boolean,
-  usage: TokenUsage,
-): GatewayError {
-  const gatewayError = error instanceof GatewayError ? error : new GatewayError('internal_error');
-  if (!(error instanceof GatewayError))
-    execution.services.logger.error(
-      { err: error, requestId: execution.admission.requestId },
-      'gateway tool loop failed',
-    );
-  const clientGone = execution.signal.aborted;
-  // A client that left mid-call is charged that call's estimated prompt on top of the calls made.
-  const charged =
-    clientGone && usage === loop.usage ? { ...usage, inputTokens: usage.inputTokens + loop.promptEstimate() } : usage;
-  hooks.record(loop.target.providerId, loop.target.upstreamModel, stream, {
-    status: clientGone ? CLIENT_CLOSED_REQUEST : gatewayError.status,
-    errorCode: clientGone ? 'client_closed' : gatewayError.code,
-    usage: charged,
-  });
-  return gatewayError;
 }

@@ -1,10 +1,8 @@
 import { randomHex } from '../../server/random-ids.js';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { GatewayServices } from '../gateway-services.js';
-import { admit } from '../../pipeline/admit.js';
-import { executeJson, type Execution } from '../../pipeline/call.js';
-import { streamNamedEvents } from '../chat/named-event-stream.js';
-import { abortOnClientClose } from '../../pipeline/client-abort.js';
+import { answerJson, answerStream, openCall, relayStream, sendJson } from '../../pipeline/index.js';
+import { namedEventEncoder } from '../chat/named-event-stream.js';
 import { withDefaultAuthor } from '../routes/default-author.js';
 import { ResponsesRequestSchema, type ResponsesRequest } from './responses-schema.js';
 import { responsesToChat } from './convert-request.js';
@@ -14,9 +12,9 @@ import { ResponsesStreamTranslator } from './stream-events.js';
 const ENDPOINT = '/v1/responses';
 
 /**
- * POST /v1/responses: the OpenAI Responses API over every provider, stateless. The request
- * becomes a chat request and runs through the same admission and execution as
- * /v1/chat/completions; errors use the gateway envelope, which is OpenAI's. A bare model name
+ * POST /v1/responses: the OpenAI Responses API over every provider, stateless. A codec around
+ * the call core: the request becomes a canonical chat request, the answer a Response object or
+ * its events; errors use the gateway envelope, which is OpenAI's. A bare model name
  * (`gpt-5-codex`) means `openai/gpt-5-codex`.
  */
 export function registerResponsesRoute(app: FastifyInstance, services: GatewayServices): void {
@@ -25,33 +23,19 @@ export function registerResponsesRoute(app: FastifyInstance, services: GatewaySe
     { schema: { body: ResponsesRequestSchema } },
     async (request, reply) => {
       const chat = responsesToChat(request.body, withDefaultAuthor(request.body.model, 'openai'));
-      const admission = await admit(services, request, chat);
-      const execution: Execution = {
-        services,
-        request,
-        admission,
-        signal: abortOnClientClose(reply),
-        endpoint: ENDPOINT,
-      };
+      const call = await openCall(services, request, reply, ENDPOINT, chat);
       const identity: ResponseIdentity = {
         id: `resp_${randomHex(16)}`,
-        createdAt: Math.floor(admission.startedAt / 1000),
+        createdAt: Math.floor(call.admission.startedAt / 1000),
         model: request.body.model,
       };
       if (!request.body.stream) {
-        const { completion, extras } = await executeJson(execution);
-        return reply.send(formatCompletedResponse(identity, request.body, completion, extras));
+        const { completion, extras } = await answerJson(call);
+        return sendJson(call, formatCompletedResponse(identity, request.body, completion, extras));
       }
-      return streamResponse(reply, execution, identity, request.body);
+      const session = await answerStream(call);
+      const translator = new ResponsesStreamTranslator(identity, request.body);
+      return relayStream(call, session.events, namedEventEncoder(translator, session, request.id));
     },
   );
-}
-
-function streamResponse(
-  reply: FastifyReply,
-  execution: Execution,
-  identity: ResponseIdentity,
-  body: ResponsesRequest,
-): Promise<void> {
-  return streamNamedEvents(reply, execution, new ResponsesStreamTranslator(identity, body));
 }
