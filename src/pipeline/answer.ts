@@ -11,7 +11,10 @@ import { hasGatewayTools, toolLoopJson, toolLoopStream } from './tool-loop.js';
  * tools were injected, else one call. Every path is settled by the call (src/pipeline/call.ts).
  */
 export function answerJson(call: Call): Promise<CanonicalAnswer>;
-export function answerJson<J, E>(call: Call, native: NativeRoute<J, E> | undefined): Promise<CanonicalAnswer | NativeJson<J>>;
+export function answerJson<J, E>(
+  call: Call,
+  native: NativeRoute<J, E> | undefined,
+): Promise<CanonicalAnswer | NativeJson<J>>;
 export async function answerJson<J, E>(
   call: Call,
   native?: NativeRoute<J, E>,

@@ -75,6 +75,8 @@ export class Call {
   /** Set by a native pass-through: the debug member that says which path served the request. */
   path: { member: string; value: string } | undefined;
   private settled = false;
+  /** The model's first target as admitted (a native fallback narrows `admission.targets` later). */
+  private readonly first: { providerId: string; upstreamModel: string };
   /** Set when the consumer of a stream failed (a codec bug): the request is then settled with this error, not 499. */
   private consumerError: GatewayError | undefined;
 
@@ -87,6 +89,7 @@ export class Call {
   ) {
     this.signal = abortOnClientClose(reply);
     const first = admission.targets[0]!;
+    this.first = first;
     this.providerId = first.providerId;
     this.upstreamModel = first.upstreamModel;
   }
@@ -225,8 +228,7 @@ export class Call {
 
   /** Whether the target that answered is not the model's first: retries on the first one do not count. */
   get fallbackUsed(): boolean {
-    const first = this.admission.targets[0];
-    return this.providerId !== first?.providerId || this.upstreamModel !== first.upstreamModel;
+    return this.providerId !== this.first.providerId || this.upstreamModel !== this.first.upstreamModel;
   }
 
   /** Response headers naming who answered (`X-Gateway-Provider`, `X-Gateway-Fallback-Used`). */

@@ -56,12 +56,7 @@ export function pendingUsageCommit(request: FastifyRequest): Promise<void> | und
  * Every admitted request ends here exactly once, whatever happened: one usage row, group-committed
  * together with the key's spend (the budget reservation settled to the actual cost).
  */
-export function meter(
-  services: CoreServices,
-  request: FastifyRequest,
-  admission: Admission,
-  outcome: Outcome,
-): number {
+export function meter(services: CoreServices, request: FastifyRequest, admission: Admission, outcome: Outcome): number {
   const cost = costMicroUsd(admission.model.pricing, outcome.usage);
   const now = Date.now();
   recordUsageMetrics({

@@ -4,7 +4,6 @@ import {
   routeCalls,
   RoutingError,
   type CallOptions,
-  type ProviderKind,
   type UpstreamTarget,
 } from '../providers/index.js';
 import type { TokenUsage } from '../canonical/completion.js';
@@ -45,8 +44,14 @@ export interface NativeStream<E> {
 
 /** An endpoint's native route, built by its codec once admission chose it. */
 export interface NativeRoute<J, E> {
-  /** The provider kind that speaks the endpoint's wire format. */
-  kind: ProviderKind;
+  /** Whether a target speaks the endpoint's wire format (the leading run of such targets is served natively). */
+  speaks(target: UpstreamTarget): boolean;
+  /**
+   * Whether the request can also be served translated, when the native targets fail and others
+   * follow. False when the body holds what the canonical request cannot carry: the native
+   * failure is then final.
+   */
+  translatable: boolean;
   /** The debug member that says which path served the request (`messages_path`, `responses_path`). */
   debugMember: string;
   complete(target: UpstreamTarget, options: CallOptions): Promise<NativeAnswer<J>>;
@@ -99,7 +104,7 @@ async function nativeAttempt<J, E, T>(
   open: (target: UpstreamTarget, options: CallOptions) => Promise<T>,
 ): Promise<T | undefined> {
   const { admission } = call;
-  let split = admission.targets.findIndex((t) => t.kind !== route.kind);
+  let split = admission.targets.findIndex((t) => !route.speaks(t));
   if (split < 0) split = admission.targets.length;
   const nativeTargets = admission.targets.slice(0, split);
   const rest = admission.targets.slice(split);
@@ -109,7 +114,7 @@ async function nativeAttempt<J, E, T>(
   } catch (error) {
     const maxAttempts = Math.max(1, call.services.upstream.retry?.maxAttempts ?? DEFAULT_RETRY.maxAttempts);
     const movesOn = error instanceof RoutingError && decide(error.lastError, maxAttempts, maxAttempts) !== 'fail';
-    if (rest.length > 0 && movesOn && !call.clientGone) {
+    if (route.translatable && rest.length > 0 && movesOn && !call.clientGone) {
       // The translated path takes over the remaining targets, compressed in its own form.
       call.path = { member: route.debugMember, value: 'translated_fallback' };
       admission.targets = rest;

@@ -37,10 +37,7 @@ export async function relayStream<E>(call: Call, events: AsyncIterable<E>, encod
   const { reply, request } = call;
   reply.hijack();
   const writer = new SseWriter(reply.raw);
-  writer.start(
-    { 'x-request-id': request.id, ...call.answerHeaders() },
-    encoder.flushHeaders ? { flush: true } : {},
-  );
+  writer.start({ 'x-request-id': request.id, ...call.answerHeaders() }, encoder.flushHeaders ? { flush: true } : {});
   try {
     const opening = encoder.start();
     if (opening) await writer.sendFramed(opening);

@@ -66,8 +66,7 @@ export async function singleStream(call: Call): Promise<CanonicalStream> {
   let finalUsage: TokenUsage = ZERO_USAGE;
   const events = call.relayEvents(
     observed(),
-    () =>
-      (finalUsage = accumulator.usage ?? call.estimateUsage(admission.promptEstimate, accumulator.producedText())),
+    () => (finalUsage = accumulator.usage ?? call.estimateUsage(admission.promptEstimate, accumulator.producedText())),
   );
   return { native: false, events, usage: () => finalUsage, extras: () => call.extras() };
 }

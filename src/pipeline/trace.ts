@@ -49,7 +49,10 @@ export function recordTrace(
     usage: outcome.usage,
     costMicroUsd,
     compression: admission.compression
-      ? { savedTokens: admission.compression.savedTokens, costSavingsMicroUsd: admission.compression.costSavingsMicroUsd }
+      ? {
+          savedTokens: admission.compression.savedTokens,
+          costSavingsMicroUsd: admission.compression.costSavingsMicroUsd,
+        }
       : undefined,
     attempts: call.attempts.map((a) => ({
       providerId: a.providerId,

@@ -101,7 +101,8 @@ export function anthropicNativeRoute(
   call.admission.compression = prepared.compression;
   const headers = clientHeaders(call.request);
   return {
-    kind: 'anthropic',
+    speaks: (target) => target.kind === 'anthropic',
+    translatable: true,
     debugMember: 'messages_path',
     complete: (target: UpstreamTarget, options) =>
       nativeMessagesComplete(prepared.body, target, { ...options, ...headers }),
