@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createApp, type AppOptions } from '../server/create-app.js';
-import { ConsoleError, sendConsoleError, sendConsoleProblem } from './console-error.js';
+import { CONSOLE_ERROR_DOCS, ConsoleError, sendConsoleError, sendConsoleProblem } from './console-error.js';
 import type { ConsoleServices } from './console-services.js';
 import { registerConsoleAuth, registerOrganizationScope } from './auth/console-auth.js';
 import { registerApiKeyRoutes } from './routes/api-keys.js';
@@ -17,6 +17,7 @@ export function buildConsoleApp(
 ): FastifyInstance {
   const app = createApp({
     ...base,
+    errors: CONSOLE_ERROR_DOCS,
     sendError: sendConsoleProblem,
     handleError: (error, _request, reply) =>
       error instanceof ConsoleError ? sendConsoleError(reply, error.status, error.message, error.param) : undefined,

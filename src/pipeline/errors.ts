@@ -117,3 +117,35 @@ export function databaseUnavailableError(error: unknown): GatewayError | undefin
   if (!isDatabaseUnavailable(error)) return undefined;
   return new GatewayError('database_unavailable', { headers: { 'retry-after': '1' } });
 }
+
+/**
+ * The gateway envelope with every entry of GATEWAY_ERRORS, for the OpenAPI document:
+ * `/v1/messages` wraps the same members in Anthropic's `{type: "error", error}` (docs/errors.md).
+ */
+export const GATEWAY_ERROR_DOCS = {
+  name: 'GatewayError',
+  schema: {
+    type: 'object',
+    description:
+      'The error envelope of the gateway (docs/errors.md): OpenAI\'s. /v1/messages and /v1/messages/count_tokens wrap the same members in Anthropic\'s {type: "error", error: {…}}.',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['message', 'type', 'code', 'param'],
+        properties: {
+          message: { type: 'string' },
+          type: { type: 'string', enum: [...new Set(Object.values(GATEWAY_ERRORS).map((e) => e.type))] },
+          code: {
+            oneOf: Object.entries(GATEWAY_ERRORS).map(([code, entry]) => ({
+              enum: [code],
+              description: `HTTP ${entry.status}, ${entry.type}: ${entry.message}`,
+              'x-status': entry.status,
+            })),
+          },
+          param: { type: ['string', 'null'], description: 'The request field at fault, when there is one.' },
+        },
+      },
+    },
+  },
+};
