@@ -163,6 +163,17 @@ export class Call {
   }
 
   /**
+   * What broke an upstream stream, as the client sees it: the provider's failure. One that is
+   * not an upstream error (an adapter's or codec's bug) is logged with its stack first.
+   */
+  upstreamFailure(error: unknown, providerId: string): GatewayError {
+    if (error instanceof GatewayError) return error;
+    if (!(error instanceof UpstreamError))
+      this.services.logger.error({ err: error, requestId: this.admission.requestId }, 'upstream stream failed');
+    return toProviderGatewayError(error, providerId);
+  }
+
+  /**
    * Settles a request that ended in an error outside a stream (before the first answer, or
    * between the tool loop's calls) and returns what the client gets. `usage` is what it is
    * charged: a client that left may be charged the prompt the provider may have processed;

@@ -10,7 +10,6 @@ import type { TokenUsage } from '../canonical/completion.js';
 import type { Call } from './call.js';
 import { ZERO_USAGE } from './meter.js';
 import { applyCompression } from './apply-compression.js';
-import { toProviderGatewayError } from './provider-error.js';
 
 /**
  * Native pass-through: when an endpoint and the model's first upstream speak the same wire
@@ -89,7 +88,7 @@ export async function nativeStream<J, E>(call: Call, route: NativeRoute<J, E>): 
     try {
       yield* upstream!.events;
     } catch (error) {
-      throw toProviderGatewayError(error, providerId);
+      throw call.upstreamFailure(error, providerId);
     }
   }
   let finalUsage: TokenUsage = ZERO_USAGE;

@@ -2,7 +2,6 @@ import { callWithFallback, streamWithFallback } from '../providers/index.js';
 import type { ProviderCompletion, ProviderStreamEvent, TokenUsage } from '../canonical/completion.js';
 import type { Call } from './call.js';
 import { ZERO_USAGE } from './meter.js';
-import { toProviderGatewayError } from './provider-error.js';
 import { StreamAccumulator } from './stream-accumulator.js';
 
 /** A translated answer in one piece: the provider-neutral completion and the gateway members to add. */
@@ -60,7 +59,7 @@ export async function singleStream(call: Call): Promise<CanonicalStream> {
       }
     } catch (error) {
       // Whatever broke the upstream stream is the provider's failure as the client sees it.
-      throw toProviderGatewayError(error, providerId);
+      throw call.upstreamFailure(error, providerId);
     }
   }
   let finalUsage: TokenUsage = ZERO_USAGE;

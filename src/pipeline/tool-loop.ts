@@ -9,7 +9,6 @@ import { GatewayError } from './errors.js';
 import type { Call } from './call.js';
 import type { GatewayToolPlan } from './gateway-tool-plan.js';
 import { ZERO_USAGE } from './meter.js';
-import { toProviderGatewayError } from './provider-error.js';
 import { StreamAccumulator } from './stream-accumulator.js';
 import { ToolCallRelay } from './tool-call-relay.js';
 import { asAbortSignal } from './client-abort.js';
@@ -267,7 +266,7 @@ export async function toolLoopStream(call: Call): Promise<CanonicalStream> {
           }
         }
       } catch (error) {
-        throw toProviderGatewayError(error, call.providerId);
+        throw call.upstreamFailure(error, call.providerId);
       }
       loop.addUsage(accumulator.usage ?? loop.estimateUsage(accumulator));
       counted = true;
