@@ -106,7 +106,8 @@ export function anthropicNativeRoute(
     debugMember: 'messages_path',
     complete: (target: UpstreamTarget, options) =>
       nativeMessagesComplete(prepared.body, target, { ...options, ...headers }),
-    stream: (target: UpstreamTarget, options) => nativeMessagesStream(prepared.body, target, { ...options, ...headers }),
+    stream: (target: UpstreamTarget, options) =>
+      nativeMessagesStream(prepared.body, target, { ...options, ...headers }),
   };
 }
 
