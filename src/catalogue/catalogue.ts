@@ -104,6 +104,7 @@ export class Catalogue {
       apiKey: provider.api_key_env ? this.env[provider.api_key_env] : undefined,
       upstreamModel,
       ...(provider.headers ? { headers: provider.headers } : {}),
+      ...(provider.responses_api ? { responsesApi: true } : {}),
     }));
   }
 }
