@@ -2,11 +2,17 @@ import type { FastifyRequest } from 'fastify';
 import type { CatalogueModel } from '../../catalogue/catalogue.js';
 import type { UpstreamTarget } from '../../providers/index.js';
 import type { Reservation } from '../../limits/budget-ledger.js';
-import { worstCaseMicroUsd } from '../../metering/cost.js';
+import {
+  allowanceBounds,
+  reserveOutputAllowance,
+  withOutputCap,
+  type AllowanceRequest,
+} from '../../limits/output-allowance.js';
 import { countRequestTokens, tokenizerForModel, type TokenizerName } from '../../tokenize/index.js';
 import type { ChatRequest } from '../schemas/chat-request.js';
 import type { GatewayServices } from '../gateway-services.js';
 import { GatewayError } from '../errors.js';
+import { MAX_TOKENS_APPLIED_HEADER, setGatewayHeader } from '../reply-headers.js';
 import { resolveModel } from './resolve-model.js';
 import { headerFlag, mergeTags } from './request-tags.js';
 import { validateChatRequest } from './validate-chat-request.js';
@@ -88,20 +94,27 @@ export async function admit(
     tokenizerForModel(model.id),
     planned.plan,
   );
-  const maxOutputTokens = Math.min(
+  let maxOutputTokens = Math.min(
     body.max_completion_tokens ?? body.max_tokens ?? model.maxOutputTokens,
     model.maxOutputTokens,
   );
 
   let reservation: Reservation | undefined;
   if (key.maxUsageUsd !== null) {
-    const worstCase = worstCaseMicroUsd(
-      model.pricing,
-      Math.ceil(admission.promptEstimate * ESTIMATE_HEADROOM),
-      maxOutputTokens,
-    );
-    reservation = await services.budget.reserve(key.id, key.maxUsageUsd * 1_000_000, worstCase);
-    if (!reservation) {
+    // The output cap is what the key's room pays for (docs/budgets.md), sent upstream as the
+    // request's max tokens, so the reservation covers the answer whatever its length.
+    const allowance: AllowanceRequest = {
+      pricing: model.pricing,
+      promptTokens: Math.ceil(admission.promptEstimate * ESTIMATE_HEADROOM),
+      requestedOutputTokens: maxOutputTokens,
+    };
+    const granted = await reserveOutputAllowance(services.budget, key.id, key.maxUsageUsd * 1_000_000, allowance);
+    if (granted) {
+      reservation = granted.reservation;
+      maxOutputTokens = granted.outputTokens;
+      admission.body = withOutputCap(admission.body, maxOutputTokens);
+      setGatewayHeader(request, MAX_TOKENS_APPLIED_HEADER, String(maxOutputTokens));
+    } else {
       meterRefusal(services, request, {
         model: model.id,
         provider: targets[0]?.providerId ?? '',
@@ -112,8 +125,9 @@ export async function admit(
         code: 'usage_limit_exceeded',
         status: 429,
       });
+      const { minimumMicroUsd } = allowanceBounds(allowance);
       throw new GatewayError('usage_limit_exceeded', {
-        message: `This request could cost up to $${(worstCase / 1e6).toFixed(6)}, which does not fit under the key's monthly limit of $${key.maxUsageUsd}.`,
+        message: `This request's prompt and a minimal answer could cost up to $${(minimumMicroUsd / 1e6).toFixed(6)}, more than is left under the key's monthly limit of $${key.maxUsageUsd}.`,
       });
     }
   }

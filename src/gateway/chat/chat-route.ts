@@ -16,6 +16,7 @@ import { SseWriter, sseData } from './sse-writer.js';
 import { usageCommitted } from './metering.js';
 import { abortOnClientClose } from './client-abort.js';
 import { randomBase64Url } from '../../server/random-ids.js';
+import { streamHeaders } from '../reply-headers.js';
 
 const ENDPOINT = '/v1/chat/completions';
 
@@ -47,7 +48,7 @@ async function streamChat(reply: FastifyReply, execution: Execution, identity: C
   const session = await executeStream(execution);
   reply.hijack();
   const writer = new SseWriter(reply.raw);
-  writer.start({ 'x-request-id': execution.request.id });
+  writer.start(streamHeaders(execution.request));
   const chunks = new ChunkFramer(identity);
   try {
     await writer.sendFramed(chunks.delta({ role: 'assistant', content: '' }));

@@ -4,6 +4,7 @@ import { GatewayError } from '../errors.js';
 import { executeStream, type Execution } from './execute.js';
 import { usageCommitted } from './metering.js';
 import { SseWriter, sseNamedEvent } from './sse-writer.js';
+import { streamHeaders } from '../reply-headers.js';
 
 /** `event: <name>` + `data: <json>`: the framing of Anthropic's and OpenAI Responses' streams. */
 export type NamedEvent = [name: string, data: Record<string, unknown>];
@@ -31,7 +32,7 @@ export async function streamNamedEvents(
   const session = await executeStream(execution);
   reply.hijack();
   const writer = new SseWriter(reply.raw);
-  writer.start({ 'x-request-id': execution.request.id });
+  writer.start(streamHeaders(execution.request));
   const send = async (events: NamedEvent[]) => {
     for (const [name, data] of events) await writer.sendEvent(name, data);
   };

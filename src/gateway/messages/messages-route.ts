@@ -53,6 +53,8 @@ export function registerMessagesRoute(app: FastifyInstance, services: GatewaySer
       const prepared = native.prepared();
       if (prepared) {
         admission.compression = prepared.compression;
+        // A key with a ceiling: the client's max_tokens, lowered to what the reservation pays for.
+        if (admission.reservation) prepared.body = { ...prepared.body, max_tokens: admission.maxOutputTokens };
         return serveNativeMessages(reply, execution, request.body, prepared, translated);
       }
       return translated();

@@ -25,6 +25,7 @@ import { SseWriter, sseNamedEvent } from '../chat/sse-writer.js';
 import type { GatewayError } from '../errors.js';
 import type { MessagesRequest } from './messages-schema.js';
 import { toAnthropicError } from './anthropic-errors.js';
+import { streamHeaders } from '../reply-headers.js';
 
 /**
  * Native pass-through for `/v1/messages` (docs/agent-endpoints.md, "Native pass-through"):
@@ -251,7 +252,7 @@ async function relayStream(
   reply.hijack();
   const writer = new SseWriter(reply.raw);
   // The first event may take a while: the client sees the answer start as soon as the upstream's did.
-  writer.start({ 'x-request-id': execution.request.id }, { flush: true });
+  writer.start(streamHeaders(execution.request), { flush: true });
   let recorded = false;
   const finish = (status: number, errorCode: string | null) => {
     if (recorded) return;
