@@ -233,7 +233,7 @@ describe('POST /v1/responses with the official openai SDK', () => {
       token: env.key.key,
       body: { model: 'gpt-nope', input: 'Hi' },
     });
-    assertGatewayError(unknownModel, { status: 404, code: 'model_not_found', param: 'model' });
+    assertGatewayError(unknownModel, { status: 400, code: 'model_not_found', param: 'model' });
   });
 
   it('gateway features apply: X-Gateway-Tags and enable_debug', async () => {

@@ -13,7 +13,7 @@ import type { ChatRequest } from '../schemas/chat-request.js';
 import type { GatewayServices } from '../gateway-services.js';
 import { GatewayError } from '../errors.js';
 import { MAX_TOKENS_APPLIED_HEADER, setGatewayHeader } from '../reply-headers.js';
-import { resolveModel } from './resolve-model.js';
+import { providerNotSupported, resolveModel } from './resolve-model.js';
 import { headerFlag, mergeTags } from './request-tags.js';
 import { validateChatRequest } from './validate-chat-request.js';
 import { meterRefusal } from './refusal-metering.js';
@@ -67,10 +67,11 @@ export async function admit(
   const key = request.apiKey;
   validateChatRequest(original);
   const model = resolveModel(services.catalogue, key, original.model);
+  const targets = services.catalogue.targets(model);
+  if (targets.length === 0) throw providerNotSupported(model);
   // Gateway tools are resolved before compression (a stored deferred turn is part of the history
   // to compress) and injected after it (their definitions are never rewritten).
   const planned = await planGatewayTools(services.gatewayTools, key, original);
-  const targets = services.catalogue.targets(model);
   const compressCanonical =
     options.compressCanonical?.({ body: planned.body, plan: planned.plan, targets, model }) ?? true;
   const compressed = compressCanonical
@@ -80,7 +81,6 @@ export async function admit(
   const body = injectGatewayTools(compressed.body, planned.plan);
   const tags = mergeTags(body.tags, request.headers['x-gateway-tags']);
   const debug = body.enable_debug === true || headerFlag(request.headers['x-gateway-debug']) || key.debugMode;
-  if (targets.length === 0) throw new GatewayError('provider_not_supported', { param: 'model' });
 
   const admission = new AdmittedRequest(
     request.id,
