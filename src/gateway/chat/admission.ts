@@ -9,7 +9,7 @@ import {
   type AllowanceRequest,
 } from '../../limits/output-allowance.js';
 import { countRequestTokens, tokenizerForModel, type TokenizerName } from '../../tokenize/index.js';
-import type { ChatRequest } from '../schemas/chat-request.js';
+import type { ChatRequest } from '../../canonical/chat-request.js';
 import type { GatewayServices } from '../gateway-services.js';
 import { GatewayError } from '../errors.js';
 import { MAX_TOKENS_APPLIED_HEADER, setGatewayHeader } from '../reply-headers.js';
