@@ -8,6 +8,7 @@ import {
   ChunkFramer,
   formatChunk,
   formatCompletion,
+  formatFinalChunk,
   formatUsageChunk,
   type ChunkDelta,
   type CompletionIdentity,
@@ -50,6 +51,12 @@ async function streamChat(reply: FastifyReply, execution: Execution, identity: C
   const writer = new SseWriter(reply.raw);
   writer.start(streamHeaders(execution.request));
   const chunks = new ChunkFramer(identity);
+  const { admission } = execution;
+  const includeUsage = admission.body.stream_options?.include_usage === true;
+  // The gateway members (compression, debug) ride on the final chunk: the usage chunk when the
+  // client asked for one, else the finish chunk, which then waits for the end of the stream.
+  const extrasOnFinish = !includeUsage && (admission.compression !== undefined || admission.debug);
+  let heldFinish: Record<string, unknown> | undefined;
   try {
     await writer.sendFramed(chunks.delta({ role: 'assistant', content: '' }));
     for await (const event of session.events) {
@@ -62,20 +69,23 @@ async function streamChat(reply: FastifyReply, execution: Execution, identity: C
         if (event.toolCalls?.length) delta.tool_calls = event.toolCalls;
         await writer.sendFramed(chunks.delta(delta));
       } else if (event.type === 'finish') {
-        if (session.gatewayExtras)
-          await writer.send({ ...formatChunk(identity, {}, event.finishReason), ...session.gatewayExtras() });
+        const finish = session.gatewayExtras
+          ? { ...formatChunk(identity, {}, event.finishReason), ...session.gatewayExtras() }
+          : undefined;
+        if (extrasOnFinish) heldFinish = finish ?? formatChunk(identity, {}, event.finishReason);
+        else if (finish) await writer.send(finish);
         else await writer.sendFramed(chunks.finish(event.finishReason));
       }
       if (writer.isClosed) break;
     }
     if (writer.isClosed) return;
-    const usage = execution.admission.body.stream_options?.include_usage
-      ? sseData(formatUsageChunk(identity, session.usage(), session.extras()))
-      : '';
+    let last = '';
+    if (includeUsage) last = sseData(formatUsageChunk(identity, session.usage(), session.extras()));
+    else if (extrasOnFinish) last = sseData({ ...(heldFinish ?? formatFinalChunk(identity)), ...session.extras() });
     // The last chunks, the usage chunk, [DONE] and the end of the response leave in one write.
     writer.holdForEnd();
     await usageCommitted(execution.request);
-    writer.done(usage);
+    writer.done(last);
   } catch (error) {
     // Headers are sent: a failure mid-stream is reported as a last event in the gateway envelope.
     const envelope =

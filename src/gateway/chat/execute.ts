@@ -10,6 +10,7 @@ import { formatCompression } from './apply-compression.js';
 export type { Execution, JsonResult, StreamSession } from './execution.js';
 import type { Execution, JsonResult, StreamSession } from './execution.js';
 import { executeJsonWithTools, executeStreamWithTools, hasGatewayTools, type LoopHooks } from './gateway-tool-loop.js';
+import { noteServed } from './served-by.js';
 
 /** HTTP status recorded for a request whose client went away (nginx's convention). */
 export const CLIENT_CLOSED_REQUEST = 499;
@@ -33,6 +34,7 @@ export async function executeJson(execution: Execution): Promise<JsonResult> {
   const { admission } = execution;
   try {
     const routed = await callWithFallback(admission.body, admission.targets, routeOptions(execution));
+    noteServed(execution, routed.target);
     record(execution, routed.target.providerId, routed.target.upstreamModel, false, {
       status: 200,
       errorCode: null,
@@ -58,6 +60,7 @@ export async function executeStream(execution: Execution): Promise<StreamSession
     throw failedBeforeAnswer(execution, error, true);
   }
   const { providerId, upstreamModel } = routed.target;
+  noteServed(execution, routed.target);
   const accumulator = new StreamAccumulator();
   let finalUsage: TokenUsage = ZERO_USAGE;
 

@@ -19,6 +19,7 @@ import { toProviderGatewayError } from './provider-error.js';
 import { StreamAccumulator } from './stream-accumulator.js';
 import { ToolCallRelay } from './tool-call-relay.js';
 import { asAbortSignal } from './client-abort.js';
+import { noteServed } from './served-by.js';
 
 /**
  * Gateway tool rounds the gateway runs for one client request. After the fifth, the model is
@@ -86,6 +87,7 @@ class ToolLoop {
   routed(attempts: Attempt[], target: UpstreamTarget): void {
     this.attempts.push(...attempts);
     this.target = target;
+    noteServed(this.execution, target);
   }
 
   addUsage(usage: TokenUsage): void {

@@ -26,6 +26,7 @@ import type { GatewayError } from '../errors.js';
 import type { MessagesRequest } from './messages-schema.js';
 import { toAnthropicError } from './anthropic-errors.js';
 import { streamHeaders } from '../reply-headers.js';
+import { noteServed } from '../chat/served-by.js';
 
 /**
  * Native pass-through for `/v1/messages` (docs/agent-endpoints.md, "Native pass-through"):
@@ -224,6 +225,7 @@ export async function serveNativeMessages(
     throw failedBeforeAnswer(execution, nativeTargets[0]!, error, stream);
   }
 
+  noteServed(execution, routed.target);
   if (!stream) {
     const answer = routed.result as Awaited<ReturnType<typeof nativeMessagesComplete>>;
     record(execution, routed.target, false, { status: 200, errorCode: null, usage: answer.usage });
