@@ -132,6 +132,7 @@ export class Catalogue {
         apiKey: provider.api_key_env ? this.env[provider.api_key_env] : undefined,
         upstreamModel,
         ...(provider.headers ? { headers: provider.headers } : {}),
+        ...(provider.responses_api ? { responsesApi: true } : {}),
       });
     }
     return targets;

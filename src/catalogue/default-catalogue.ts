@@ -17,7 +17,13 @@ import type { ModelConfig, ProviderConfig } from '../config/gateway-config.js';
  * long-prompt band, so spend and budget ceilings never under-count; short prompts cost 1/5 of it.
  */
 export const DEFAULT_PROVIDERS: ProviderConfig[] = [
-  { id: 'openai', kind: 'openai', base_url: 'https://api.openai.com/v1', api_key_env: 'OPENAI_API_KEY' },
+  {
+    id: 'openai',
+    kind: 'openai',
+    base_url: 'https://api.openai.com/v1',
+    api_key_env: 'OPENAI_API_KEY',
+    responses_api: true,
+  },
   { id: 'anthropic', kind: 'anthropic', base_url: 'https://api.anthropic.com/v1', api_key_env: 'ANTHROPIC_API_KEY' },
   {
     id: 'google',

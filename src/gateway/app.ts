@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { createApp, type AppOptions } from '../server/create-app.js';
-import { GatewayError, databaseUnavailableError } from './errors.js';
+import { GatewayError, databaseUnavailableError } from '../pipeline/errors.js';
 import { problemToGatewayError, sendGatewayError } from './send-error.js';
 import type { GatewayServices } from './gateway-services.js';
 import { registerGatewayAuth } from './auth/authenticate-hook.js';
 import { registerModelsRoute } from './routes/models.js';
 import { registerConcurrencyLimit } from './overload.js';
-import { decorateUsageCommit, pendingUsageCommit } from './chat/metering.js';
-import { decorateGatewayHeaders } from './reply-headers.js';
+import { decorateUsageCommit, pendingUsageCommit } from '../pipeline/meter.js';
 import { registerCountTokensRoute } from './routes/count-tokens.js';
 import { registerCompressRoute } from './routes/compress.js';
 import { registerChatCompletionsRoute } from './chat/chat-route.js';
@@ -35,7 +34,6 @@ export function buildGatewayApp(
   });
   registerConcurrencyLimit(app, services.maxConcurrency);
   decorateUsageCommit(app);
-  decorateGatewayHeaders(app);
   // A JSON answer leaves only after its usage row is committed (streams wait before their last event).
   app.addHook('onSend', (request, _reply, payload, done) => {
     const committed = pendingUsageCommit(request);

@@ -2,6 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, storeKinds, type Harness, type HttpResult } from '../support/gateway-harness.js';
 import {
+  startMockAgentUpstream,
   startMockAnthropic,
   startMockOpenAI,
   type MockUpstream,
@@ -23,6 +24,7 @@ import { MIN_ANSWER_TOKENS } from '../../src/limits/output-allowance.js';
  */
 const MODEL = 'test/big';
 const CLAUDE = 'anthropic/claude-big';
+const CODEX = 'openai/codex-big'; // served by a Responses-capable provider: /v1/responses goes native
 const PRICING = { input_per_mtok: 1.25, output_per_mtok: 10 };
 const MODEL_MAX = 128_000;
 const CEILING_USD = 1;
@@ -57,17 +59,26 @@ for (const store of storeKinds()) {
     let h: Harness;
     let openai: MockUpstream;
     let anthropic: MockUpstream;
+    let responses: MockUpstream;
     let org: { id: string; token: string };
 
     before(async () => {
       openai = await startMockOpenAI();
       anthropic = await startMockAnthropic();
+      responses = await startMockAgentUpstream();
       h = await startHarness({
         store,
         config: {
           providers: [
             { id: 'mock-openai', kind: 'openai', base_url: openai.baseUrl, api_key_env: 'MOCK_KEY' },
             { id: 'mock-anthropic', kind: 'anthropic', base_url: anthropic.baseUrl, api_key_env: 'MOCK_KEY' },
+            {
+              id: 'mock-responses',
+              kind: 'openai',
+              base_url: responses.baseUrl,
+              api_key_env: 'MOCK_KEY',
+              responses_api: true,
+            },
           ],
           models: [
             {
@@ -87,6 +98,12 @@ for (const store of storeKinds()) {
               },
               max_output_tokens: 64_000,
             },
+            {
+              id: CODEX,
+              providers: [{ provider: 'mock-responses', model: 'codex-big' }],
+              pricing: PRICING,
+              max_output_tokens: MODEL_MAX,
+            },
           ],
           retry: { max_attempts: 1, base_delay_ms: 0, max_delay_ms: 0 },
         },
@@ -98,6 +115,7 @@ for (const store of storeKinds()) {
       await h.stop();
       await openai.close();
       await anthropic.close();
+      await responses.close();
     });
 
     async function settled(keyId: string): Promise<{ spent: number; reserved: number }> {
@@ -213,6 +231,22 @@ for (const store of storeKinds()) {
       // the bound is that undercount at $3 per MTok, per admitted request.
       const spend = await keySpend(h.running.store, key.id);
       assert.ok(spend.spent <= CEILING + 2 * 20 * 3, `spent ${spend.spent}`);
+    });
+
+    it('/v1/responses served natively: max_output_tokens set to what the key can pay', async () => {
+      const key = await h.createKey(org, { name: 'codex', max_usage: CEILING_USD });
+      responses.reset();
+      responses.setScenario({ usage: { inputTokens: 20, outputTokens: 10 } });
+      const result = await h.gateway('POST', '/v1/responses', {
+        token: key.key,
+        body: { model: CODEX, input: 'Hi' },
+      });
+      assert.equal(result.status, 200, result.text);
+      const applied = Number(result.headers[APPLIED]);
+      assert.ok(applied > 99_000 && applied < MODEL_MAX, `cap ${applied}`);
+      const sent = responses.lastRequest()!;
+      assert.equal(sent.path, '/v1/responses', 'the native path');
+      assert.equal(sent.body.max_output_tokens, applied);
     });
 
     for (const [label, extra] of [

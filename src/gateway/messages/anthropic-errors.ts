@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { toProblem } from '../../server/create-app.js';
 import { answerClosedClient, isClientConnectionError } from '../../server/client-connection.js';
-import { GatewayError, databaseUnavailableError, type GatewayErrorCode } from '../errors.js';
+import { GatewayError, databaseUnavailableError, type GatewayErrorCode } from '../../pipeline/errors.js';
 import { problemToGatewayError } from '../send-error.js';
 
 /**

@@ -7,7 +7,7 @@ import type {
   ToolChoice,
 } from '../../canonical/chat-request.js';
 import { checkValue } from '../schemas/check-value.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../../pipeline/errors.js';
 import {
   ImageBlockSchema,
   RedactedThinkingBlockSchema,

@@ -11,7 +11,7 @@ import {
 } from './convert-response.js';
 
 import type { NamedEvent, NamedEventTranslator } from '../chat/named-event-stream.js';
-import type { GatewayError } from '../errors.js';
+import type { GatewayError } from '../../pipeline/errors.js';
 
 export type { NamedEvent };
 

@@ -3,8 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { CatalogueModel } from '../../catalogue/catalogue.js';
 import type { ApiKey } from '../../store/api-keys.js';
 import type { GatewayServices } from '../gateway-services.js';
-import { GatewayError } from '../errors.js';
-import { providerNotSupported } from '../chat/resolve-model.js';
+import { GatewayError } from '../../pipeline/errors.js';
+import { providerNotSupported } from '../../pipeline/resolve-model.js';
 
 const ModelsQuerySchema = Type.Object({ provider: Type.Optional(Type.String()) }, { additionalProperties: true });
 const ModelParamsSchema = Type.Object({

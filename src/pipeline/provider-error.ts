@@ -1,5 +1,5 @@
-import { RoutingError, UpstreamError } from '../../providers/index.js';
-import { GatewayError } from '../errors.js';
+import { RoutingError, UpstreamError } from '../providers/index.js';
+import { GatewayError } from './errors.js';
 
 /** Upstream statuses that describe the gateway's own setup (its key, its model name), not the caller's request. */
 const SETUP_FAILURES = new Set([401, 403, 404]);

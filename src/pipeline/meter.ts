@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { TokenUsage } from '../../canonical/completion.js';
-import { costMicroUsd } from '../../metering/cost.js';
-import type { GatewayServices } from '../gateway-services.js';
-import type { Admission } from './admission.js';
-import { recordUsageMetrics } from '../../metrics/metrics.js';
-import { timeOrderedUuid } from '../../server/random-ids.js';
+import type { TokenUsage } from '../canonical/completion.js';
+import { costMicroUsd } from '../metering/cost.js';
+import type { CoreServices } from './services.js';
+import type { Admission } from './admit.js';
+import { recordUsageMetrics } from '../metrics/metrics.js';
+import { timeOrderedUuid } from '../server/random-ids.js';
 
 export const ZERO_USAGE: TokenUsage = {
   inputTokens: 0,
@@ -56,12 +56,7 @@ export function pendingUsageCommit(request: FastifyRequest): Promise<void> | und
  * Every admitted request ends here exactly once, whatever happened: one usage row, group-committed
  * together with the key's spend (the budget reservation settled to the actual cost).
  */
-export function meter(
-  services: GatewayServices,
-  request: FastifyRequest,
-  admission: Admission,
-  outcome: Outcome,
-): number {
+export function meter(services: CoreServices, request: FastifyRequest, admission: Admission, outcome: Outcome): number {
   const cost = costMicroUsd(admission.model.pricing, outcome.usage);
   const now = Date.now();
   recordUsageMetrics({

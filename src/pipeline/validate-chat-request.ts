@@ -1,5 +1,5 @@
-import type { ChatRequest } from '../../canonical/chat-request.js';
-import { GatewayError } from '../errors.js';
+import type { ChatRequest } from '../canonical/chat-request.js';
+import { GatewayError } from './errors.js';
 
 /**
  * Rules the schema cannot express: which message fields go with which role, and that a

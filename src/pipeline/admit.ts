@@ -1,18 +1,17 @@
 import type { FastifyRequest } from 'fastify';
-import type { CatalogueModel } from '../../catalogue/catalogue.js';
-import type { UpstreamTarget } from '../../providers/index.js';
-import type { Reservation } from '../../limits/budget-ledger.js';
+import type { CatalogueModel } from '../catalogue/catalogue.js';
+import type { UpstreamTarget } from '../providers/index.js';
+import type { Reservation } from '../limits/budget-ledger.js';
 import {
   allowanceBounds,
   reserveOutputAllowance,
   withOutputCap,
   type AllowanceRequest,
-} from '../../limits/output-allowance.js';
-import { countRequestTokens, tokenizerForModel, type TokenizerName } from '../../tokenize/index.js';
-import type { ChatRequest } from '../../canonical/chat-request.js';
-import type { GatewayServices } from '../gateway-services.js';
-import { GatewayError } from '../errors.js';
-import { MAX_TOKENS_APPLIED_HEADER, setGatewayHeader } from '../reply-headers.js';
+} from '../limits/output-allowance.js';
+import { countRequestTokens, tokenizerForModel, type TokenizerName } from '../tokenize/index.js';
+import type { ChatRequest } from '../canonical/chat-request.js';
+import type { CoreServices } from './services.js';
+import { GatewayError } from './errors.js';
 import { providerNotSupported, resolveModel } from './resolve-model.js';
 import { headerFlag, mergeTags } from './request-tags.js';
 import { validateChatRequest } from './validate-chat-request.js';
@@ -35,6 +34,8 @@ export interface Admission {
   /** Our count of the prompt; computed on first use (keys without a ceiling rarely need it). */
   readonly promptEstimate: number;
   maxOutputTokens: number;
+  /** For a key with a ceiling: the output cap its reservation pays for, sent upstream (docs/budgets.md). */
+  outputCapApplied: number | undefined;
   reservation: Reservation | undefined;
   /** Gateway tools injected into `body.tools`; absent when none (the plain single-call path). */
   gatewayTools?: GatewayToolPlan | undefined;
@@ -58,7 +59,7 @@ export interface AdmitOptions {
 const ESTIMATE_HEADROOM = 1.1;
 
 export async function admit(
-  services: GatewayServices,
+  services: CoreServices,
   request: FastifyRequest,
   original: ChatRequest,
   options: AdmitOptions = {},
@@ -113,7 +114,7 @@ export async function admit(
       reservation = granted.reservation;
       maxOutputTokens = granted.outputTokens;
       admission.body = withOutputCap(admission.body, maxOutputTokens);
-      setGatewayHeader(request, MAX_TOKENS_APPLIED_HEADER, String(maxOutputTokens));
+      admission.outputCapApplied = maxOutputTokens;
     } else {
       meterRefusal(services, request, {
         model: model.id,
@@ -143,6 +144,7 @@ export async function admit(
  */
 class AdmittedRequest implements Admission {
   maxOutputTokens = 0;
+  outputCapApplied: number | undefined = undefined;
   reservation: Reservation | undefined = undefined;
   private estimate: number | undefined = undefined;
   /** The estimate counts the body as admitted, even if a route replaces `body` afterwards. */

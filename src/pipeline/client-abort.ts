@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { AbortSignalLike } from '../../providers/index.js';
+import type { AbortSignalLike } from '../providers/index.js';
 
 /**
  * Fires when the client goes away before its response finished: the response's 'close' arrives

@@ -1,7 +1,7 @@
-import type { Catalogue, CatalogueModel } from '../../catalogue/catalogue.js';
-import { MODEL_ID_PATTERN } from '../../catalogue/catalogue.js';
-import type { ApiKey } from '../../store/api-keys.js';
-import { GatewayError } from '../errors.js';
+import type { Catalogue, CatalogueModel } from '../catalogue/catalogue.js';
+import { MODEL_ID_PATTERN } from '../catalogue/catalogue.js';
+import type { ApiKey } from '../store/api-keys.js';
+import { GatewayError } from './errors.js';
 
 /** `{author}/{model}` → an active catalogue model this key may use. */
 export function resolveModel(catalogue: Catalogue, key: ApiKey, modelId: string): CatalogueModel {

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { compressPayload, type BundleName } from '../../compress/index.js';
-import type { Pricing } from '../../config/gateway-config.js';
-import type { ChatRequest } from '../../canonical/chat-request.js';
-import { bundleFromHeader } from '../routes/compress.js';
+import { compressPayload, COMPRESSION_MODELS, isCompressionModel, type BundleName } from '../compress/index.js';
+import type { Pricing } from '../config/gateway-config.js';
+import type { ChatRequest } from '../canonical/chat-request.js';
+import { GatewayError } from './errors.js';
 
 export interface AppliedCompression {
   savedTokens: number;
@@ -56,4 +56,17 @@ export function formatCompression(applied: AppliedCompression) {
     reduction: applied.reductionPercent,
     time_ms: applied.timeMs,
   };
+}
+
+/** The X-Gateway-Compression-Model header (also read by POST /v1/compress). */
+export function bundleFromHeader(header: string | string[] | undefined): BundleName | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value === '') return undefined;
+  if (!isCompressionModel(value)) {
+    throw new GatewayError('invalid_request', {
+      message: `Unknown X-Gateway-Compression-Model "${value.slice(0, 40)}"; expected one of ${COMPRESSION_MODELS.join(', ')}.`,
+      param: 'compression_model',
+    });
+  }
+  return value;
 }

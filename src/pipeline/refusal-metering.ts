@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { GatewayServices } from '../gateway-services.js';
-import { timeOrderedUuid } from '../../server/random-ids.js';
+import type { CoreServices } from './services.js';
+import { timeOrderedUuid } from '../server/random-ids.js';
 
 /**
  * A request refused at admission for its key's ceiling still leaves a usage row (zero tokens,
@@ -8,7 +8,7 @@ import { timeOrderedUuid } from '../../server/random-ids.js';
  * earlier, for a malformed body or an unknown model, are client errors and are not metered.
  */
 export function meterRefusal(
-  services: GatewayServices,
+  services: CoreServices,
   request: FastifyRequest,
   refusal: {
     model: string;

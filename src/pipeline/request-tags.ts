@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors.js';
+import { GatewayError } from './errors.js';
 
 export const MAX_TAGS = 20;
 export const MAX_TAG_LENGTH = 64;
