@@ -2,12 +2,17 @@ import type { FastifyRequest } from 'fastify';
 import type { CatalogueModel } from '../catalogue/catalogue.js';
 import type { UpstreamTarget } from '../providers/index.js';
 import type { Reservation } from '../limits/budget-ledger.js';
-import { worstCaseMicroUsd } from '../metering/cost.js';
+import {
+  allowanceBounds,
+  reserveOutputAllowance,
+  withOutputCap,
+  type AllowanceRequest,
+} from '../limits/output-allowance.js';
 import { countRequestTokens, tokenizerForModel, type TokenizerName } from '../tokenize/index.js';
 import type { ChatRequest } from '../canonical/chat-request.js';
 import type { CoreServices } from './services.js';
 import { GatewayError } from './errors.js';
-import { resolveModel } from './resolve-model.js';
+import { providerNotSupported, resolveModel } from './resolve-model.js';
 import { headerFlag, mergeTags } from './request-tags.js';
 import { validateChatRequest } from './validate-chat-request.js';
 import { meterRefusal } from './refusal-metering.js';
@@ -29,6 +34,8 @@ export interface Admission {
   /** Our count of the prompt; computed on first use (keys without a ceiling rarely need it). */
   readonly promptEstimate: number;
   maxOutputTokens: number;
+  /** For a key with a ceiling: the output cap its reservation pays for, sent upstream (docs/budgets.md). */
+  outputCapApplied: number | undefined;
   reservation: Reservation | undefined;
   /** Gateway tools injected into `body.tools`; absent when none (the plain single-call path). */
   gatewayTools?: GatewayToolPlan | undefined;
@@ -61,10 +68,11 @@ export async function admit(
   const key = request.apiKey;
   validateChatRequest(original);
   const model = resolveModel(services.catalogue, key, original.model);
+  const targets = services.catalogue.targets(model);
+  if (targets.length === 0) throw providerNotSupported(model);
   // Gateway tools are resolved before compression (a stored deferred turn is part of the history
   // to compress) and injected after it (their definitions are never rewritten).
   const planned = await planGatewayTools(services.gatewayTools, key, original);
-  const targets = services.catalogue.targets(model);
   const compressCanonical =
     options.compressCanonical?.({ body: planned.body, plan: planned.plan, targets, model }) ?? true;
   const compressed = compressCanonical
@@ -74,7 +82,6 @@ export async function admit(
   const body = injectGatewayTools(compressed.body, planned.plan);
   const tags = mergeTags(body.tags, request.headers['x-gateway-tags']);
   const debug = body.enable_debug === true || headerFlag(request.headers['x-gateway-debug']) || key.debugMode;
-  if (targets.length === 0) throw new GatewayError('provider_not_supported', { param: 'model' });
 
   const admission = new AdmittedRequest(
     request.id,
@@ -88,20 +95,27 @@ export async function admit(
     tokenizerForModel(model.id),
     planned.plan,
   );
-  const maxOutputTokens = Math.min(
+  let maxOutputTokens = Math.min(
     body.max_completion_tokens ?? body.max_tokens ?? model.maxOutputTokens,
     model.maxOutputTokens,
   );
 
   let reservation: Reservation | undefined;
   if (key.maxUsageUsd !== null) {
-    const worstCase = worstCaseMicroUsd(
-      model.pricing,
-      Math.ceil(admission.promptEstimate * ESTIMATE_HEADROOM),
-      maxOutputTokens,
-    );
-    reservation = await services.budget.reserve(key.id, key.maxUsageUsd * 1_000_000, worstCase);
-    if (!reservation) {
+    // The output cap is what the key's room pays for (docs/budgets.md), sent upstream as the
+    // request's max tokens, so the reservation covers the answer whatever its length.
+    const allowance: AllowanceRequest = {
+      pricing: model.pricing,
+      promptTokens: Math.ceil(admission.promptEstimate * ESTIMATE_HEADROOM),
+      requestedOutputTokens: maxOutputTokens,
+    };
+    const granted = await reserveOutputAllowance(services.budget, key.id, key.maxUsageUsd * 1_000_000, allowance);
+    if (granted) {
+      reservation = granted.reservation;
+      maxOutputTokens = granted.outputTokens;
+      admission.body = withOutputCap(admission.body, maxOutputTokens);
+      admission.outputCapApplied = maxOutputTokens;
+    } else {
       meterRefusal(services, request, {
         model: model.id,
         provider: targets[0]?.providerId ?? '',
@@ -112,8 +126,9 @@ export async function admit(
         code: 'usage_limit_exceeded',
         status: 429,
       });
+      const { minimumMicroUsd } = allowanceBounds(allowance);
       throw new GatewayError('usage_limit_exceeded', {
-        message: `This request could cost up to $${(worstCase / 1e6).toFixed(6)}, which does not fit under the key's monthly limit of $${key.maxUsageUsd}.`,
+        message: `This request's prompt and a minimal answer could cost up to $${(minimumMicroUsd / 1e6).toFixed(6)}, more than is left under the key's monthly limit of $${key.maxUsageUsd}.`,
       });
     }
   }
@@ -129,6 +144,7 @@ export async function admit(
  */
 class AdmittedRequest implements Admission {
   maxOutputTokens = 0;
+  outputCapApplied: number | undefined = undefined;
   reservation: Reservation | undefined = undefined;
   private estimate: number | undefined = undefined;
   /** The estimate counts the body as admitted, even if a route replaces `body` afterwards. */

@@ -242,9 +242,18 @@ export class Call {
     return this.providerId !== this.first.providerId || this.upstreamModel !== this.first.upstreamModel;
   }
 
-  /** Response headers naming who answered (`X-Gateway-Provider`, `X-Gateway-Fallback-Used`). */
+  /**
+   * Response headers of an answer (docs/wire-contract.md): who answered (`X-Gateway-Provider`),
+   * `X-Gateway-Fallback-Used: 1` when a fallback did (absent otherwise: the public OpenAPI
+   * document's enum is ["1"]), and for a key with a ceiling the output cap sent upstream
+   * (`X-Gateway-Max-Tokens-Applied`, docs/budgets.md).
+   */
   answerHeaders(): Record<string, string> {
-    return { 'x-gateway-provider': this.providerId, 'x-gateway-fallback-used': this.fallbackUsed ? 'true' : 'false' };
+    const headers: Record<string, string> = { 'x-gateway-provider': this.providerId };
+    if (this.fallbackUsed) headers['x-gateway-fallback-used'] = '1';
+    const cap = this.admission.outputCapApplied;
+    if (cap !== undefined) headers['x-gateway-max-tokens-applied'] = String(cap);
+    return headers;
   }
 
   /** The gateway members of a response: compression, debug. */

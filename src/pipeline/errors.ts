@@ -29,7 +29,11 @@ export const GATEWAY_ERRORS = {
   },
   unauthorized: { status: 401, type: 'authentication_error', message: 'Missing or invalid API key.' },
   forbidden: { status: 403, type: 'permission_error', message: 'This API key may not make this request.' },
-  model_not_found: { status: 404, type: 'not_found_error', message: 'The model does not exist or is not active.' },
+  model_not_found: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The model does not exist or is not active.',
+  },
   not_found: { status: 404, type: 'not_found_error', message: 'No such route.' },
   method_not_allowed: {
     status: 405,

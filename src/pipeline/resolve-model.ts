@@ -23,6 +23,18 @@ export function resolveModel(catalogue: Catalogue, key: ApiKey, modelId: string)
   return model;
 }
 
+/**
+ * A known, active model none of whose providers is configured (no credentials set): the request
+ * is refused before any provider is tried, instead of failing upstream with a 502.
+ */
+export function providerNotSupported(model: CatalogueModel): GatewayError {
+  const providers = [...new Set(model.routes.map((route) => route.provider.id))].join(', ');
+  return new GatewayError('provider_not_supported', {
+    message: `Model "${model.id}" is known, but none of its providers (${providers}) is configured on this gateway.`,
+    param: 'model',
+  });
+}
+
 function truncate(text: string): string {
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }

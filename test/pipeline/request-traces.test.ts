@@ -55,7 +55,7 @@ describe('request traces from the call core', () => {
     });
     assert.equal(result.status, 200, result.text);
     assert.equal(header(result, 'x-gateway-provider'), 'mock-anthropic');
-    assert.equal(header(result, 'x-gateway-fallback-used'), 'true');
+    assert.equal(header(result, 'x-gateway-fallback-used'), '1');
     const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
 
     const spans = await receiver.waitForSpans(3, 10_000);

@@ -15,6 +15,7 @@ import {
   ChunkFramer,
   formatChunk,
   formatCompletion,
+  formatFinalChunk,
   formatUsageChunk,
   type ChunkDelta,
   type CompletionIdentity,
@@ -42,7 +43,11 @@ export function registerChatCompletionsRoute(app: FastifyInstance, services: Gat
       return sendJson(call, formatCompletion(identity, completion, extras));
     }
     const session = await answerStream(call);
-    return relayStream(call, session.events, chunkEncoder(identity, session, request.body));
+    // The gateway members (compression, debug) ride on the final chunk: the usage chunk when the
+    // client asked for one, else the finish chunk, which then waits for the end of the stream.
+    const includeUsage = request.body.stream_options?.include_usage === true;
+    const extrasOnFinish = !includeUsage && (call.admission.compression !== undefined || call.admission.debug);
+    return relayStream(call, session.events, chunkEncoder(identity, session, includeUsage, extrasOnFinish));
   });
 }
 
@@ -50,9 +55,11 @@ export function registerChatCompletionsRoute(app: FastifyInstance, services: Gat
 function chunkEncoder(
   identity: CompletionIdentity,
   session: CanonicalStream,
-  body: ChatRequest,
+  includeUsage: boolean,
+  extrasOnFinish: boolean,
 ): StreamEncoder<ProviderStreamEvent> {
   const chunks = new ChunkFramer(identity);
+  let heldFinish: Record<string, unknown> | undefined;
   return {
     start: () => chunks.delta({ role: 'assistant', content: '' }),
     push(event) {
@@ -66,18 +73,23 @@ function chunkEncoder(
         return chunks.delta(delta);
       }
       if (event.type === 'finish') {
-        return session.gatewayExtras
-          ? sseData({ ...formatChunk(identity, {}, event.finishReason), ...session.gatewayExtras() })
-          : chunks.finish(event.finishReason);
+        const finish = session.gatewayExtras
+          ? { ...formatChunk(identity, {}, event.finishReason), ...session.gatewayExtras() }
+          : undefined;
+        if (extrasOnFinish) {
+          heldFinish = finish ?? formatChunk(identity, {}, event.finishReason);
+          return '';
+        }
+        return finish ? sseData(finish) : chunks.finish(event.finishReason);
       }
       return '';
     },
     finish() {
-      const usage = body.stream_options?.include_usage
-        ? sseData(formatUsageChunk(identity, session.usage(), session.extras()))
-        : '';
+      let last = '';
+      if (includeUsage) last = sseData(formatUsageChunk(identity, session.usage(), session.extras()));
+      else if (extrasOnFinish) last = sseData({ ...(heldFinish ?? formatFinalChunk(identity)), ...session.extras() });
       // The last chunks, the usage chunk, [DONE] and the end of the response leave in one write.
-      return `${usage}data: [DONE]\n\n`;
+      return `${last}data: [DONE]\n\n`;
     },
     // Headers are sent: a failure mid-stream is reported as a last event in the gateway envelope.
     fail: (error) => sseData(error.toEnvelope()),

@@ -100,14 +100,15 @@ export function anthropicNativeRoute(
 ): NativeRoute<Record<string, unknown>, NativeStreamEvent> {
   call.admission.compression = prepared.compression;
   const headers = clientHeaders(call.request);
+  // A key with a ceiling: the client's max_tokens, lowered to what its reservation pays for.
+  const cap = call.admission.outputCapApplied;
+  const body = cap === undefined ? prepared.body : { ...prepared.body, max_tokens: cap };
   return {
     speaks: (target) => target.kind === 'anthropic',
     translatable: true,
     debugMember: 'messages_path',
-    complete: (target: UpstreamTarget, options) =>
-      nativeMessagesComplete(prepared.body, target, { ...options, ...headers }),
-    stream: (target: UpstreamTarget, options) =>
-      nativeMessagesStream(prepared.body, target, { ...options, ...headers }),
+    complete: (target: UpstreamTarget, options) => nativeMessagesComplete(body, target, { ...options, ...headers }),
+    stream: (target: UpstreamTarget, options) => nativeMessagesStream(body, target, { ...options, ...headers }),
   };
 }
 

@@ -114,12 +114,15 @@ export function openaiNativeRoute(
   prepared: PreparedResponses,
 ): NativeRoute<Record<string, unknown>, NativeResponsesEvent> {
   call.admission.compression = prepared.compression;
+  // A key with a ceiling: max_output_tokens set to what its reservation pays for (docs/budgets.md).
+  const cap = call.admission.outputCapApplied;
+  const body = cap === undefined ? prepared.body : { ...prepared.body, max_output_tokens: cap };
   return {
     speaks: speaksResponses,
     translatable: prepared.translatable,
     debugMember: 'responses_path',
-    complete: (target, options) => nativeResponsesComplete(prepared.body, target, options),
-    stream: (target, options) => nativeResponsesStream(prepared.body, target, options),
+    complete: (target, options) => nativeResponsesComplete(body, target, options),
+    stream: (target, options) => nativeResponsesStream(body, target, options),
   };
 }
 

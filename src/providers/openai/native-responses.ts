@@ -23,7 +23,8 @@ export function convertResponsesUsage(usage: unknown): TokenUsage {
   return {
     inputTokens: count(u.input_tokens),
     cachedInputTokens: count(input.cached_tokens),
-    cacheCreationInputTokens: 0,
+    // OpenAI reports none; another gateway of this API in front does (docs/wire-contract.md).
+    cacheCreationInputTokens: count(input.cache_creation_tokens),
     outputTokens: count(u.output_tokens),
     reasoningTokens: count(output.reasoning_tokens),
   };
