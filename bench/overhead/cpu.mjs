@@ -4,7 +4,8 @@
 // gateway's resident memory, all surfaces and gateway-only.
 //   node bench/overhead/cpu.mjs [--requests=N] [--concurrency=C] [--repeats=R] [--modes=json,stream] [--no-build]
 //                               [--cpu-prof=DIR] [--target=gateway|bare-https|bare-http]
-//                               [--baseline=<git ref>] [--rss-repeats=N] [--idle-wait=S] [--no-rss]
+//                               [--baseline=<git ref>|.] [--node-args="…"] [--baseline-node-args="…"] [--warmup=N]
+//                               [--rss-repeats=N] [--idle-wait=S] [--no-rss]
 // Starts the mock upstream and the gateway exactly as run.mjs does, warms the gateway up, then
 // for each mode sends N requests R times (autocannon, closed loop) and reads the gateway
 // process's user + system CPU ticks from /proc/<pid>/stat before and after each batch. Prints
@@ -18,7 +19,9 @@
 // `--no-rss`, the idle memory of each build: a fresh `bin/gateway serve` with all surfaces and
 // one with GATEWAY_SURFACES=gateway, `--idle-wait` seconds (default 3) after its listening line,
 // no request sent: VmRSS, RssAnon, RssFile from /proc/<pid>/status, median of `--rss-repeats`
-// (default 3) starts. Everything is printed side by side with the change.
+// (default 3) starts. Everything is printed side by side with the change. `--baseline=.` compares
+// this tree with itself, e.g. under other node flags: `--node-args` and `--baseline-node-args` add
+// flags to the gateway processes of this tree and of the baseline (after bin/gateway's own).
 import { createRequire } from 'node:module';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,6 +58,8 @@ const baselineRef = arg('baseline', '');
 const rssRepeats = Number(arg('rss-repeats', 3));
 const idleWaitMs = Number(arg('idle-wait', 3)) * 1000;
 const measureRss = !process.argv.includes('--no-rss') && targetId === 'gateway';
+const warmup = Number(arg('warmup', 3000));
+const nodeArgs = (flags) => flags.split(/\s+/).filter(Boolean);
 const TICK_US = 1e6 / 100; // USER_HZ is 100 on Linux
 
 function run(url, headers, body, amount) {
@@ -107,7 +112,7 @@ function residentMemory(pid) {
 async function idleMemory(ctx, build, surfaces, round) {
   const env = surfaces === 'gateway' ? { GATEWAY_SURFACES: 'gateway' } : {};
   const name = `idle-${build.id}-${surfaces}-${round}`;
-  const started = await spawnGateway({ ...ctx, repoRoot: build.root }, { name, env });
+  const started = await spawnGateway({ ...ctx, repoRoot: build.root, gatewayNodeArgs: build.nodeArgs }, { name, env });
   try {
     await sleep(idleWaitMs);
     return residentMemory(started.entry.pid);
@@ -141,18 +146,37 @@ async function main() {
   const childEnv = { ...process.env };
   delete childEnv.NODE_OPTIONS;
   const ctx = { repoRoot, benchDir, tmpDir, logDir, childEnv, upstream: null };
-  const builds = [{ id: 'this', label: `this tree (${describeCommit(repoRoot)})`, root: repoRoot }];
-  if (baselineRef) {
+  const builds = [
+    {
+      id: 'this',
+      label: `this tree (${describeCommit(repoRoot)})`,
+      root: repoRoot,
+      nodeArgs: nodeArgs(arg('node-args', '')),
+    },
+  ];
+  if (baselineRef === '.') {
+    builds.unshift({
+      id: 'baseline',
+      label: `this tree, node ${arg('baseline-node-args', '(no extra flags)')}`,
+      root: repoRoot,
+      nodeArgs: nodeArgs(arg('baseline-node-args', '')),
+    });
+    builds[1].label = `this tree, node ${arg('node-args', '(no extra flags)')}`;
+  } else if (baselineRef) {
     if (targetId !== 'gateway') throw new Error('--baseline compares two gateway builds (--target=gateway)');
     const root = join(tmpDir, 'baseline');
     process.stderr.write(`· building the baseline ${baselineRef} in ${root}\n`);
     const commit = await prepareBaseline(repoRoot, baselineRef, root);
-    builds.unshift({ id: 'baseline', label: `baseline ${baselineRef} (${commit.slice(0, 7)})`, root });
+    builds.unshift({
+      id: 'baseline',
+      label: `baseline ${baselineRef} (${commit.slice(0, 7)})`,
+      root,
+      nodeArgs: nodeArgs(arg('baseline-node-args', '')),
+    });
   }
   ctx.upstream = await startUpstream(ctx, 0);
-  const gatewayCtx = cpuProfDir
-    ? { ...ctx, gatewayNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${resolve(cpuProfDir)}`] }
-    : ctx;
+  const profArgs = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(cpuProfDir)}`] : [];
+  const buildCtx = (b) => ({ ...ctx, repoRoot: b.root, gatewayNodeArgs: [...b.nodeArgs, ...profArgs] });
   try {
     // Idle memory first, before any load has run on the machine's page cache or the CPU.
     const memory = new Map(builds.map((b) => [b.id, { all: [], gateway: [] }]));
@@ -174,13 +198,13 @@ async function main() {
     for (const b of builds) {
       const server =
         targetId === 'gateway'
-          ? await startGatewayProcess({ ...gatewayCtx, repoRoot: b.root }, { name: `gateway-${b.id}` })
-          : await makeTargets(gatewayCtx, [targetId])[0].start();
+          ? await startGatewayProcess(buildCtx(b), { name: `gateway-${b.id}` })
+          : await makeTargets(buildCtx(b), [targetId])[0].start();
       servers.push({ build: b, server, cpu: new Map(modes.map((m) => [m, []])) });
       for (const mode of modes) {
         const problem = await checkTarget(server, mode);
         if (problem) throw new Error(`${b.id} ${mode} check: ${problem}`);
-        await run(server.url, server.headers, server.body(mode), 2000);
+        await run(server.url, server.headers, server.body(mode), warmup);
       }
     }
     for (let i = 0; i < repeats; i++) {
