@@ -5,7 +5,7 @@
 //   node bench/overhead/cpu.mjs [--requests=N] [--concurrency=C] [--repeats=R] [--modes=json,stream] [--no-build]
 //                               [--cpu-prof=DIR] [--target=gateway|bare-https|bare-http]
 //                               [--baseline=<git ref>|.] [--node-args="…"] [--baseline-node-args="…"] [--warmup=N]
-//                               [--rss-repeats=N] [--idle-wait=S] [--no-rss]
+//                               [--rss-repeats=N] [--idle-wait=S] [--no-rss] [--no-cpu]
 // Starts the mock upstream and the gateway exactly as run.mjs does, warms the gateway up, then
 // for each mode sends N requests R times (autocannon, closed loop) and reads the gateway
 // process's user + system CPU ticks from /proc/<pid>/stat before and after each batch. Prints
@@ -59,6 +59,7 @@ const rssRepeats = Number(arg('rss-repeats', 3));
 const idleWaitMs = Number(arg('idle-wait', 3)) * 1000;
 const measureRss = !process.argv.includes('--no-rss') && targetId === 'gateway';
 const warmup = Number(arg('warmup', 3000));
+const measureCpu = !process.argv.includes('--no-cpu');
 const nodeArgs = (flags) => flags.split(/\s+/).filter(Boolean);
 const TICK_US = 1e6 / 100; // USER_HZ is 100 on Linux
 
@@ -195,7 +196,7 @@ async function main() {
     }
 
     const servers = [];
-    for (const b of builds) {
+    for (const b of measureCpu ? builds : []) {
       const server =
         targetId === 'gateway'
           ? await startGatewayProcess(buildCtx(b), { name: `gateway-${b.id}` })
@@ -212,46 +213,41 @@ async function main() {
       for (const mode of modes) for (const s of order) s.cpu.get(mode).push(await batch(s.server, mode, s.build.id));
     }
 
+    const cpuOf = new Map(servers.map((s) => [s.build.id, s.cpu]));
     const lines = [];
-    for (const s of servers) {
-      for (const mode of modes) {
-        const perRequest = s.cpu.get(mode);
+    for (const b of builds) {
+      for (const mode of measureCpu ? modes : []) {
+        const perRequest = cpuOf.get(b.id).get(mode);
         lines.push(
-          `${s.build.id.padEnd(8)} ${mode.padEnd(6)} c=${connections}: ${targetId} CPU ${fmt(median(perRequest))} µs/request median, ${fmt(Math.min(...perRequest))} min ` +
+          `${b.id.padEnd(8)} ${mode.padEnd(6)} c=${connections}: ${targetId} CPU ${fmt(median(perRequest))} µs/request median, ${fmt(Math.min(...perRequest))} min ` +
             `(${repeats} × ${requests}; all: ${perRequest.map((v) => fmt(v)).join(', ')})`,
         );
       }
-      if (measureRss) {
-        for (const surfaces of ['all', 'gateway']) {
-          const ms = memory.get(s.build.id)[surfaces];
-          lines.push(
-            `${s.build.id.padEnd(8)} idle RSS ${surfaces === 'all' ? 'all surfaces' : 'gateway-only'}: ${fmt(median(ms.map((m) => m.rss)), 1)} MB median ` +
-              `(anon ${fmt(median(ms.map((m) => m.anon)), 1)}, file ${fmt(median(ms.map((m) => m.file)), 1)}; all: ${ms.map((m) => fmt(m.rss, 1)).join(', ')})`,
-          );
-        }
-      }
-    }
-    if (servers.length === 2) {
-      const [before, after] = servers;
-      lines.push('', `${''.padEnd(34)} ${before.build.label.padEnd(34)} ${after.build.label.padEnd(34)} change`);
-      const row = (name, b, a, digits) =>
-        lines.push(`${name.padEnd(34)} ${fmt(b, digits).padEnd(34)} ${fmt(a, digits).padEnd(34)} ${change(b, a)}`);
-      for (const mode of modes) {
-        row(`${mode} c=${connections} CPU µs/req, median`, median(before.cpu.get(mode)), median(after.cpu.get(mode)));
-        row(
-          `${mode} c=${connections} CPU µs/req, min`,
-          Math.min(...before.cpu.get(mode)),
-          Math.min(...after.cpu.get(mode)),
+      for (const surfaces of measureRss ? ['all', 'gateway'] : []) {
+        const ms = memory.get(b.id)[surfaces];
+        lines.push(
+          `${b.id.padEnd(8)} idle RSS ${surfaces === 'all' ? 'all surfaces' : 'gateway-only'}: ${fmt(median(ms.map((m) => m.rss)), 1)} MB median ` +
+            `(anon ${fmt(median(ms.map((m) => m.anon)), 1)}, file ${fmt(median(ms.map((m) => m.file)), 1)}; all: ${ms.map((m) => fmt(m.rss, 1)).join(', ')})`,
         );
       }
-      if (measureRss)
-        for (const surfaces of ['all', 'gateway']) {
-          const b = memory.get(before.build.id)[surfaces];
-          const a = memory.get(after.build.id)[surfaces];
-          const label = surfaces === 'all' ? 'all surfaces' : 'gateway-only';
-          row(`idle RSS MB, ${label}`, median(b.map((m) => m.rss)), median(a.map((m) => m.rss)), 1);
-          row(`  of which anonymous`, median(b.map((m) => m.anon)), median(a.map((m) => m.anon)), 1);
-        }
+    }
+    if (builds.length === 2) {
+      const [before, after] = builds;
+      lines.push('', `${''.padEnd(34)} ${before.label.padEnd(34)} ${after.label.padEnd(34)} change`);
+      const row = (name, b, a, digits) =>
+        lines.push(`${name.padEnd(34)} ${fmt(b, digits).padEnd(34)} ${fmt(a, digits).padEnd(34)} ${change(b, a)}`);
+      for (const mode of measureCpu ? modes : []) {
+        const [b, a] = [cpuOf.get(before.id).get(mode), cpuOf.get(after.id).get(mode)];
+        row(`${mode} c=${connections} CPU µs/req, median`, median(b), median(a));
+        row(`${mode} c=${connections} CPU µs/req, min`, Math.min(...b), Math.min(...a));
+      }
+      for (const surfaces of measureRss ? ['all', 'gateway'] : []) {
+        const b = memory.get(before.id)[surfaces];
+        const a = memory.get(after.id)[surfaces];
+        const label = surfaces === 'all' ? 'all surfaces' : 'gateway-only';
+        row(`idle RSS MB, ${label}`, median(b.map((m) => m.rss)), median(a.map((m) => m.rss)), 1);
+        row(`  of which anonymous`, median(b.map((m) => m.anon)), median(a.map((m) => m.anon)), 1);
+      }
     }
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
