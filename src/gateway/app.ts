@@ -28,7 +28,8 @@ export function buildGatewayApp(
       if (error instanceof GatewayError) return sendGatewayError(reply, error);
       const unavailable = databaseUnavailableError(error);
       if (!unavailable) return undefined;
-      request.log.warn({ err: error, reqId: request.id }, 'database unavailable');
+      const what = unavailable.code === 'overloaded' ? 'worker pool for large inputs full' : 'database unavailable';
+      request.log.warn({ err: error, reqId: request.id }, what);
       return sendGatewayError(reply, unavailable);
     },
   });
@@ -40,14 +41,15 @@ export function buildGatewayApp(
     if (committed) void committed.then(() => done(null, payload));
     else done(null, payload);
   });
+  const limits = services.bodyLimits;
   app.register(async (authenticated) => {
     registerGatewayAuth(authenticated, services.authenticator);
     registerModelsRoute(authenticated, services);
     registerChatCompletionsRoute(authenticated, services);
-    registerCountTokensRoute(authenticated);
-    registerCompressRoute(authenticated);
+    registerCountTokensRoute(authenticated, limits?.countTokensBytes);
+    registerCompressRoute(authenticated, limits?.compressBytes);
     registerMessagesRoute(authenticated, services);
-    registerMessagesCountTokensRoute(authenticated);
+    registerMessagesCountTokensRoute(authenticated, limits?.countTokensBytes);
     registerResponsesRoute(authenticated, services);
   });
   return app;

@@ -23,6 +23,7 @@ import { Surface } from './surface.js';
 import { buildMetricsApp } from './metrics-app.js';
 import { trackUsageQueue } from '../metrics/metrics.js';
 import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.js';
+import { configureOffload } from '../offload/index.js';
 import { ConnectionGate } from './connection-gate.js';
 
 export interface RunningGateway {
@@ -42,6 +43,8 @@ export async function startGateway(
   logger: Logger = createLogger(settings.logLevel),
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RunningGateway> {
+  // Process-wide: the pool is created on first use with these (threads, queue) and keeps them.
+  configureOffload(settings.offload);
   const config = loadGatewayConfig(settings.configFile);
   const catalogue = new Catalogue(config, env);
   const tls = await loadTls({
@@ -109,6 +112,7 @@ export async function startGateway(
           maxConcurrency: settings.maxConcurrency,
           logger,
           gatewayTools,
+          bodyLimits: settings.routeBodyLimits,
         },
       ),
       connections,

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { compressPayload, type BundleName } from '../../compress/index.js';
+import type { BundleName } from '../../compress/index.js';
+import { compressPayloadOffloaded } from '../../offload/index.js';
 import type { Pricing } from '../../config/gateway-config.js';
 import type { ChatRequest } from '../schemas/chat-request.js';
 import { bundleFromHeader } from '../routes/compress.js';
@@ -24,16 +25,16 @@ const BUNDLE_FOR_ASSISTANT: Record<string, BundleName> = {
  * the key has compression enabled. Returns the body to forward and what was saved; a request
  * that would not shrink is forwarded unchanged and reports nothing.
  */
-export function applyCompression(
+export async function applyCompression(
   request: FastifyRequest,
   body: ChatRequest,
   pricing: Pricing,
-): { body: ChatRequest; compression: AppliedCompression | undefined } {
+): Promise<{ body: ChatRequest; compression: AppliedCompression | undefined }> {
   const key = request.apiKey;
   const requested = body.compression_model ?? bundleFromHeader(request.headers['x-gateway-compression-model']);
   if (!requested && !key.compression) return { body, compression: undefined };
   const bundle = requested ?? (key.codingAssistant ? BUNDLE_FOR_ASSISTANT[key.codingAssistant] : undefined);
-  const result = compressPayload(body, bundle ? { bundle } : {});
+  const result = await compressPayloadOffloaded(body, bundle ? { bundle } : {});
   const report = result.compression;
   const saved = report.uncompressed_input_tokens - report.compressed_input_tokens;
   if (saved <= 0) return { body, compression: undefined };

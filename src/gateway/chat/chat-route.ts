@@ -21,26 +21,31 @@ const ENDPOINT = '/v1/chat/completions';
 
 /** POST /v1/chat/completions: the OpenAI wire format over every provider (spec 2.1, 2.4). */
 export function registerChatCompletionsRoute(app: FastifyInstance, services: GatewayServices): void {
-  app.post<{ Body: ChatRequest }>(ENDPOINT, { schema: { body: ChatRequestSchema } }, async (request, reply) => {
-    const admission = await admit(services, request, request.body);
-    const execution: Execution = {
-      services,
-      request,
-      admission,
-      signal: abortOnClientClose(reply),
-      endpoint: ENDPOINT,
-    };
-    const identity: CompletionIdentity = {
-      id: `chatcmpl-${randomBase64Url(12)}`,
-      created: Math.floor(admission.startedAt / 1000),
-      model: request.body.model,
-    };
-    if (!request.body.stream) {
-      const { completion, extras } = await executeJson(execution);
-      return reply.send(formatCompletion(identity, completion, extras));
-    }
-    return streamChat(reply, execution, identity);
-  });
+  const bodyLimit = services.bodyLimits?.chatBytes;
+  app.post<{ Body: ChatRequest }>(
+    ENDPOINT,
+    { schema: { body: ChatRequestSchema }, bodyLimit },
+    async (request, reply) => {
+      const admission = await admit(services, request, request.body);
+      const execution: Execution = {
+        services,
+        request,
+        admission,
+        signal: abortOnClientClose(reply),
+        endpoint: ENDPOINT,
+      };
+      const identity: CompletionIdentity = {
+        id: `chatcmpl-${randomBase64Url(12)}`,
+        created: Math.floor(admission.startedAt / 1000),
+        model: request.body.model,
+      };
+      if (!request.body.stream) {
+        const { completion, extras } = await executeJson(execution);
+        return reply.send(formatCompletion(identity, completion, extras));
+      }
+      return streamChat(reply, execution, identity);
+    },
+  );
 }
 
 async function streamChat(reply: FastifyReply, execution: Execution, identity: CompletionIdentity): Promise<void> {

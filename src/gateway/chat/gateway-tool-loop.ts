@@ -9,6 +9,7 @@ import {
   type UpstreamTarget,
 } from '../../providers/index.js';
 import { worstCaseMicroUsd } from '../../metering/cost.js';
+import { countRequestTokensOffloaded } from '../../offload/index.js';
 import { countRequestTokens, countTextTokens } from '../../tokenize/index.js';
 import { runGatewayTool } from '../../gateway-tools/run-tool.js';
 import type { GatewayToolResult } from '../../gateway-tools/pending-operations.js';
@@ -186,7 +187,7 @@ class ToolLoop {
     const { admission, services, request } = this.execution;
     const ceiling = request.apiKey.maxUsageUsd;
     if (ceiling === null || !admission.reservation) return;
-    const prompt = Math.ceil(countRequestTokens(this.body, admission.tokenizer) * ESTIMATE_HEADROOM);
+    const prompt = Math.ceil((await countRequestTokensOffloaded(this.body, admission.tokenizer)) * ESTIMATE_HEADROOM);
     const worstCase = worstCaseMicroUsd(admission.model.pricing, prompt, admission.maxOutputTokens);
     if (!(await services.budget.extend(admission.reservation, ceiling * 1_000_000, worstCase))) {
       throw new GatewayError('usage_limit_exceeded', {

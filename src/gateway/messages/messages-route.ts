@@ -29,7 +29,12 @@ const asIs: Decorate = (extras) => extras;
 export function registerMessagesRoute(app: FastifyInstance, services: GatewayServices): void {
   app.post<{ Body: MessagesRequest }>(
     ENDPOINT,
-    { schema: { body: MessagesRequestSchema }, config: { allowXApiKey: true }, errorHandler: sendAnthropicError },
+    {
+      schema: { body: MessagesRequestSchema },
+      config: { allowXApiKey: true },
+      errorHandler: sendAnthropicError,
+      bodyLimit: services.bodyLimits?.chatBytes,
+    },
     async (request, reply) => {
       // The conversion also validates every block, so both paths refuse the same requests.
       const chat = messagesToChat(request.body, withDefaultAuthor(request.body.model, 'anthropic'));

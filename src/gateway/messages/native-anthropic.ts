@@ -75,9 +75,9 @@ export function nativeAdmission(
   let prepared: PreparedNative | undefined;
   return {
     options: {
-      compressCanonical: (context) => {
+      compressCanonical: async (context) => {
         if (!nativeEligible(context)) return true;
-        prepared = compressMessagesBody(request, client, context.model.pricing);
+        prepared = await compressMessagesBody(request, client, context.model.pricing);
         return false;
       },
     },
@@ -90,11 +90,15 @@ export function nativeAdmission(
  * `system` (rule 1 of its format detection), so a body without one gets an empty placeholder
  * for the reading, removed again from what is sent.
  */
-function compressMessagesBody(request: FastifyRequest, client: MessagesRequest, pricing: Pricing): PreparedNative {
+async function compressMessagesBody(
+  request: FastifyRequest,
+  client: MessagesRequest,
+  pricing: Pricing,
+): Promise<PreparedNative> {
   const source = client as unknown as Record<string, unknown>;
   const hadSystem = 'system' in source;
   const probe = hadSystem ? source : { ...source, system: undefined };
-  const { body, compression } = applyCompression(request, probe as unknown as ChatRequest, pricing);
+  const { body, compression } = await applyCompression(request, probe as unknown as ChatRequest, pricing);
   const out = { ...(body as unknown as Record<string, unknown>) };
   if (!hadSystem) delete out.system;
   return { body: compression ? out : source, compression };
@@ -214,7 +218,7 @@ export async function serveNativeMessages(
       // The translated path takes over the remaining targets, compressed in its own form.
       admission.targets = rest;
       admission.compression = undefined;
-      const compressed = applyCompression(request, admission.body, admission.model.pricing);
+      const compressed = await applyCompression(request, admission.body, admission.model.pricing);
       admission.body = compressed.body;
       admission.compression = compressed.compression;
       const nativeAttempts = error instanceof RoutingError ? error.attempts : [];

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import {
-  compressPayload,
   CompressionInputError,
   isCompressionModel,
   COMPRESSION_MODELS,
   type BundleName,
 } from '../../compress/index.js';
+import { compressPayloadOffloaded } from '../../offload/index.js';
 import { GatewayError } from '../errors.js';
 
 /**
@@ -13,8 +13,9 @@ import { GatewayError } from '../errors.js';
  * no provider is called. The bundle comes from `compression_model` in the body or the
  * X-Gateway-Compression-Model header (the body wins when both are given).
  */
-export function registerCompressRoute(app: FastifyInstance): void {
-  app.post('/v1/compress', { config: { allowXApiKey: true } }, async (request) => {
+export function registerCompressRoute(app: FastifyInstance, bodyLimit?: number): void {
+  // bodyLimit: GATEWAY_COMPRESS_BODY_LIMIT_BYTES (big agent transcripts); undefined, the listener's.
+  app.post('/v1/compress', { config: { allowXApiKey: true }, bodyLimit }, async (request) => {
     const body = request.body;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new GatewayError('invalid_request', {
@@ -23,7 +24,7 @@ export function registerCompressRoute(app: FastifyInstance): void {
     }
     const bundle = bundleFromHeader(request.headers['x-gateway-compression-model']);
     try {
-      const result = compressPayload(body, bundle && !('compression_model' in body) ? { bundle } : {});
+      const result = await compressPayloadOffloaded(body, bundle && !('compression_model' in body) ? { bundle } : {});
       return { ...result.body, compression: result.compression };
     } catch (error) {
       if (error instanceof CompressionInputError)
