@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createApp, type AppOptions } from '../server/create-app.js';
+import { DEFAULT_JSON_MAX_DEPTH } from '../server/json-body.js';
 import { GatewayError, databaseUnavailableError } from './errors.js';
 import { problemToGatewayError, sendGatewayError } from './send-error.js';
 import type { GatewayServices } from './gateway-services.js';
@@ -47,7 +48,10 @@ export function buildGatewayApp(
     registerModelsRoute(authenticated, services);
     registerChatCompletionsRoute(authenticated, services);
     registerCountTokensRoute(authenticated, limits?.countTokensBytes);
-    registerCompressRoute(authenticated, limits?.compressBytes);
+    registerCompressRoute(authenticated, {
+      bodyLimit: limits?.compressBytes ?? base.bodyLimitBytes,
+      jsonMaxDepth: base.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH,
+    });
     registerMessagesRoute(authenticated, services);
     registerMessagesCountTokensRoute(authenticated, limits?.countTokensBytes);
     registerResponsesRoute(authenticated, services);

@@ -4,9 +4,11 @@
 import {
   compressPayload,
   CompressionInputError,
+  type BundleName,
   type CompressOptions,
   type CompressResult,
 } from '../compress/index.js';
+import type { CompressJsonOutcome } from '../gateway/routes/compress-json.js';
 import type { ChatRequest } from '../gateway/schemas/chat-request.js';
 import { answerLocally, type LocalAnswer } from '../providers/local/local-answer.js';
 import { countRequestTokens, countTextTokens, type CountableRequest, type TokenizerName } from '../tokenize/index.js';
@@ -16,6 +18,7 @@ import type { OffloadAnswer, OffloadTask } from './tasks.js';
 export {
   configureOffload,
   closeOffloadPool,
+  offloadSettings,
   OffloadQueueFull,
   OFFLOAD_DEFAULTS,
   type OffloadSettings,
@@ -71,6 +74,20 @@ export async function countTextTokensOffloaded(text: string, tokenizer: Tokenize
 export async function compressPayloadOffloaded(body: unknown, options: CompressOptions): Promise<CompressResult> {
   if (!isBigInput(body)) return compressPayload(body, options);
   return valueOf(await runOffloaded({ kind: 'compress', body, options }));
+}
+
+/**
+ * /v1/compress from a body's bytes to the answer's bytes, always on a pool thread
+ * (routes/compress.ts). The segments (src/server/body-segments.ts, each owning its memory) are
+ * moved to the thread, not copied: they are empty here afterwards.
+ */
+export async function compressJsonBytesOffloaded(
+  segments: Uint8Array[],
+  maxDepth: number,
+  bundle: BundleName | undefined,
+): Promise<CompressJsonOutcome> {
+  const buffers = segments.map((segment) => segment.buffer as ArrayBuffer);
+  return valueOf(await runOffloaded({ kind: 'compress-json', segments, maxDepth, bundle }, buffers));
 }
 
 /** The echo model's answer (it echoes, truncates and counts), on a pool thread when the request is big. */

@@ -68,11 +68,12 @@ function thePool(): Piscina<OffloadTask, OffloadAnswer<OffloadTask['kind']>> {
 /** Runs `task` on a pool thread; rejects with OffloadQueueFull when the queue is full. */
 export async function runOffloaded<K extends OffloadTask['kind']>(
   task: Extract<OffloadTask, { kind: K }>,
+  transferList?: ArrayBuffer[],
 ): Promise<OffloadAnswer<K>> {
   const current = thePool();
   if (current.queueSize >= settings.maxQueue) throw new OffloadQueueFull();
   try {
-    return (await current.run(task)) as OffloadAnswer<K>;
+    return (await current.run(task, transferList ? { transferList } : {})) as OffloadAnswer<K>;
   } catch (error) {
     if (error instanceof Error && error.message === 'Task queue is at limit') throw new OffloadQueueFull();
     throw error;

@@ -1,4 +1,5 @@
-import type { CompressOptions, CompressResult } from '../compress/index.js';
+import type { BundleName, CompressOptions, CompressResult } from '../compress/index.js';
+import type { CompressJsonOutcome } from '../gateway/routes/compress-json.js';
 import type { ChatRequest } from '../gateway/schemas/chat-request.js';
 import type { LocalAnswer } from '../providers/local/local-answer.js';
 import type { CountableRequest, TokenizerName } from '../tokenize/index.js';
@@ -11,12 +12,14 @@ export type OffloadTask =
   | { kind: 'count-request'; body: CountableRequest; tokenizer: TokenizerName }
   | { kind: 'count-text'; text: string; tokenizer: TokenizerName }
   | { kind: 'compress'; body: unknown; options: CompressOptions }
+  | { kind: 'compress-json'; segments: Uint8Array[]; maxDepth: number; bundle: BundleName | undefined }
   | { kind: 'local-answer'; request: ChatRequest; model: string };
 
 export interface OffloadResults {
   'count-request': number;
   'count-text': number;
   compress: CompressResult;
+  'compress-json': CompressJsonOutcome;
   'local-answer': LocalAnswer;
 }
 
