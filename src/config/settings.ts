@@ -5,6 +5,7 @@ import { readConnectionSettings, type ConnectionSettings } from './connection-se
 import { readHardeningSettings, type HardeningSettings } from './hardening-settings.js';
 import { readOffloadSettings, readRouteBodyLimits, type RouteBodyLimits } from './route-limits.js';
 import type { OffloadSettings } from '../offload/pool.js';
+import { readSurfaces, type SurfaceName } from './surface-settings.js';
 
 /** Process settings, read once from the environment at start-up. */
 export interface Settings {
@@ -47,6 +48,8 @@ export interface Settings {
   connections: ConnectionSettings;
   /** JSON depth, pending gateway-tool ids (docs/configuration.md, "Input bounds"). */
   hardening: HardeningSettings;
+  /** Listeners this process serves (`GATEWAY_SURFACES`); the others are not loaded. */
+  surfaces: ReadonlySet<SurfaceName>;
 }
 
 export interface MetricsSettings {
@@ -138,5 +141,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     domains: readDomainSettings(env),
     connections: readConnectionSettings(env),
     hardening: readHardeningSettings(env),
+    surfaces: readSurfaces(env),
   };
 }

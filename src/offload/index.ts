@@ -9,7 +9,7 @@ import {
   type CompressResult,
 } from '../compress/index.js';
 import type { CompressJsonOutcome } from '../gateway/routes/compress-json.js';
-import type { ChatRequest } from '../gateway/schemas/chat-request.js';
+import type { ChatRequest } from '../canonical/chat-request.js';
 import { answerLocally, type LocalAnswer } from '../providers/local/local-answer.js';
 import { countRequestTokens, countTextTokens, type CountableRequest, type TokenizerName } from '../tokenize/index.js';
 import { offloadSettings, runOffloaded } from './pool.js';

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Server as HttpsServer } from 'node:https';
-import { registerApiDocs, type DocumentedSurface } from './api-docs.js';
+import { registerApiDocs, type DocumentedErrors, type DocumentedSurface } from './api-docs.js';
 import { registerHttpMetrics, registerMetricsRoute } from './http-metrics.js';
 import { deferredChildLogger } from './deferred-child-logger.js';
 import { randomHex } from './random-ids.js';
@@ -18,6 +18,7 @@ import { connectionsTimedOut } from '../metrics/connection-metrics.js';
 import { enforceBodyDeadline } from './request-body-deadline.js';
 import { DEFAULT_JSON_MAX_DEPTH, registerJsonBodyParser } from './json-body.js';
 import { answerClosedClient, isClientConnectionError } from './client-connection.js';
+import type { HttpProblem } from './http-problem.js';
 
 export interface AppOptions {
   tls: { cert: string; key: string };
@@ -33,6 +34,8 @@ export interface AppOptions {
   jsonMaxDepth?: number;
   /** Which listener this is: names its OpenAPI document (`/openapi.json`, `/docs`) and labels its metrics. */
   surface?: DocumentedSurface;
+  /** The surface's error registry, published in its OpenAPI document. */
+  errors?: DocumentedErrors;
   /** `/metrics` on this listener: served unless `public` is false (docs/configuration.md, "Metrics"). */
   metrics?: { public: boolean; token?: string | undefined };
   /** Body of an answer given before any request exists (headers too large, unparsable request line), in this surface's envelope. */
@@ -45,12 +48,7 @@ export interface AppOptions {
 export const MAX_HEADER_BYTES = 16 * 1024;
 
 /** A client-facing failure before or outside a handler, in surface-neutral terms. */
-export interface HttpProblem {
-  status: number;
-  kind: 'invalid_json' | 'validation' | 'too_large' | 'unsupported_media_type' | 'not_found' | 'internal';
-  message: string;
-  param: string | null;
-}
+export type { HttpProblem } from './http-problem.js';
 
 /**
  * One Fastify instance per surface, over HTTPS. Validation is strict: no type coercion and no
@@ -126,7 +124,7 @@ export function createApp(options: AppOptions): FastifyInstance {
 
   if (options.surface) {
     registerHttpMetrics(app, options.surface);
-    registerApiDocs(app, options.surface);
+    registerApiDocs(app, options.surface, options.errors);
     const metrics = options.metrics;
     if (metrics?.public !== false) registerMetricsRoute(app, { token: metrics?.token });
   }

@@ -31,10 +31,6 @@ const PENDING: Record<string, string> = {
     'gateway fix pending: messages[1].role "system" (mid-conversation system message) refused by src/gateway/messages/messages-schema.ts:84',
   'claude-code/03-tool-result.json':
     'gateway fix pending: messages[1].role "system" (mid-conversation system message) refused by src/gateway/messages/messages-schema.ts:84',
-  'codex/01-tool-call.json':
-    'gateway fix pending: input[0] of type additional_tools refused by src/gateway/responses/convert-request.ts:126 (then namespace and custom tools at :196)',
-  'codex/02-tool-result.json':
-    'gateway fix pending: input[0] additional_tools refused (convert-request.ts:126); then input[7] custom_tool_call, input[8] custom_tool_call_output',
 };
 
 const fixtures: Array<{ name: string; fixture: Fixture }> = readdirSync(FIXTURES).flatMap((cli) =>
@@ -60,7 +56,14 @@ describe('recorded agent requests replayed through the gateway', () => {
       config: {
         providers: [
           { id: 'anthropic', kind: 'anthropic', base_url: mock.baseUrl, api_key_env: 'AGENT_MOCK_KEY' },
-          { id: 'openai', kind: 'openai', base_url: mock.baseUrl, api_key_env: 'AGENT_MOCK_KEY' },
+          {
+            id: 'openai',
+            kind: 'openai',
+            base_url: mock.baseUrl,
+            api_key_env: 'AGENT_MOCK_KEY',
+            // Like api.openai.com, the mock serves the Responses API: /v1/responses passes through natively.
+            responses_api: true,
+          },
         ],
       },
     });

@@ -1,9 +1,9 @@
-import type { FinishReason, ProviderStreamEvent, TokenUsage } from '../../providers/index.js';
+import type { FinishReason, ProviderStreamEvent, TokenUsage } from '../../canonical/completion.js';
 import { toAnthropicStopReason, toAnthropicUsage, type MessageIdentity } from './convert-response.js';
 
 /** One server-sent event: its `event:` name and its `data:` JSON (which repeats the name as `type`). */
 import type { NamedEvent, NamedEventTranslator } from '../chat/named-event-stream.js';
-import type { GatewayError } from '../errors.js';
+import type { GatewayError } from '../../pipeline/errors.js';
 import { toAnthropicError } from './anthropic-errors.js';
 
 export type { NamedEvent };

@@ -1,5 +1,5 @@
 import { randomHex } from '../../server/random-ids.js';
-import type { FinishReason, ProviderCompletion, TokenUsage } from '../../providers/index.js';
+import type { FinishReason, ProviderCompletion, TokenUsage } from '../../canonical/completion.js';
 import type { ResponsesRequest } from './responses-schema.js';
 
 export function newItemId(prefix: 'msg' | 'fc'): string {
@@ -9,7 +9,10 @@ export function newItemId(prefix: 'msg' | 'fc'): string {
 export function toResponsesUsage(usage: TokenUsage) {
   return {
     input_tokens: usage.inputTokens,
-    input_tokens_details: { cached_tokens: usage.cachedInputTokens },
+    input_tokens_details: {
+      cached_tokens: usage.cachedInputTokens,
+      cache_creation_tokens: usage.cacheCreationInputTokens,
+    },
     output_tokens: usage.outputTokens,
     output_tokens_details: { reasoning_tokens: usage.reasoningTokens },
     total_tokens: usage.inputTokens + usage.outputTokens,

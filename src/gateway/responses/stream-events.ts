@@ -1,4 +1,4 @@
-import type { FinishReason, ProviderStreamEvent, TokenUsage } from '../../providers/index.js';
+import type { FinishReason, ProviderStreamEvent, TokenUsage } from '../../canonical/completion.js';
 import type { ResponsesRequest } from './responses-schema.js';
 import {
   formatResponse,
@@ -11,7 +11,7 @@ import {
 } from './convert-response.js';
 
 import type { NamedEvent, NamedEventTranslator } from '../chat/named-event-stream.js';
-import type { GatewayError } from '../errors.js';
+import type { GatewayError } from '../../pipeline/errors.js';
 
 export type { NamedEvent };
 

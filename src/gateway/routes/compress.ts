@@ -1,15 +1,11 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import {
-  CompressionInputError,
-  isCompressionModel,
-  COMPRESSION_MODELS,
-  type BundleName,
-} from '../../compress/index.js';
+import { CompressionInputError } from '../../compress/index.js';
 import { compressJsonBytesOffloaded, compressPayloadOffloaded, offloadSettings } from '../../offload/index.js';
 import { readBodySegments, joinSegments } from '../../server/body-segments.js';
 import { invalidJson, jsonBodyParser } from '../../server/json-body.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../../pipeline/errors.js';
+import { bundleFromHeader } from '../../pipeline/apply-compression.js';
 import { isJsonObject, NOT_AN_OBJECT } from './compress-json.js';
 
 export interface CompressRouteOptions {
@@ -88,16 +84,4 @@ export function registerCompressRoute(app: FastifyInstance, options: CompressRou
 function* slices(answer: Buffer): Generator<Buffer> {
   const size = 256 * 1024;
   for (let at = 0; at < answer.length; at += size) yield answer.subarray(at, at + size);
-}
-
-export function bundleFromHeader(header: string | string[] | undefined): BundleName | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined || value === '') return undefined;
-  if (!isCompressionModel(value)) {
-    throw new GatewayError('invalid_request', {
-      message: `Unknown X-Gateway-Compression-Model "${value.slice(0, 40)}"; expected one of ${COMPRESSION_MODELS.join(', ')}.`,
-      param: 'compression_model',
-    });
-  }
-  return value;
 }

@@ -1,14 +1,13 @@
-import type { ChatRequest } from '../../gateway/schemas/chat-request.js';
+import type { ChatRequest } from '../../canonical/chat-request.js';
 import { localAnswerOffloaded } from '../../offload/index.js';
 import {
   UpstreamError,
   type AbortSignalLike,
   type CallOptions,
   type ProviderAdapter,
-  type ProviderCompletion,
-  type ProviderStreamEvent,
   type UpstreamTarget,
 } from '../types.js';
+import type { ProviderCompletion, ProviderStreamEvent } from '../../canonical/completion.js';
 import { splitIntoChunks } from './build-reply.js';
 import type { LocalAnswer } from './local-answer.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { ChatRequest } from '../../gateway/schemas/chat-request.js';
+import type { ChatRequest } from '../../canonical/chat-request.js';
 import { countRequestTokens, countTextTokens, tokenizerForModel } from '../../tokenize/index.js';
-import type { TokenUsage } from '../types.js';
+import type { TokenUsage } from '../../canonical/completion.js';
 import { buildLocalReply, type LocalReply } from './build-reply.js';
 
 /** Everything the echo model answers, computed in one place so that it can run on a pool thread. */

@@ -33,13 +33,16 @@ const UPSTREAM_KEY = 'sk-upstream-only';
 const PENDING: Partial<Record<AgentCli, string>> = {
   'claude-code':
     'gateway fix pending: role "system" messages mid-conversation (beta mid-conversation-system-2026-04-07) are refused by src/gateway/messages/messages-schema.ts',
-  codex:
-    'gateway fix pending: the `additional_tools` input item (namespaces of custom tools) is refused by src/gateway/responses/convert-request.ts, and /v1/responses to OpenAI is converted to chat completions',
 };
-/** Same-format savings need Responses pass-through for Codex. */
+/**
+ * Same-format savings. Codex's Responses bodies pass through natively, and what the gateway
+ * reports equals the re-count; but Codex runs its tools as custom tools, whose outputs the
+ * compressor does not read yet, so nothing is saved.
+ */
 const SAVINGS_PENDING: Partial<Record<AgentCli, string>> = {
   ...PENDING,
-  codex: `${PENDING.codex}; savings can only be re-counted once the upstream body is a Responses body`,
+  codex:
+    'compression fix pending: custom_tool_call_output items are not read by src/compress/formats/responses.ts, so Codex tool output is never compressed',
 };
 
 const GATEWAY_FIELDS = ['compression_model', 'tags', 'enable_debug', 'gateway_tool_ids', 'gateway_pending_id'];
@@ -78,7 +81,14 @@ for (const cli of AGENT_CLIS) {
         config: {
           providers: [
             { id: 'anthropic', kind: 'anthropic', base_url: mock.baseUrl, api_key_env: 'AGENT_MOCK_KEY' },
-            { id: 'openai', kind: 'openai', base_url: mock.baseUrl, api_key_env: 'AGENT_MOCK_KEY' },
+            {
+              id: 'openai',
+              kind: 'openai',
+              base_url: mock.baseUrl,
+              api_key_env: 'AGENT_MOCK_KEY',
+              // Like api.openai.com, the mock serves the Responses API: /v1/responses passes through natively.
+              responses_api: true,
+            },
           ],
         },
       });
