@@ -27,10 +27,6 @@ interface Fixture {
 
 /** What refuses each recorded call today, first refusal only. */
 const PENDING: Record<string, string> = {
-  'claude-code/02-tool-call.json':
-    'gateway fix pending: messages[1].role "system" (mid-conversation system message) refused by src/gateway/messages/messages-schema.ts:84',
-  'claude-code/03-tool-result.json':
-    'gateway fix pending: messages[1].role "system" (mid-conversation system message) refused by src/gateway/messages/messages-schema.ts:84',
   'codex/01-tool-call.json':
     'gateway fix pending: input[0] of type additional_tools refused by src/gateway/responses/convert-request.ts:126 (then namespace and custom tools at :196)',
   'codex/02-tool-result.json':

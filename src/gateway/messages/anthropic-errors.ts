@@ -3,6 +3,7 @@ import { toProblem } from '../../server/create-app.js';
 import { answerClosedClient, isClientConnectionError } from '../../server/client-connection.js';
 import { GatewayError, databaseUnavailableError, type GatewayErrorCode } from '../errors.js';
 import { problemToGatewayError } from '../send-error.js';
+import { setAnthropicRequestId } from './anthropic-headers.js';
 
 /**
  * Errors on the Anthropic-shaped routes. Anthropic SDKs read `{type: "error", error: {type,
@@ -53,6 +54,7 @@ export function sendAnthropicError(error: unknown, request: FastifyRequest, repl
     return answerClosedClient(request, reply, (closed, problem) =>
       closed.code(problem.status).send(toAnthropicError(problemToGatewayError(problem), request.id)),
     );
+  setAnthropicRequestId(request, reply);
   const gatewayError = asGatewayError(error);
   if (gatewayError.code === 'internal_error') request.log.error({ err: error, reqId: request.id }, 'unhandled error');
   if (gatewayError.headers) reply.headers(gatewayError.headers);
