@@ -13,6 +13,8 @@ import {
   type MockUpstream,
 } from '../support/mock-upstreams/index.js';
 import { PRICING, parseSse } from '../support/chat-kit.js';
+import { countBodyTokens } from '../../src/compress/token-count.js';
+import { tokenizerForModel } from '../../src/tokenize/index.js';
 
 /**
  * /v1/messages as Claude Code 2.1.197 uses it (issue 18, blockers 2, 4 and 5), from the request
@@ -289,6 +291,22 @@ describe('/v1/messages as Claude Code sends it', () => {
       assert.equal(result.status, 429);
       assert.equal(result.json.error.type, 'rate_limit_error');
       assert.equal(result.headers['retry-after'], '11');
+    });
+  });
+
+  describe('compression of Claude Code traffic', () => {
+    it('reports the tokens it removed, as a re-count of the body Anthropic got shows', async () => {
+      const body = { ...TOOL_CALL, stream: false };
+      const result = await post(body, { 'x-gateway-compression-model': 'claude' });
+      assert.equal(result.status, 200, result.text.slice(0, 400));
+      const sent = anthropic.lastRequest()!;
+      const removedBytes = JSON.stringify(body.tools).length - JSON.stringify(sent.body.tools).length;
+      assert.ok(removedBytes > 1000, `compression removed ${removedBytes} bytes of tool definitions`);
+      const tokenizer = tokenizerForModel(body.model);
+      const recount = countBodyTokens(body, 'messages', tokenizer) - countBodyTokens(sent.body, 'messages', tokenizer);
+      assert.equal(result.json.compression.saved_tokens, recount);
+      // About four bytes a token: the bytes of schema it removed show as tokens saved.
+      assert.ok(recount > removedBytes / 8, `${recount} tokens for ${removedBytes} bytes`);
     });
   });
 });
