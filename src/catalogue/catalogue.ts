@@ -3,6 +3,7 @@ import { ConfigError } from '../config/gateway-config.js';
 import type { UpstreamTarget } from '../providers/types.js';
 import { DEFAULT_ALIASES, DEFAULT_MODELS, DEFAULT_PROVIDERS } from './default-catalogue.js';
 import { resolveModelName, type NameResolution } from './resolve-name.js';
+import { providerCeiling, unlistedModel, type Ceiling } from './unlisted-model.js';
 
 export const MODEL_ID_PATTERN = /^[a-zA-Z0-9_.-]+\/[a-zA-Z0-9_.:@-]+$/;
 
@@ -15,6 +16,8 @@ export interface CatalogueModel {
   pricing: Pricing;
   maxOutputTokens: number;
   routes: Array<{ provider: ProviderConfig; upstreamModel: string }>;
+  /** Not in the catalogue: a well-formed name forwarded to its provider at that provider's highest prices (unlisted-model.ts). */
+  unlisted?: boolean;
 }
 
 /**
@@ -26,12 +29,14 @@ export class Catalogue {
   private readonly activeList: CatalogueModel[];
   /** Active ids by bare model name, for names sent without an author. */
   private readonly byModelName = new Map<string, string[]>();
+  private readonly providers = new Map<string, ProviderConfig>();
+  private readonly ceilings = new Map<string, Ceiling | undefined>();
 
   constructor(
     config: GatewayConfig,
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {
-    const providers = new Map<string, ProviderConfig>();
+    const providers = this.providers;
     for (const provider of [...DEFAULT_PROVIDERS, ...(config.providers ?? [])]) providers.set(provider.id, provider);
     const models = new Map<string, ModelConfig>();
     for (const model of [...DEFAULT_MODELS, ...(config.models ?? [])]) models.set(model.id, model);
@@ -89,6 +94,26 @@ export class Catalogue {
       },
       defaultAuthor,
     );
+  }
+
+  /**
+   * What a request naming `id` (`{author}/{model}`) calls: the catalogue model it resolves to,
+   * else, for a well-formed name of a configured provider, that name forwarded as an unlisted
+   * model priced at the provider's highest prices (see unlisted-model.ts); else undefined.
+   */
+  resolveForCall(id: string): CatalogueModel | undefined {
+    return (
+      this.resolve(id) ??
+      unlistedModel(id, { providers: this.providers, models: this.models.values(), env: this.env }, (providerId) =>
+        this.ceilingOf(providerId),
+      )
+    );
+  }
+
+  private ceilingOf(providerId: string): Ceiling | undefined {
+    if (!this.ceilings.has(providerId))
+      this.ceilings.set(providerId, providerCeiling(providerId, this.models.values()));
+    return this.ceilings.get(providerId);
   }
 
   active(): readonly CatalogueModel[] {

@@ -117,3 +117,15 @@ export const DEFAULT_ALIASES: Record<string, string> = {
   fable: 'anthropic/claude-fable-5-1',
   'gpt-5.6': 'openai/gpt-5.6-sol',
 };
+
+/**
+ * The shape of each built-in provider's model names (lower-cased), for names the catalogue does
+ * not list: a well-formed one is forwarded to its provider (unlisted-model.ts), anything else
+ * stays a 404. Providers a deployment adds accept any model-name characters.
+ */
+export const PROVIDER_MODEL_FAMILIES: Readonly<Record<string, RegExp>> = {
+  anthropic: /^claude-[a-z0-9][a-z0-9.@:-]*$/,
+  openai: /^(?:gpt-|chatgpt-|codex-|computer-use-|o\d)[a-z0-9._:-]*$/,
+  google: /^(?:gemini|gemma)-[a-z0-9._-]+$/,
+  mistral: /^(?:mistral|codestral|devstral|magistral|ministral|pixtral|voxtral|open-mistral|open-mixtral)[a-z0-9._-]*$/,
+};

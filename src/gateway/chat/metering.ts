@@ -95,6 +95,7 @@ export function meter(
       error_code: outcome.errorCode,
       latency_ms: now - admission.startedAt,
       stream: outcome.stream ? 1 : 0,
+      model_unlisted: admission.model.unlisted ? 1 : 0,
     },
     admission.reservation === undefined,
     admission.reservation,
