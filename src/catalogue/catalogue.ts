@@ -102,17 +102,19 @@ export class Catalogue {
    * model priced at the provider's highest prices (see unlisted-model.ts); else undefined.
    */
   resolveForCall(id: string): CatalogueModel | undefined {
-    return (
-      this.resolve(id) ??
-      unlistedModel(id, { providers: this.providers, models: this.models.values(), env: this.env }, (providerId) =>
-        this.ceilingOf(providerId),
-      )
-    );
+    const known = this.resolve(id);
+    if (known || this.namesInactive(id)) return known;
+    return unlistedModel(id, { providers: this.providers, env: this.env }, (providerId) => this.ceilingOf(providerId));
+  }
+
+  /** Whether `id` names a model the deployment (or the built-in list) has deactivated: that stays a 404, never forwarded. */
+  private namesInactive(id: string): boolean {
+    const all = { has: (candidate: string) => this.models.has(candidate), authorsOf: () => [], aliases: {} };
+    return resolveModelName(id, all) !== undefined;
   }
 
   private ceilingOf(providerId: string): Ceiling | undefined {
-    if (!this.ceilings.has(providerId))
-      this.ceilings.set(providerId, providerCeiling(providerId, this.models.values()));
+    if (!this.ceilings.has(providerId)) this.ceilings.set(providerId, providerCeiling(providerId, this.activeList));
     return this.ceilings.get(providerId);
   }
 

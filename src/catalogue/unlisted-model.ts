@@ -20,8 +20,6 @@ const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.:@-]{0,127}$/;
 
 export interface UnlistedContext {
   providers: ReadonlyMap<string, ProviderConfig>;
-  /** Every model of the catalogue, inactive ones included: their prices are known prices. */
-  models: Iterable<CatalogueModel>;
   env: NodeJS.ProcessEnv;
 }
 
@@ -65,8 +63,9 @@ export interface Ceiling {
 }
 
 /**
- * The highest price of each kind among the models routed to `providerId`; when that provider
- * has no priced model, the highest of the whole catalogue. Undefined only when nothing in the
+ * The highest price of each kind among the active models routed to `providerId` (a retired
+ * model's price is no guide to a new one); when that provider has no priced model, the highest
+ * of the whole catalogue. Undefined only when nothing in the
  * catalogue has a price (then nothing can be forwarded at a price that holds a ceiling).
  */
 export function providerCeiling(providerId: string, models: Iterable<CatalogueModel>): Ceiling | undefined {

@@ -8,8 +8,9 @@ import { providerCeiling } from '../../src/catalogue/unlisted-model.js';
 const keys = { ANTHROPIC_API_KEY: 'sk-ant', OPENAI_API_KEY: 'sk-oai' };
 const catalogue = new Catalogue({}, keys);
 
+const ACTIVE = DEFAULT_MODELS.filter((m) => m.active !== false);
 const highest = (prefix: string, read: (m: (typeof DEFAULT_MODELS)[number]) => number | undefined) =>
-  Math.max(...DEFAULT_MODELS.filter((m) => m.id.startsWith(prefix)).map((m) => read(m) ?? m.pricing.input_per_mtok));
+  Math.max(...ACTIVE.filter((m) => m.id.startsWith(prefix)).map((m) => read(m) ?? m.pricing.input_per_mtok));
 
 describe('unlisted model names', () => {
   it('a well-formed name of a configured provider is forwarded as sent, flagged unlisted', () => {
@@ -43,7 +44,7 @@ describe('unlisted model names', () => {
       highest('anthropic/', (m) => m.pricing.cache_write_per_mtok),
     );
     assert.equal(maxOutputTokens, 128_000);
-    for (const m of DEFAULT_MODELS.filter((d) => d.id.startsWith('anthropic/'))) {
+    for (const m of ACTIVE.filter((d) => d.id.startsWith('anthropic/'))) {
       assert.ok(pricing.input_per_mtok >= m.pricing.input_per_mtok, m.id);
       assert.ok(pricing.output_per_mtok >= m.pricing.output_per_mtok, m.id);
     }
@@ -68,6 +69,8 @@ describe('unlisted model names', () => {
       'local/anything',
       'nobody/claude-opus-9', // no such provider
       'anthropic/claude opus', // not a model name
+      'anthropic/claude-opus-4-1', // listed, but retired (inactive): not forwarded
+      'anthropic/claude-opus-4-1-20250805',
     ])
       assert.equal(catalogue.resolveForCall(name), undefined, name);
   });
@@ -79,7 +82,7 @@ describe('unlisted model names', () => {
     );
     const model = custom.resolveForCall('acme/acme-coder-2')!;
     assert.equal(model.routes[0]!.upstreamModel, 'acme-coder-2');
-    assert.equal(model.pricing.output_per_mtok, Math.max(...DEFAULT_MODELS.map((m) => m.pricing.output_per_mtok)));
+    assert.equal(model.pricing.output_per_mtok, Math.max(...ACTIVE.map((m) => m.pricing.output_per_mtok)));
   });
 
   it('nothing priced, nothing forwarded', () => {

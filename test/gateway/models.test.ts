@@ -54,7 +54,7 @@ for (const store of storeKinds()) {
       assert.ok(ids.includes('local/echo'));
       assert.ok(ids.includes('openai/gpt-4o-mini'));
       assert.ok(ids.includes('acme/house-model'));
-      for (const builtIn of DEFAULT_MODELS.filter((m) => m.id !== 'openai/gpt-4o'))
+      for (const builtIn of DEFAULT_MODELS.filter((m) => m.id !== 'openai/gpt-4o' && m.active !== false))
         assert.ok(ids.includes(builtIn.id), builtIn.id);
       const house = result.json.data.find((m: { id: string }) => m.id === 'acme/house-model');
       assert.equal(house.owned_by, 'acme');

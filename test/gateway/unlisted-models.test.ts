@@ -11,7 +11,9 @@ import { DEFAULT_MODELS } from '../../src/catalogue/default-catalogue.js';
  * highest known prices and flagged in its usage row (issue 18, blocker 3).
  */
 const anthropicMax = (read: (p: (typeof DEFAULT_MODELS)[number]['pricing']) => number) =>
-  Math.max(...DEFAULT_MODELS.filter((m) => m.id.startsWith('anthropic/')).map((m) => read(m.pricing)));
+  Math.max(
+    ...DEFAULT_MODELS.filter((m) => m.id.startsWith('anthropic/') && m.active !== false).map((m) => read(m.pricing)),
+  );
 
 describe('model names the catalogue does not list', () => {
   let h: Harness;
@@ -97,7 +99,7 @@ describe('model names the catalogue does not list', () => {
 
   it('a key with a ceiling is charged the worst case at those prices', async () => {
     const capped = await h.createKey(org, { name: 'capped', max_usage: 1 });
-    // 32 output tokens at the highest Claude output price ($75/M) fit in $1; 64k ($4.80) do not.
+    // 32 output tokens at the highest Claude output price ($50/M) fit in $1; 64k ($3.20) do not.
     const small = await messages('claude-opus-9-1', capped.key);
     assert.equal(small.status, 200, small.text);
     const big = await h.gateway('POST', '/v1/messages', {
