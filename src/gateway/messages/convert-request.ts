@@ -1,6 +1,7 @@
 import type { ChatMessage, ChatRequest, ContentPart, Tool, ToolCall, ToolChoice } from '../schemas/chat-request.js';
 import { checkValue } from '../schemas/check-value.js';
 import { GatewayError } from '../errors.js';
+import { copyEdgeeFields } from '../schemas/gateway-fields.js';
 import {
   ImageBlockSchema,
   RedactedThinkingBlockSchema,
@@ -58,6 +59,7 @@ export function convertMessagesRequest(body: MessagesRequest, modelId: string): 
   if (body.gateway_tool_ids !== undefined) chat.gateway_tool_ids = body.gateway_tool_ids;
   if (body.gateway_pending_id !== undefined) chat.gateway_pending_id = body.gateway_pending_id;
   if (body.compression_model !== undefined) chat.compression_model = body.compression_model;
+  copyEdgeeFields(body as unknown as Record<string, unknown>, chat as unknown as Record<string, unknown>);
   return { chat, nativeOnly: state.first };
 }
 

@@ -1,6 +1,7 @@
 import type { ChatMessage, ChatRequest, ContentPart, Tool, ToolChoice } from '../schemas/chat-request.js';
 import { checkValue } from '../schemas/check-value.js';
 import { GatewayError } from '../errors.js';
+import { copyEdgeeFields } from '../schemas/gateway-fields.js';
 import {
   FunctionCallItemSchema,
   FunctionCallOutputItemSchema,
@@ -57,6 +58,7 @@ export function responsesToChat(body: ResponsesRequest, modelId: string): ChatRe
   if (body.gateway_tool_ids !== undefined) chat.gateway_tool_ids = body.gateway_tool_ids;
   if (body.gateway_pending_id !== undefined) chat.gateway_pending_id = body.gateway_pending_id;
   if (body.compression_model !== undefined) chat.compression_model = body.compression_model;
+  copyEdgeeFields(body as unknown as Record<string, unknown>, chat as unknown as Record<string, unknown>);
   return chat;
 }
 
