@@ -1,24 +1,14 @@
-import type { GatewayConfig, ModelConfig, Pricing, ProviderConfig } from '../config/gateway-config.js';
+import type { GatewayConfig, ModelConfig, ProviderConfig } from '../config/gateway-config.js';
 import { ConfigError } from '../config/gateway-config.js';
 import type { UpstreamTarget } from '../providers/types.js';
 import { DEFAULT_ALIASES, DEFAULT_MODELS, DEFAULT_PROVIDERS } from './default-catalogue.js';
 import { resolveModelName, type NameResolution } from './resolve-name.js';
 import { providerCeiling, unlistedModel, type Ceiling } from './unlisted-model.js';
+import type { CatalogueModel } from './catalogue-model.js';
 
 export const MODEL_ID_PATTERN = /^[a-zA-Z0-9_.-]+\/[a-zA-Z0-9_.:@-]+$/;
 
-export interface CatalogueModel {
-  id: string;
-  author: string;
-  active: boolean;
-  created: number;
-  ownedBy: string;
-  pricing: Pricing;
-  maxOutputTokens: number;
-  routes: Array<{ provider: ProviderConfig; upstreamModel: string }>;
-  /** Not in the catalogue: a well-formed name forwarded to its provider at that provider's highest prices (unlisted-model.ts). */
-  unlisted?: boolean;
-}
+export type { CatalogueModel } from './catalogue-model.js';
 
 /**
  * The built-in catalogue merged with the deployment's config: a config provider or model with

@@ -1,5 +1,5 @@
 import type { Pricing, ProviderConfig } from '../config/gateway-config.js';
-import type { CatalogueModel } from './catalogue.js';
+import type { CatalogueModel } from './catalogue-model.js';
 import { PROVIDER_MODEL_FAMILIES } from './default-catalogue.js';
 
 /**

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { compressPayload, CompressionInputError, type BundleName } from '../../compress/index.js';
 import { GatewayError } from '../errors.js';
 import type { Pricing } from '../../config/gateway-config.js';
-import type { ChatRequest } from '../schemas/chat-request.js';
+import type { ChatRequest } from '../../canonical/chat-request.js';
 import { compressionAsked } from '../schemas/gateway-fields.js';
 import { bundleFromHeader } from '../routes/compress.js';
 

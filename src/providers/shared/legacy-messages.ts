@@ -1,4 +1,4 @@
-import type { ChatMessage, ContentPart, ToolCall } from '../../gateway/schemas/chat-request.js';
+import type { ChatMessage, ContentPart, ToolCall } from '../../canonical/chat-request.js';
 import { UpstreamError } from '../types.js';
 
 /**
