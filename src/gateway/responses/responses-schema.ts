@@ -59,6 +59,7 @@ export const FunctionCallItemSchema = Type.Object(
     status: Type.Optional(Type.String()),
     call_id: Type.String({ minLength: 1, maxLength: 512 }),
     name: Type.String({ minLength: 1, maxLength: 256 }),
+    namespace: Type.Optional(Type.String()),
     arguments: Type.String(),
   },
   { additionalProperties: true },
@@ -86,7 +87,46 @@ export const FunctionToolSchema = Type.Object(
     parameters: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
     strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
   },
-  { additionalProperties: false },
+  { additionalProperties: true }, // defer_loading and members OpenAI adds
+);
+
+/** A `custom` tool: free-form text input, optionally constrained by a grammar (`format`). */
+export const CustomToolSchema = Type.Object(
+  {
+    type: Type.Literal('custom'),
+    name: Type.String({ minLength: 1, maxLength: 256 }),
+    description: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    format: Type.Optional(
+      Type.Union([Type.Object({ type: Type.String() }, { additionalProperties: true }), Type.Null()]),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export const CustomToolCallItemSchema = Type.Object(
+  {
+    type: Type.Literal('custom_tool_call'),
+    id: Type.Optional(Type.String()),
+    status: Type.Optional(Type.String()),
+    call_id: Type.String({ minLength: 1, maxLength: 512 }),
+    name: Type.String({ minLength: 1, maxLength: 256 }),
+    namespace: Type.Optional(Type.String()),
+    input: Type.String(),
+  },
+  { additionalProperties: true },
+);
+
+export const CustomToolCallOutputItemSchema = Type.Object(
+  {
+    type: Type.Literal('custom_tool_call_output'),
+    id: Type.Optional(Type.String()),
+    call_id: Type.String({ minLength: 1, maxLength: 512 }),
+    output: Type.Union([
+      Type.String(),
+      Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true })),
+    ]),
+  },
+  { additionalProperties: true },
 );
 
 export const ResponsesToolChoiceSchema = Type.Union([
