@@ -15,6 +15,7 @@ import { ASSISTANT_OF, BUNDLE_OF, COMPRESSION_HEADER } from '../../../src/cli/cl
 import { countBodyTokens } from '../../../src/compress/token-count.js';
 import { tokenizerForModel } from '../../../src/tokenize/index.js';
 import type { RequestFormat } from '../../../src/compress/types.js';
+import { GATEWAY_ONLY_FIELDS } from '../../../src/providers/shared/gateway-fields.js';
 
 /**
  * Issue 18's acceptance, with the real CLIs: each one, given only what `gateway connect`
@@ -40,7 +41,8 @@ const SAVINGS_PENDING: Partial<Record<AgentCli, string>> = {
   codex: `${PENDING.codex}; savings can only be re-counted once the upstream body is a Responses body`,
 };
 
-const GATEWAY_FIELDS = ['compression_model', 'tags', 'enable_debug', 'gateway_tool_ids', 'gateway_pending_id'];
+/** The gateway's members and those Edgee's SDKs send: none may reach a provider. */
+const GATEWAY_FIELDS: readonly string[] = GATEWAY_ONLY_FIELDS;
 
 const modelCalls = (exchanges: ProxiedExchange[]) =>
   exchanges.filter((e) => e.method === 'POST' && /\/v1\/(messages|responses|chat\/completions)(\?|$)/.test(e.path));
