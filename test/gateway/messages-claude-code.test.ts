@@ -285,6 +285,21 @@ describe('/v1/messages as Claude Code sends it', () => {
       assert.equal(streamed.json.error.type, 'overloaded_error');
     });
 
+    it('validation errors read like Anthropic’s: the dotted path, then what is wrong', async () => {
+      const role = await post({ model: 'claude-opus-4-8', max_tokens: 8, messages: [{ role: 'robot', content: 'x' }] });
+      assert.equal(role.status, 400);
+      assert.equal(role.json.error.param, 'messages[0].role');
+      assert.match(role.json.error.message, /^messages\.0\.role: /);
+      const block = await post({
+        model: 'claude-opus-4-8',
+        max_tokens: 8,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 7 }] }],
+      });
+      assert.equal(block.status, 400);
+      assert.equal(block.json.error.param, 'messages[0].content[0].text');
+      assert.match(block.json.error.message, /^messages\.0\.content\.0\.text: /);
+    });
+
     it('retry-after of a 429 is passed on with rate_limit_error', async () => {
       anthropic.setScenario({ status: 429, errorMessage: 'slow down', headers: { 'retry-after': '11' } });
       const result = await post({ ...TOOL_CALL, stream: false });

@@ -17,13 +17,31 @@ export function toAnthropicError(error: GatewayError, requestId: string) {
     type: 'error',
     error: {
       type: anthropicErrorType(error.code, error.type, error.status),
-      message: error.message,
+      message: anthropicWording(error),
       code: error.code,
       param: error.param,
       ...extra,
     },
     request_id: requestId,
   };
+}
+
+/** `messages[1].content[0].type` → `messages.1.content.0.type`, as Anthropic names fields. */
+export function anthropicPath(param: string): string {
+  return param.replace(/\[(\d+)\]/g, '.$1');
+}
+
+/**
+ * A validation message in Anthropic's form, `<dotted path>: <what is wrong>`
+ * (`messages.1.role: must be equal to one of the allowed values`): clients that match
+ * Anthropic's messages see the same layout. Other messages are kept.
+ */
+function anthropicWording(error: GatewayError): string {
+  const { param, message } = error;
+  if (!param || error.code !== 'invalid_request') return message;
+  const match = /^Invalid (?:[\w ]+ at )?([^:]+): (.*?)\.?$/s.exec(message);
+  if (!match || match[1] !== param) return message;
+  return `${anthropicPath(param)}: ${match[2]}`;
 }
 
 /** Anthropic's error type names; where the gateway has a finer code, it picks the nearest. */

@@ -9,6 +9,7 @@ import type {
 import { checkValue } from '../schemas/check-value.js';
 import { GatewayError } from '../errors.js';
 import { copyEdgeeFields } from '../schemas/gateway-fields.js';
+import { anthropicPath } from './anthropic-errors.js';
 import {
   ImageBlockSchema,
   RedactedThinkingBlockSchema,
@@ -95,11 +96,6 @@ function notTranslatable(param: string, what: string): GatewayError {
     message: `${anthropicPath(param)}: ${what} is not supported when the request is translated for a provider other than Anthropic (or runs gateway tools); only Anthropic's own API runs it.`,
     param,
   });
-}
-
-/** `messages[1].content[0].type` → `messages.1.content.0.type`, as Anthropic names fields. */
-export function anthropicPath(param: string): string {
-  return param.replace(/\[(\d+)\]/g, '.$1');
 }
 
 function cacheOf(cache: AnthropicCacheControl | null | undefined): { cache_control?: { type: 'ephemeral' } } {
