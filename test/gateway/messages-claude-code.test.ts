@@ -310,6 +310,21 @@ describe('/v1/messages as Claude Code sends it', () => {
   });
 
   describe('compression of Claude Code traffic', () => {
+    it('Edgee SDK members ask for it on this route too, and never reach Anthropic', async () => {
+      const result = await post({
+        ...TOOL_CALL,
+        stream: false,
+        compression_model: 'agentic',
+        compression_configuration: { rate: 0.5 },
+        enable_compression: true,
+      });
+      assert.equal(result.status, 200, result.text.slice(0, 400));
+      assert.ok(result.json.compression?.saved_tokens > 0);
+      const sent = anthropic.lastRequest()!.body;
+      for (const field of ['compression_model', 'compression_configuration', 'enable_compression'])
+        assert.ok(!(field in sent), field);
+    });
+
     it('reports the tokens it removed, as a re-count of the body Anthropic got shows', async () => {
       const body = { ...TOOL_CALL, stream: false };
       const result = await post(body, { 'x-gateway-compression-model': 'claude' });

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { EDGEE_GENERIC_MODELS } from '../../canonical/gateway-fields.js';
 import { COMPRESSION_MODELS, MAX_TOKEN_COUNT, TokenLimitSchema } from '../../canonical/chat-request.js';
 
 /**
@@ -141,7 +142,9 @@ export const MessagesRequestSchema = Type.Object(
     enable_debug: Type.Optional(Type.Boolean()),
     gateway_tool_ids: Type.Optional(Type.Array(Type.String(), { maxItems: 64 })),
     gateway_pending_id: Type.Optional(Type.String({ maxLength: 128 })),
-    compression_model: Type.Optional(Type.Union(COMPRESSION_MODELS.map((m) => Type.Literal(m)))),
+    compression_model: Type.Optional(
+      Type.Union([...COMPRESSION_MODELS, ...EDGEE_GENERIC_MODELS].map((m) => Type.Literal(m))),
+    ),
   },
   { additionalProperties: true },
 );
