@@ -72,6 +72,15 @@ describe('model names the catalogue does not list', () => {
     assert.ok(Number(row.cost_micro_usd) > 0);
   });
 
+  it('metrics label unlisted models by provider only, so client-chosen names cannot grow the series', async () => {
+    const names = ['claude-opus-9-2', 'claude-opus-9-3'];
+    for (const name of names) assert.equal((await messages(name)).status, 200);
+    const metrics = await h.console('GET', '/metrics'); // served on the console listener
+    assert.equal(metrics.status, 200);
+    for (const name of names) assert.ok(!metrics.text.includes(name), `${name} became a metrics label`);
+    assert.match(metrics.text, /model="anthropic\/unlisted"/);
+  });
+
   it('a listed model is not flagged', async () => {
     const result = await messages('claude-haiku-4-5-20251001');
     assert.equal(result.status, 200, result.text);

@@ -65,7 +65,8 @@ export function meter(
   const cost = costMicroUsd(admission.model.pricing, outcome.usage);
   const now = Date.now();
   recordUsageMetrics({
-    model: admission.model.id,
+    // Unlisted names are the client's choice: one label per provider keeps the series bounded.
+    model: admission.model.unlisted ? `${admission.model.author}/unlisted` : admission.model.id,
     provider: outcome.provider,
     status: outcome.status,
     usage: outcome.usage,
