@@ -33,7 +33,7 @@ const UPSTREAM_KEY = 'sk-upstream-only';
 /** Why each CLI's round trip fails on today's gateway, first failure first. */
 const PENDING: Partial<Record<AgentCli, string>> = {
   codex:
-    'gateway fix pending: the `additional_tools` input item (namespaces of custom tools) is refused by src/gateway/responses/convert-request.ts, and /v1/responses to OpenAI is converted to chat completions',
+    'gateway fix pending: /v1/responses to OpenAI is converted to chat completions (native pass-through: src/pipeline); round trip, streams and gateway fields already pass through the translation',
 };
 /** Same-format savings need Responses pass-through for Codex. */
 const SAVINGS_PENDING: Partial<Record<AgentCli, string>> = {
