@@ -25,3 +25,8 @@ export const EdgeeFieldsSchema = {
   compression_semantic_preservation_threshold: Type.Optional(Type.Number()),
   compression_technique: Type.Optional(Type.String()),
 };
+
+/** Copies Edgee's members from a Messages or Responses body onto the chat request made of it. */
+export function copyEdgeeFields(from: Record<string, unknown>, to: Record<string, unknown>): void {
+  for (const name of Object.keys(EdgeeFieldsSchema)) if (from[name] !== undefined) to[name] = from[name];
+}

@@ -112,15 +112,58 @@ export class Catalogue {
     return this.activeList;
   }
 
-  /** Upstream targets in priority order; credentials are read from the environment per call. */
+  /**
+   * Whether a provider can be called now: a local one always; a remote one when it needs no key
+   * (no `api_key_env`, e.g. a vLLM on the private network) or its key variable is set.
+   * Read from the environment on every call, like the keys themselves.
+   */
+  isConfigured(provider: ProviderConfig): boolean {
+    if (provider.kind === 'local' || !provider.api_key_env) return true;
+    const key = this.env[provider.api_key_env];
+    return key !== undefined && key !== '';
+  }
+
+  /** An active model with at least one configured provider: one a request can be routed to now. */
+  isRoutable(model: CatalogueModel): boolean {
+    return model.active && model.routes.some((route) => this.isConfigured(route.provider));
+  }
+
+  /** The models `GET /v1/models` lists: active and routable now, sorted by id. */
+  routable(): CatalogueModel[] {
+    return this.activeList.filter((model) => this.isRoutable(model));
+  }
+
+  /**
+   * Upstream targets in priority order, configured providers only (a route whose key is not set
+   * would only fail); empty when none is (provider_not_supported). Credentials are read from the
+   * environment per call.
+   */
   targets(model: CatalogueModel): UpstreamTarget[] {
-    return model.routes.map(({ provider, upstreamModel }) => ({
-      providerId: provider.id,
-      kind: provider.kind,
-      baseUrl: (provider.base_url ?? '').replace(/\/+$/, ''),
-      apiKey: provider.api_key_env ? this.env[provider.api_key_env] : undefined,
-      upstreamModel,
-      ...(provider.headers ? { headers: provider.headers } : {}),
-    }));
+    const targets: UpstreamTarget[] = [];
+    for (const { provider, upstreamModel } of model.routes) {
+      if (!this.isConfigured(provider)) continue;
+      targets.push({
+        providerId: provider.id,
+        kind: provider.kind,
+        baseUrl: (provider.base_url ?? '').replace(/\/+$/, ''),
+        apiKey: provider.api_key_env ? this.env[provider.api_key_env] : undefined,
+        upstreamModel,
+        ...(provider.headers ? { headers: provider.headers } : {}),
+        ...(provider.responses_api ? { responsesApi: true } : {}),
+      });
+    }
+    return targets;
+  }
+
+  /**
+   * Whether `target` answering means a fallback was used: it is not the model's first
+   * configured route (the first failed or was unavailable, or a retry policy moved on).
+   */
+  isFallback(model: CatalogueModel, target: Pick<UpstreamTarget, 'providerId' | 'upstreamModel'>): boolean {
+    const primary = model.routes.find((route) => this.isConfigured(route.provider));
+    return (
+      primary !== undefined &&
+      (primary.provider.id !== target.providerId || primary.upstreamModel !== target.upstreamModel)
+    );
   }
 }

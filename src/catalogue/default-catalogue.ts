@@ -3,8 +3,8 @@ import type { ModelConfig, ProviderConfig } from '../config/gateway-config.js';
 /**
  * Built-in providers and models. Prices are the providers' public list prices in USD per
  * million tokens (standard tier, short context); a deployment overrides any of them in its
- * GATEWAY_CONFIG file. A provider whose key variable is unset still lists its models; calling
- * one gives a clear provider_error naming the missing variable.
+ * GATEWAY_CONFIG file. A provider whose key variable is unset is not routable: its models are
+ * not listed by GET /v1/models, and calling one gives 400 provider_not_supported.
  *
  * Sources, read 2026-11-25 (the dates are those of the stored snapshots; docs/catalogue.md):
  * - Anthropic: platform.claude.com/docs/en/about-claude/pricing and each model's overview page
@@ -19,7 +19,13 @@ import type { ModelConfig, ProviderConfig } from '../config/gateway-config.js';
  * long-prompt band, so spend and budget ceilings never under-count; short prompts cost 1/5 of it.
  */
 export const DEFAULT_PROVIDERS: ProviderConfig[] = [
-  { id: 'openai', kind: 'openai', base_url: 'https://api.openai.com/v1', api_key_env: 'OPENAI_API_KEY' },
+  {
+    id: 'openai',
+    kind: 'openai',
+    base_url: 'https://api.openai.com/v1',
+    api_key_env: 'OPENAI_API_KEY',
+    responses_api: true,
+  },
   { id: 'anthropic', kind: 'anthropic', base_url: 'https://api.anthropic.com/v1', api_key_env: 'ANTHROPIC_API_KEY' },
   {
     id: 'google',

@@ -57,12 +57,15 @@ export function compressPayload(body: unknown, options: CompressOptions & Pipeli
   // A body that would not shrink is returned exactly as received.
   const useful = after < before;
   const report: CompressionReport = {
-    technique: 'auto',
+    // The public OpenAPI document of the spec: `tool` when a compression model (bundle) was
+    // requested, `auto` when every applicable strategy was tried with the generic tables.
+    technique: requested !== undefined ? 'tool' : 'auto',
     applied_strategies: useful ? applied : [],
     compression_rate: useful ? compressionRate(before, after) : 0,
     uncompressed_input_tokens: before,
     compressed_input_tokens: useful ? after : before,
-    compression_time_ms: Math.round((performance.now() - started) * 1000) / 1000,
+    // A whole number of milliseconds (the public OpenAPI document types it integer).
+    compression_time_ms: Math.round(performance.now() - started),
   };
   const totalMs = performance.now() - started;
   return {

@@ -22,6 +22,8 @@ import { buildMetricsApp } from './metrics-app.js';
 import { trackUsageQueue } from '../metrics/metrics.js';
 import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.js';
 import { ConnectionGate } from './connection-gate.js';
+import { readTelemetrySettings } from '../config/telemetry-settings.js';
+import { createTracing } from '../telemetry/tracing.js';
 
 export interface RunningGateway {
   /**
@@ -47,6 +49,8 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const config = loadGatewayConfig(settings.configFile);
   const catalogue = new Catalogue(config, env);
+  // Off unless an OTLP endpoint is configured; then the SDK is loaded and each request traced.
+  const tracing = await createTracing(readTelemetrySettings(env), logger);
   const tls = await loadTls({
     dataDir: settings.dataDir,
     certFile: settings.tlsCertFile,
@@ -121,6 +125,7 @@ export async function startGateway(
             maxConcurrency: settings.maxConcurrency,
             logger,
             gatewayTools,
+            tracing,
           },
         ),
         connections,
@@ -192,6 +197,9 @@ export async function startGateway(
         .flushLastUsed()
         .catch((error) => logger.warn({ err: error }, 'could not record key last-use times'));
       untrackUsageQueue();
+      await tracing
+        .shutdown()
+        .catch((error) => logger.warn({ err: error }, 'could not export the last request traces'));
       await store.close();
     })());
 

@@ -52,7 +52,14 @@ describe('recorded agent requests replayed through the gateway', () => {
       config: {
         providers: [
           { id: 'anthropic', kind: 'anthropic', base_url: mock.baseUrl, api_key_env: 'AGENT_MOCK_KEY' },
-          { id: 'openai', kind: 'openai', base_url: mock.baseUrl, api_key_env: 'AGENT_MOCK_KEY' },
+          {
+            id: 'openai',
+            kind: 'openai',
+            base_url: mock.baseUrl,
+            api_key_env: 'AGENT_MOCK_KEY',
+            // Like api.openai.com, the mock serves the Responses API: /v1/responses passes through natively.
+            responses_api: true,
+          },
         ],
       },
     });

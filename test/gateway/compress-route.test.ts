@@ -74,7 +74,7 @@ describe('POST /v1/compress', () => {
     assert.ok(compression.applied_strategies.every((s: unknown) => typeof s === 'string'));
     assert.ok(Number.isInteger(compression.uncompressed_input_tokens));
     assert.ok(Number.isInteger(compression.compressed_input_tokens));
-    assert.equal(typeof compression.compression_time_ms, 'number');
+    assert.ok(Number.isInteger(compression.compression_time_ms), 'whole milliseconds');
     assert.ok(compression.compression_time_ms >= 0);
     const { uncompressed_input_tokens: before, compressed_input_tokens: after } = compression;
     assert.ok(after <= before);
@@ -208,6 +208,9 @@ describe('POST /v1/compress', () => {
         result.json.compression.compressed_input_tokens < result.json.compression.uncompressed_input_tokens,
         bundle,
       );
+      assert.equal(result.json.compression.technique, 'tool', `${bundle}: a requested bundle`);
     }
+    assert.equal((await compress(body)).json.compression.technique, 'auto', 'no bundle requested');
+    assert.equal((await compress({ ...body, compression_model: 'codex' })).json.compression.technique, 'tool');
   });
 });

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { toProblem } from '../../server/create-app.js';
 import { answerClosedClient, isClientConnectionError } from '../../server/client-connection.js';
-import { GatewayError, databaseUnavailableError, type GatewayErrorCode } from '../errors.js';
+import { GatewayError, databaseUnavailableError, type GatewayErrorCode } from '../../pipeline/errors.js';
 import { problemToGatewayError } from '../send-error.js';
 import { setAnthropicRequestId } from './anthropic-headers.js';
 
@@ -47,6 +47,7 @@ function anthropicWording(error: GatewayError): string {
 /** Anthropic's error type names; where the gateway has a finer code, it picks the nearest. */
 function anthropicErrorType(code: GatewayErrorCode, type: GatewayError['type'], status: number): string {
   if (code === 'request_too_large') return 'request_too_large';
+  if (code === 'model_not_found') return 'not_found_error';
   if (code === 'provider_timeout') return 'timeout_error';
   if (code === 'overloaded' || status === 529) return 'overloaded_error';
   if (status === 429) return 'rate_limit_error';
@@ -76,5 +77,16 @@ export function sendAnthropicError(error: unknown, request: FastifyRequest, repl
   const gatewayError = asGatewayError(error);
   if (gatewayError.code === 'internal_error') request.log.error({ err: error, reqId: request.id }, 'unhandled error');
   if (gatewayError.headers) reply.headers(gatewayError.headers);
-  return reply.code(gatewayError.status).type('application/json').send(toAnthropicError(gatewayError, request.id));
+  return reply
+    .code(anthropicStatus(gatewayError))
+    .type('application/json')
+    .send(toAnthropicError(gatewayError, request.id));
+}
+
+/**
+ * Anthropic's API answers an unknown model with 404 `not_found_error`, and its SDKs and Claude
+ * Code read it so; the OpenAI-shaped routes use 400 (docs/errors.md).
+ */
+function anthropicStatus(error: GatewayError): number {
+  return error.code === 'model_not_found' ? 404 : error.status;
 }

@@ -7,8 +7,8 @@ import type {
   ToolChoice,
 } from '../../canonical/chat-request.js';
 import { checkValue } from '../schemas/check-value.js';
-import { GatewayError } from '../errors.js';
-import { copyEdgeeFields } from '../schemas/gateway-fields.js';
+import { GatewayError } from '../../pipeline/errors.js';
+import { copyEdgeeFields } from '../../canonical/gateway-fields.js';
 import { anthropicPath } from './anthropic-errors.js';
 import {
   ImageBlockSchema,

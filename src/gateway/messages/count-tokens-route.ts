@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { MODEL_ID_PATTERN } from '../../catalogue/catalogue.js';
 import { countRequestTokens, tokenizerForModel } from '../../tokenize/index.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../../pipeline/errors.js';
 import { withDefaultAuthor } from '../routes/default-author.js';
 import { MessagesCountTokensSchema, type MessagesCountTokensRequest } from './messages-schema.js';
 import { sendAnthropicError } from './anthropic-errors.js';

@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatRequest, ContentPart, Tool, ToolChoice } from '../../canonical/chat-request.js';
 import { checkValue } from '../schemas/check-value.js';
-import { GatewayError } from '../errors.js';
-import { copyEdgeeFields } from '../schemas/gateway-fields.js';
+import { GatewayError } from '../../pipeline/errors.js';
+import { copyEdgeeFields } from '../../canonical/gateway-fields.js';
 import {
   CustomToolCallItemSchema,
   CustomToolCallOutputItemSchema,

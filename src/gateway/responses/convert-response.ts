@@ -10,7 +10,10 @@ export function newItemId(prefix: 'msg' | 'fc' | 'ctc'): string {
 export function toResponsesUsage(usage: TokenUsage) {
   return {
     input_tokens: usage.inputTokens,
-    input_tokens_details: { cached_tokens: usage.cachedInputTokens },
+    input_tokens_details: {
+      cached_tokens: usage.cachedInputTokens,
+      cache_creation_tokens: usage.cacheCreationInputTokens,
+    },
     output_tokens: usage.outputTokens,
     output_tokens_details: { reasoning_tokens: usage.reasoningTokens },
     total_tokens: usage.inputTokens + usage.outputTokens,

@@ -13,7 +13,7 @@ import {
 
 import { customInput, FlatTools } from './flat-tools.js';
 import type { NamedEvent, NamedEventTranslator } from '../chat/named-event-stream.js';
-import type { GatewayError } from '../errors.js';
+import type { GatewayError } from '../../pipeline/errors.js';
 
 export type { NamedEvent };
 

@@ -1,12 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import {
-  compressPayload,
-  CompressionInputError,
-  isCompressionModel,
-  COMPRESSION_MODELS,
-  type BundleName,
-} from '../../compress/index.js';
-import { GatewayError } from '../errors.js';
+import { compressPayload, CompressionInputError } from '../../compress/index.js';
+import { GatewayError } from '../../pipeline/errors.js';
+import { bundleFromHeader } from '../../pipeline/apply-compression.js';
 
 /**
  * POST /v1/compress (spec 2.5, 4.1): any of the three request shapes, detected from the body;
@@ -31,16 +26,4 @@ export function registerCompressRoute(app: FastifyInstance): void {
       throw error;
     }
   });
-}
-
-export function bundleFromHeader(header: string | string[] | undefined): BundleName | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined || value === '') return undefined;
-  if (!isCompressionModel(value)) {
-    throw new GatewayError('invalid_request', {
-      message: `Unknown X-Gateway-Compression-Model "${value.slice(0, 40)}"; expected one of ${COMPRESSION_MODELS.join(', ')}.`,
-      param: 'compression_model',
-    });
-  }
-  return value;
 }
