@@ -281,10 +281,11 @@ const USAGE_COLUMNS = [
   'error_code',
   'latency_ms',
   'stream',
+  'model_unlisted',
 ] as const satisfies ReadonlyArray<keyof UsageRecord>;
 
 function usageValues(record: UsageRecord): unknown[] {
-  return USAGE_COLUMNS.map((column) => record[column]);
+  return USAGE_COLUMNS.map((column) => (column === 'model_unlisted' ? (record.model_unlisted ?? 0) : record[column]));
 }
 
 /**

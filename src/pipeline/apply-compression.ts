@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import { COMPRESSION_MODELS, isCompressionModel, type BundleName } from '../compress/index.js';
+import { CompressionInputError, COMPRESSION_MODELS, isCompressionModel, type BundleName } from '../compress/index.js';
 import { compressPayloadOffloaded } from '../offload/index.js';
 import type { Pricing } from '../config/gateway-config.js';
 import type { ChatRequest } from '../canonical/chat-request.js';
 import { GatewayError } from './errors.js';
+import { compressionAsked } from './compression-asked.js';
 
 export interface AppliedCompression {
   savedTokens: number;
@@ -31,10 +32,14 @@ export async function applyCompression(
   pricing: Pricing,
 ): Promise<{ body: ChatRequest; compression: AppliedCompression | undefined }> {
   const key = request.apiKey;
-  const requested = body.compression_model ?? bundleFromHeader(request.headers['x-gateway-compression-model']);
-  if (!requested && !key.compression) return { body, compression: undefined };
-  const bundle = requested ?? (key.codingAssistant ? BUNDLE_FOR_ASSISTANT[key.codingAssistant] : undefined);
-  const result = await compressPayloadOffloaded(body, bundle ? { bundle } : {});
+  const asked = compressionAsked(body as unknown as Record<string, unknown>, () =>
+    bundleFromHeader(request.headers['x-gateway-compression-model']),
+  );
+  if (asked.on === false || (asked.on === undefined && !key.compression)) return { body, compression: undefined };
+  const bundle = asked.bundle ?? (key.codingAssistant ? BUNDLE_FOR_ASSISTANT[key.codingAssistant] : undefined);
+  // The bundle is passed explicitly; a compression_model that names none (Edgee's generic modes) is not the engine's to read.
+  const { compression_model: _named, ...source } = body;
+  const result = await compressOrRefuse(source, bundle);
   const report = result.compression;
   const saved = report.uncompressed_input_tokens - report.compressed_input_tokens;
   if (saved <= 0) return { body, compression: undefined };
@@ -48,6 +53,17 @@ export async function applyCompression(
       uncompressedTokens: report.uncompressed_input_tokens,
     },
   };
+}
+
+/** The engine's refusal of a body it cannot read is the client's 400, not the gateway's 500. */
+async function compressOrRefuse(body: Record<string, unknown>, bundle: BundleName | undefined) {
+  try {
+    return await compressPayloadOffloaded(body, bundle ? { bundle } : {});
+  } catch (error) {
+    if (error instanceof CompressionInputError)
+      throw new GatewayError('invalid_request', { message: error.message, param: error.param });
+    throw error;
+  }
 }
 
 export function formatCompression(applied: AppliedCompression) {

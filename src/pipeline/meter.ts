@@ -60,7 +60,8 @@ export function meter(services: CoreServices, request: FastifyRequest, admission
   const cost = costMicroUsd(admission.model.pricing, outcome.usage);
   const now = Date.now();
   recordUsageMetrics({
-    model: admission.model.id,
+    // Unlisted names are the client's choice: one label per provider keeps the series bounded.
+    model: admission.model.unlisted ? `${admission.model.author}/unlisted` : admission.model.id,
     provider: outcome.provider,
     status: outcome.status,
     usage: outcome.usage,
@@ -90,6 +91,7 @@ export function meter(services: CoreServices, request: FastifyRequest, admission
       error_code: outcome.errorCode,
       latency_ms: now - admission.startedAt,
       stream: outcome.stream ? 1 : 0,
+      model_unlisted: admission.model.unlisted ? 1 : 0,
     },
     admission.reservation === undefined,
     admission.reservation,

@@ -231,7 +231,7 @@ describe('POST /v1/responses with the official openai SDK', () => {
     assertGatewayError(badTemp, { status: 400, code: 'invalid_request', param: 'temperature' });
     const unknownModel = await env.h.gateway('POST', '/v1/responses', {
       token: env.key.key,
-      body: { model: 'gpt-nope', input: 'Hi' },
+      body: { model: 'nope-model', input: 'Hi' }, // not shaped like an OpenAI name: not forwarded
     });
     assertGatewayError(unknownModel, { status: 400, code: 'model_not_found', param: 'model' });
   });

@@ -17,7 +17,8 @@ export function readChat(body: Record<string, unknown>): FormatAdapter {
   let turn = -1;
 
   messages.forEach((msg, i) => {
-    check('ChatMessage', msg, `messages[${i}]`);
+    // `tool_calls: null` (a response message echoed back) means no calls.
+    check('ChatMessage', msg.tool_calls === null ? { ...msg, tool_calls: undefined } : msg, `messages[${i}]`);
     const role = msg.role;
     if (role === 'system' || role === 'developer') system.push(systemTextOf(msg.content));
     const toolCalls = msg.tool_calls as { id: string; function: { name: string; arguments: string } }[] | undefined;

@@ -6,6 +6,7 @@ import { GatewayError } from '../../pipeline/errors.js';
 import { withDefaultAuthor } from '../routes/default-author.js';
 import { MessagesCountTokensSchema, type MessagesCountTokensRequest } from './messages-schema.js';
 import { sendAnthropicError } from './anthropic-errors.js';
+import { anthropicRequestIdHook } from './anthropic-headers.js';
 
 /**
  * POST /v1/messages/count_tokens in Anthropic's shape: a Messages body in, `{input_tokens}` out.
@@ -20,6 +21,7 @@ export function registerMessagesCountTokensRoute(app: FastifyInstance, bodyLimit
       config: { allowXApiKey: true },
       errorHandler: sendAnthropicError,
       bodyLimit,
+      onRequest: anthropicRequestIdHook,
     },
     async (request) => {
       const body = request.body;

@@ -7,6 +7,7 @@ import * as collectorLimits from './005-collector-limits.js';
 import * as domainClaims from './006-domain-claims.js';
 import * as compressionSavings from './008-compression-savings.js';
 import * as pendingByKey from './009-pending-operations-by-key.js';
+import * as unlistedModels from './010-unlisted-models.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '006-domain-claims': domainClaims,
   '008-compression-savings': compressionSavings,
   '009-pending-operations-by-key': pendingByKey,
+  '010-unlisted-models': unlistedModels,
 };
 
 export const migrationProvider: MigrationProvider = {
