@@ -1,11 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import {
-  compressPayload,
-  CompressionInputError,
-  COMPRESSION_MODELS,
-  isCompressionModel,
-  type BundleName,
-} from '../compress/index.js';
+import { CompressionInputError, COMPRESSION_MODELS, isCompressionModel, type BundleName } from '../compress/index.js';
+import { compressPayloadOffloaded } from '../offload/index.js';
 import type { Pricing } from '../config/gateway-config.js';
 import type { ChatRequest } from '../canonical/chat-request.js';
 import { GatewayError } from './errors.js';
@@ -31,11 +26,11 @@ const BUNDLE_FOR_ASSISTANT: Record<string, BundleName> = {
  * the key has compression enabled. Returns the body to forward and what was saved; a request
  * that would not shrink is forwarded unchanged and reports nothing.
  */
-export function applyCompression(
+export async function applyCompression(
   request: FastifyRequest,
   body: ChatRequest,
   pricing: Pricing,
-): { body: ChatRequest; compression: AppliedCompression | undefined } {
+): Promise<{ body: ChatRequest; compression: AppliedCompression | undefined }> {
   const key = request.apiKey;
   const asked = compressionAsked(body as unknown as Record<string, unknown>, () =>
     bundleFromHeader(request.headers['x-gateway-compression-model']),
@@ -44,7 +39,7 @@ export function applyCompression(
   const bundle = asked.bundle ?? (key.codingAssistant ? BUNDLE_FOR_ASSISTANT[key.codingAssistant] : undefined);
   // The bundle is passed explicitly; a compression_model that names none (Edgee's generic modes) is not the engine's to read.
   const { compression_model: _named, ...source } = body;
-  const result = compressOrRefuse(source, bundle);
+  const result = await compressOrRefuse(source, bundle);
   const report = result.compression;
   const saved = report.uncompressed_input_tokens - report.compressed_input_tokens;
   if (saved <= 0) return { body, compression: undefined };
@@ -61,9 +56,9 @@ export function applyCompression(
 }
 
 /** The engine's refusal of a body it cannot read is the client's 400, not the gateway's 500. */
-function compressOrRefuse(body: Record<string, unknown>, bundle: BundleName | undefined) {
+async function compressOrRefuse(body: Record<string, unknown>, bundle: BundleName | undefined) {
   try {
-    return compressPayload(body, bundle ? { bundle } : {});
+    return await compressPayloadOffloaded(body, bundle ? { bundle } : {});
   } catch (error) {
     if (error instanceof CompressionInputError)
       throw new GatewayError('invalid_request', { message: error.message, param: error.param });

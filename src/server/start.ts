@@ -21,6 +21,7 @@ import { Surface } from './surface.js';
 import { buildMetricsApp } from './metrics-app.js';
 import { trackUsageQueue } from '../metrics/metrics.js';
 import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.js';
+import { configureOffload } from '../offload/index.js';
 import { ConnectionGate } from './connection-gate.js';
 import { readTelemetrySettings } from '../config/telemetry-settings.js';
 import { createTracing } from '../telemetry/tracing.js';
@@ -47,6 +48,8 @@ export async function startGateway(
   logger: Logger = createLogger(settings.logLevel),
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RunningGateway> {
+  // Process-wide: the pool is created on first use with these (threads, queue) and keeps them.
+  configureOffload(settings.offload);
   const config = loadGatewayConfig(settings.configFile);
   const catalogue = new Catalogue(config, env);
   // Off unless an OTLP endpoint is configured; then the SDK is loaded and each request traced.
@@ -126,6 +129,7 @@ export async function startGateway(
             logger,
             gatewayTools,
             tracing,
+            bodyLimits: settings.routeBodyLimits,
           },
         ),
         connections,

@@ -31,6 +31,7 @@ export function registerMessagesRoute(app: FastifyInstance, services: GatewaySer
       schema: { body: MessagesRequestSchema },
       config: { allowXApiKey: true },
       errorHandler: sendAnthropicError,
+      bodyLimit: services.bodyLimits?.chatBytes,
       onRequest: anthropicRequestIdHook,
     },
     async (request, reply) => {

@@ -59,9 +59,9 @@ export function nativeAdmission(
   let prepared: PreparedNative | undefined;
   return {
     options: {
-      compressCanonical: (context) => {
+      compressCanonical: async (context) => {
         if (!nativeEligible(context)) return true;
-        prepared = compressMessagesBody(request, client, context.model.pricing);
+        prepared = await compressMessagesBody(request, client, context.model.pricing);
         return false;
       },
     },
@@ -74,11 +74,15 @@ export function nativeAdmission(
  * `system` (rule 1 of its format detection), so a body without one gets an empty placeholder
  * for the reading, removed again from what is sent.
  */
-function compressMessagesBody(request: FastifyRequest, client: MessagesRequest, pricing: Pricing): PreparedNative {
+async function compressMessagesBody(
+  request: FastifyRequest,
+  client: MessagesRequest,
+  pricing: Pricing,
+): Promise<PreparedNative> {
   const source = client as unknown as Record<string, unknown>;
   const hadSystem = 'system' in source;
   const probe = hadSystem ? source : { ...source, system: undefined };
-  const { body, compression } = applyCompression(request, probe as unknown as ChatRequest, pricing);
+  const { body, compression } = await applyCompression(request, probe as unknown as ChatRequest, pricing);
   const out = { ...(body as unknown as Record<string, unknown>) };
   if (!hadSystem) delete out.system;
   return { body: compression ? out : source, compression };

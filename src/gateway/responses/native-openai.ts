@@ -80,7 +80,7 @@ export function nativeResponsesAdmission(
   let prepared: PreparedResponses | undefined;
   return {
     options: {
-      compressCanonical: (context) => {
+      compressCanonical: async (context) => {
         const eligible =
           (context.plan?.tools.size ?? 0) === 0 &&
           context.body.gateway_pending_id === undefined &&
@@ -91,7 +91,7 @@ export function nativeResponsesAdmission(
           return true;
         }
         const source = client as unknown as Record<string, unknown>;
-        const { body, compression } = applyCompression(
+        const { body, compression } = await applyCompression(
           request,
           client as unknown as ChatRequest,
           context.model.pricing,
