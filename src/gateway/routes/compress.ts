@@ -6,7 +6,7 @@ import { readBodySegments, joinSegments } from '../../server/body-segments.js';
 import { invalidJson, jsonBodyParser } from '../../server/json-body.js';
 import { GatewayError } from '../../pipeline/errors.js';
 import { bundleFromHeader } from '../../pipeline/apply-compression.js';
-import { isJsonObject, NOT_AN_OBJECT } from './compress-json.js';
+import { isJsonObject, NOT_AN_OBJECT } from '../../offload/compress-json.js';
 
 export interface CompressRouteOptions {
   /** GATEWAY_COMPRESS_BODY_LIMIT_BYTES, else the listener's limit. */
