@@ -5,7 +5,7 @@ import { bundleFor, COMPRESSION_MODELS, isCompressionModel } from './bundles.js'
 import { CompressionInputError } from './errors.js';
 import { readRequest } from './formats/index.js';
 import { runPipeline, type PipelineOptions } from './pipeline.js';
-import { countRewrittenBodyTokens, countSourceTokens, keepTokenSavingChanges, tokenizerFor } from './token-count.js';
+import { appliedStrategies, countRewrittenBodyTokens, countSourceTokens, tokenizerFor } from './token-count.js';
 import type { CompressionReport, CompressOptions, CompressResult } from './types.js';
 
 export { BUNDLES, COMPRESSION_MODELS, isCompressionModel, type BundleName } from './bundles.js';
@@ -51,22 +51,23 @@ export function compressPayload(body: unknown, options: CompressOptions & Pipeli
   // the gate and the rewritten body only look up what they share with it.
   const counted = countSourceTokens(source, conversation.format, tokenizer);
   const before = counted.total;
-  const applied = keepTokenSavingChanges(conversation, tokenizer);
+  const applied = appliedStrategies(conversation);
   const candidate = applied.length > 0 ? adapter.write() : source;
   const after = countRewrittenBodyTokens(source, candidate, counted, conversation.format, tokenizer);
-  // A body that would not shrink is returned exactly as received.
-  const useful = after < before;
+  // Every change was kept only if it saved tokens under o200k_base; the request's own tokenizer
+  // may disagree by a token. The rewritten body is still the one sent: reverting it for this
+  // request alone would change the prefix the next request shares with it.
   const report: CompressionReport = {
     technique: 'auto',
-    applied_strategies: useful ? applied : [],
-    compression_rate: useful ? compressionRate(before, after) : 0,
+    applied_strategies: applied,
+    compression_rate: compressionRate(before, after),
     uncompressed_input_tokens: before,
-    compressed_input_tokens: useful ? after : before,
+    compressed_input_tokens: after,
     compression_time_ms: Math.round((performance.now() - started) * 1000) / 1000,
   };
   const totalMs = performance.now() - started;
   return {
-    body: useful ? candidate : source,
+    body: candidate,
     compression: report,
     timings: { engine_ms: engineMs, accounting_ms: totalMs - engineMs },
   };

@@ -68,11 +68,19 @@ describe('tool_result_trimming filters', () => {
     assert.match(status, /modified: {3}src\/marshmallow\/fields.py/);
   });
 
-  it('tsc: a diagnostic repeated across files is kept three times with a count', () => {
+  it('tsc: every error stays, even the same message at many sites', () => {
     const out = trimOutput(fixtureText('tsc-errors.txt'), 'build', keep);
-    assert.equal(out.match(/TS2322/g)?.length, 3);
+    assert.equal(out.match(/TS2322/g)?.length, 9);
     assert.match(out, /TS2304: Cannot find name 'foo'/);
-    assert.match(out, /6 repeats of diagnostics/);
+  });
+
+  it('lint: a warning repeated across files is kept three times with a count', () => {
+    const lint = Array.from({ length: 9 }, (_, i) => `src/r${i}.py:${i + 3}:80: W505 doc line too long (90 > 79)`).join(
+      '\n',
+    );
+    const out = trimOutput(lint, 'build', keep);
+    assert.equal(out.match(/W505/g)?.length, 3);
+    assert.match(out, /6 repeats of warnings/);
   });
 
   it('rg output is grouped by file; find output by directory', () => {
