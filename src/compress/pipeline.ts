@@ -6,7 +6,7 @@ import { BoundedCache, registerCache } from './cache.js';
 import { applyFirstSight, clearFirstSightStates, FIRST_SIGHT_STRATEGIES } from './first-sight/first-sight.js';
 import { expandReferences } from './first-sight/line-runs.js';
 import { POINTER_RE } from './filters/markers.js';
-import { applyMasking, maskingPlan, OBSERVATION_MASKING } from './strategies/observation-masking.js';
+import { maskedText, maskingPlan, OBSERVATION_MASKING } from './strategies/observation-masking.js';
 import type { ToolResult } from './types.js';
 import type { StrategyContext } from './strategies/strategy.js';
 import { toolSurfaceReduction } from './strategies/tool-surface-reduction.js';
@@ -49,6 +49,17 @@ export interface PipelineResult {
   masked: ReadonlySet<number>;
 }
 
+/**
+ * The item after which the next history rewrite can change anything: the assistant message that
+ * issued the first calls of turn `maskBefore` (the turns before it are masked already and
+ * messages are never rewritten). The gateway puts a cache breakpoint there, so the next rewrite
+ * re-reads everything up to it. -1 when there is no tool result at or after that turn.
+ */
+export function boundaryAnchorItem(conversation: Conversation, maskBefore: number): number {
+  const first = conversation.results.find((r) => r.turn >= maskBefore);
+  return first ? first.item - 1 : -1;
+}
+
 /** The masking boundary actually used: the latest `keep` turns always stay whole. */
 export function effectiveMaskBefore(conversation: Conversation, bundle: Bundle, requested: number | undefined): number {
   return Math.max(0, Math.min(requested ?? 0, conversation.turnCount - bundle.keepTurns));
@@ -62,19 +73,54 @@ export function strategyContext(conversation: Conversation, bundle: Bundle): Str
   };
 }
 
-/** Runs the transforms in order; results and tools are rewritten in place. */
-export function runPipeline(conversation: Conversation, bundle: Bundle, opts: PipelineOptions = {}): PipelineResult {
+/** The first-sight phase: every result gets its first-sight text; tool definitions are reduced. */
+export function runFirstSight(conversation: Conversation, bundle: Bundle, opts: PipelineOptions = {}): string[][] {
   const ctx: StrategyContext = { ...strategyContext(conversation, bundle), only: opts.only };
-  const enabled = (name: string) => !opts.only || opts.only.includes(name);
   const refs = applyFirstSight(conversation.results, ctx);
+  if (!opts.only || opts.only.includes(toolSurfaceReduction.name)) toolSurfaceReduction.run(conversation, ctx);
+  return refs;
+}
+
+/** What every result shows under a rewrite boundary, computed without changing anything. */
+export interface Rendering {
+  texts: string[];
+  masked: ReadonlySet<number>;
+}
+
+/**
+ * The results as they look with every turn before `before` masked (first-sight texts in
+ * `results`; references into masked outputs written out). Pure: the policy compares renderings.
+ */
+export function renderRewrite(results: readonly ToolResult[], refs: string[][], before: number): Rendering {
+  const masked = before > 0 ? maskingPlan(results, before) : new Set<number>();
+  const texts = results.map((r) => r.text);
+  if (masked.size === 0) return { texts, masked };
+  expandReferencesToMasked(results, refs, masked, texts);
+  for (const i of masked) texts[i] = maskedText(results[i]!)!;
+  return { texts, masked };
+}
+
+/** Puts a rendering in place; results it changed name the rewrite. */
+export function applyRendering(results: ToolResult[], rendering: Rendering): void {
+  results.forEach((r, i) => {
+    const text = rendering.texts[i]!;
+    if (text === r.text) return;
+    r.text = text;
+    if (rendering.masked.has(i)) r.changedBy.clear();
+    r.changedBy.add(OBSERVATION_MASKING);
+  });
+}
+
+/** Runs the transforms in order with a fixed rewrite boundary; results and tools change in place. */
+export function runPipeline(conversation: Conversation, bundle: Bundle, opts: PipelineOptions = {}): PipelineResult {
+  const refs = runFirstSight(conversation, bundle, opts);
   let masked: ReadonlySet<number> = new Set();
   const before = effectiveMaskBefore(conversation, bundle, opts.maskBefore);
-  if (before > 0 && enabled(OBSERVATION_MASKING)) {
-    masked = maskingPlan(conversation.results, before);
-    expandReferencesToMasked(conversation.results, refs, masked);
-    applyMasking(conversation.results, masked);
+  if (before > 0 && (!opts.only || opts.only.includes(OBSERVATION_MASKING))) {
+    const rendering = renderRewrite(conversation.results, refs, before);
+    applyRendering(conversation.results, rendering);
+    masked = rendering.masked;
   }
-  if (enabled(toolSurfaceReduction.name)) toolSurfaceReduction.run(conversation, ctx);
   return { refs, masked };
 }
 
@@ -84,8 +130,12 @@ export function runPipeline(conversation: Conversation, bundle: Bundle, opts: Pi
  * never has to look into a placeholder. Only targets and outputs before the reference matter,
  * so this too is the same in every request with the same boundary.
  */
-function expandReferencesToMasked(results: ToolResult[], refs: string[][], masked: ReadonlySet<number>): void {
-  if (masked.size === 0) return;
+function expandReferencesToMasked(
+  results: readonly ToolResult[],
+  refs: string[][],
+  masked: ReadonlySet<number>,
+  texts: string[],
+): void {
   const byId = new Map<string, number>();
   results.forEach((r, i) => byId.set(r.callId, i));
   const maskedIds = new Set([...masked].map((i) => results[i]!.callId));
@@ -105,12 +155,7 @@ function expandReferencesToMasked(results: ToolResult[], refs: string[][], maske
     expanded.set(i, text);
     return text;
   };
-  results.forEach((r, i) => {
-    if (masked.has(i)) return;
-    const text = full(i);
-    if (text !== r.text) {
-      r.text = text;
-      r.changedBy.add(OBSERVATION_MASKING);
-    }
+  results.forEach((_, i) => {
+    if (!masked.has(i)) texts[i] = full(i);
   });
 }

@@ -14,10 +14,12 @@ export function readResponses(body: Obj): FormatAdapter {
   const slots: number[] = [];
   const system: string[] = typeof body.instructions === 'string' ? [body.instructions] : [];
   let turn = -1;
+  let lastAssistantItem = -1;
   let previous: unknown = undefined;
 
   items.forEach((item, i) => {
     const at = `input[${i}]`;
+    if (item.type === 'function_call' || item.role === 'assistant') lastAssistantItem = i;
     if (item.type === 'function_call') {
       check('FunctionCallItem', item, at);
       // Parallel calls arrive as consecutive items; they form one turn.
@@ -29,7 +31,7 @@ export function readResponses(body: Obj): FormatAdapter {
       const id = item.call_id as string;
       const call = calls.get(id);
       const { text, editable } = readContent(item.output);
-      results.push(newResult(id, call?.info, call?.turn ?? Math.max(turn, 0), text, editable, false));
+      results.push(newResult(id, call?.info, call?.turn ?? Math.max(turn, 0), text, editable, false, i));
       slots.push(i);
     } else if (item.type === undefined || item.type === 'message') {
       check('InputMessageItem', item, at);
@@ -54,6 +56,7 @@ export function readResponses(body: Obj): FormatAdapter {
     results,
     tools,
     turnCount: turn + 1,
+    lastAssistantItem,
   };
   return {
     conversation,

@@ -45,14 +45,3 @@ export function maskingPlan(results: readonly ToolResult[], before: number): Set
 }
 
 export const OBSERVATION_MASKING = 'observation_masking';
-
-/** Masks the planned results in place. */
-export function applyMasking(results: ToolResult[], plan: ReadonlySet<number>): boolean {
-  for (const i of plan) {
-    const r = results[i]!;
-    r.text = maskedText(r)!;
-    r.changedBy.clear();
-    r.changedBy.add(OBSERVATION_MASKING);
-  }
-  return plan.size > 0;
-}
