@@ -1,4 +1,4 @@
-import type { ToolKind } from './types.js';
+import type { ToolKind } from './tool-kind.js';
 
 /** Values of `compression_model` / `X-Gateway-Compression-Model`, one per coding-agent client. */
 export const COMPRESSION_MODELS = ['claude', 'codex', 'opencode', 'cursor'] as const;

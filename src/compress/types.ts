@@ -2,8 +2,7 @@ import type { BundleName } from './bundles.js';
 
 export type RequestFormat = 'chat' | 'messages' | 'responses';
 
-/** What an agent tool does, as far as output filtering is concerned. */
-export type ToolKind = 'shell' | 'read' | 'search' | 'list' | 'edit' | 'other';
+export type { ToolKind } from './tool-kind.js';
 
 export interface ToolCallInfo {
   id: string;

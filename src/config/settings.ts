@@ -3,6 +3,7 @@ import { readDomainSettings, type DomainSettings } from './domain-settings.js';
 import { readTlsSettings, type TlsSettings } from './tls-settings.js';
 import { readConnectionSettings, type ConnectionSettings } from './connection-settings.js';
 import { readHardeningSettings, type HardeningSettings } from './hardening-settings.js';
+import { readSurfaces, type SurfaceName } from './surface-settings.js';
 
 /** Process settings, read once from the environment at start-up. */
 export interface Settings {
@@ -40,6 +41,8 @@ export interface Settings {
   connections: ConnectionSettings;
   /** JSON depth, pending gateway-tool ids (docs/configuration.md, "Input bounds"). */
   hardening: HardeningSettings;
+  /** Listeners this process serves (`GATEWAY_SURFACES`); the others are not loaded. */
+  surfaces: ReadonlySet<SurfaceName>;
 }
 
 export interface MetricsSettings {
@@ -129,5 +132,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     domains: readDomainSettings(env),
     connections: readConnectionSettings(env),
     hardening: readHardeningSettings(env),
+    surfaces: readSurfaces(env),
   };
 }

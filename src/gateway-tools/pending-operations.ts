@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../store/database.js';
-import type { ToolCall } from '../gateway/schemas/chat-request.js';
+import type { ToolCall } from '../canonical/chat-request.js';
 
 /** How long a `gateway_pending_id` can be sent back, by default (GATEWAY_PENDING_TTL_SECONDS). */
 export const PENDING_TTL_MS = 60 * 60 * 1000;

@@ -1,4 +1,4 @@
-import type { Tool } from '../gateway/schemas/chat-request.js';
+import type { Tool } from '../canonical/chat-request.js';
 import type { GatewayTool } from './types.js';
 import { currentTimeTool } from './tools/current-time.js';
 import { generateUuidTool } from './tools/generate-uuid.js';

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../gateway/schemas/chat-request.js';
+import type { ChatMessage } from '../canonical/chat-request.js';
 import type { PendingOperation } from './pending-operations.js';
 
 /**

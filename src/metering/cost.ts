@@ -1,5 +1,5 @@
 import type { Pricing } from '../config/gateway-config.js';
-import type { TokenUsage } from '../providers/types.js';
+import type { TokenUsage } from '../canonical/completion.js';
 
 /**
  * A price in USD per million tokens is numerically micro-USD per token, so cost in micro-USD is

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import type { TokenUsage } from '../providers/types.js';
+import type { TokenUsage } from '../canonical/completion.js';
 import {
   LabelledCounter,
   LabelledGauge,

@@ -1,5 +1,7 @@
 /** What the rest of the gateway needs from providers; import from here, not from a provider folder. */
 export * from './types.js';
+// What adapters return is canonical (src/canonical/completion.ts); re-exported because it is also their interface.
+export type * from '../canonical/completion.js';
 export { adapters, getAdapter } from './registry.js';
 export {
   callWithFallback,

@@ -1,15 +1,14 @@
-import type { ChatRequest } from '../gateway/schemas/chat-request.js';
+import type { ChatRequest } from '../canonical/chat-request.js';
 import { getAdapter } from './registry.js';
 import { backoffMs, decide, DEFAULT_RETRY, sleep, type RetryOptions } from './retry-policy.js';
 import {
   UpstreamError,
   type CallOptions,
   type ProviderAdapter,
-  type ProviderCompletion,
   type ProviderKind,
-  type ProviderStreamEvent,
   type UpstreamTarget,
 } from './types.js';
+import { type ProviderCompletion, type ProviderStreamEvent } from '../canonical/completion.js';
 
 export interface Attempt {
   providerId: string;

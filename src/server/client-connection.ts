@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { HttpProblem } from './create-app.js';
+import type { HttpProblem } from './http-problem.js';
 
 /** Codes a socket reports when its peer went away; a database driver's socket reports the same ones. */
 const PEER_GONE = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);

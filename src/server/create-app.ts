@@ -18,6 +18,7 @@ import { connectionsTimedOut } from '../metrics/connection-metrics.js';
 import { enforceBodyDeadline } from './request-body-deadline.js';
 import { DEFAULT_JSON_MAX_DEPTH, registerJsonBodyParser } from './json-body.js';
 import { answerClosedClient, isClientConnectionError } from './client-connection.js';
+import type { HttpProblem } from './http-problem.js';
 
 export interface AppOptions {
   tls: { cert: string; key: string };
@@ -45,12 +46,7 @@ export interface AppOptions {
 export const MAX_HEADER_BYTES = 16 * 1024;
 
 /** A client-facing failure before or outside a handler, in surface-neutral terms. */
-export interface HttpProblem {
-  status: number;
-  kind: 'invalid_json' | 'validation' | 'too_large' | 'unsupported_media_type' | 'not_found' | 'internal';
-  message: string;
-  param: string | null;
-}
+export type { HttpProblem } from './http-problem.js';
 
 /**
  * One Fastify instance per surface, over HTTPS. Validation is strict: no type coercion and no

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { readSettings, type Settings } from '../config/settings.js';
+import { SURFACE_NAMES, type SurfaceName } from '../config/surface-settings.js';
 import { loadGatewayConfig } from '../config/gateway-config.js';
 import { Catalogue } from '../catalogue/catalogue.js';
 import { openStore, type Store } from '../store/database.js';
@@ -8,9 +9,6 @@ import { loadMasterKey } from '../secrets/master-key.js';
 import { ApiKeyRepository } from '../store/api-keys.js';
 import { KeyAuthenticator } from '../gateway/auth/key-authenticator.js';
 import { buildGatewayApp } from '../gateway/app.js';
-import { buildConsoleApp } from '../console/app.js';
-import { buildCollectorApp } from '../collector/app.js';
-import { createCollector } from '../collector/create-collector.js';
 import { UsageWriter } from '../metering/usage-writer.js';
 import { BudgetLedger } from '../limits/budget-ledger.js';
 import { createGatewayToolsService } from '../gateway-tools/service.js';
@@ -26,9 +24,14 @@ import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.
 import { ConnectionGate } from './connection-gate.js';
 
 export interface RunningGateway {
-  urls: { gateway: string; console: string; collector: string; metrics?: string };
-  /** The Fastify app of each listener (route and OpenAPI tests). */
-  apps: { gateway: FastifyInstance; console: FastifyInstance; collector: FastifyInstance };
+  /**
+   * The URL of each surface. Only served surfaces (`GATEWAY_SURFACES`) are enumerable; reading
+   * another one throws, so a caller cannot mistake an unserved surface for an empty address.
+   */
+  urls: Record<SurfaceName, string> & { metrics?: string };
+  /** The Fastify app of each listener (route and OpenAPI tests), with the same rule as `urls`. */
+  apps: Record<SurfaceName, FastifyInstance>;
+  served: ReadonlySet<SurfaceName>;
   store: Store;
   stop(): Promise<void>;
 }
@@ -80,7 +83,13 @@ export async function startGateway(
     pendingTtlMs: settings.hardening.pendingTtlMs,
     pendingMaxPerKey: settings.hardening.pendingMaxPerKey,
   });
-  const collector = createCollector(store, logger, env, settings.domains);
+  const served = settings.surfaces;
+  // The console shows the collector's events and components, so it needs the collector's
+  // services even on an instance that does not take events in.
+  const collector =
+    served.has('console') || served.has('collector')
+      ? (await import('../collector/create-collector.js')).createCollector(store, logger, env, settings.domains)
+      : undefined;
 
   const base = {
     tls,
@@ -94,51 +103,65 @@ export async function startGateway(
     gate: connectionGate(settings, logger),
     handshakeTimeoutMs: settings.connections.handshakeTimeoutMs,
   };
-  const surfaces = [
-    new Surface(
-      'gateway',
-      buildGatewayApp(
-        { ...base, surface: 'gateway' },
-        {
-          store,
-          catalogue,
-          authenticator,
-          usage,
-          budget,
-          upstream: upstreamPolicy(config),
-          maxConcurrency: settings.maxConcurrency,
-          logger,
-          gatewayTools,
-        },
+  const surfaces: Array<{ surface: Surface; port: number }> = [];
+  if (served.has('gateway'))
+    surfaces.push({
+      port: settings.gatewayPort,
+      surface: new Surface(
+        'gateway',
+        buildGatewayApp(
+          { ...base, surface: 'gateway' },
+          {
+            store,
+            catalogue,
+            authenticator,
+            usage,
+            budget,
+            upstream: upstreamPolicy(config),
+            maxConcurrency: settings.maxConcurrency,
+            logger,
+            gatewayTools,
+          },
+        ),
+        connections,
       ),
-      connections,
-    ),
-    new Surface(
-      'console',
-      buildConsoleApp(
-        { ...base, surface: 'console' },
-        { store, apiKeys, authenticator, logger, gatewayTools, catalogue, collector: collector.console },
+    });
+  if (served.has('console') && collector) {
+    const { buildConsoleApp } = await import('../console/app.js');
+    surfaces.push({
+      port: settings.consolePort,
+      surface: new Surface(
+        'console',
+        buildConsoleApp(
+          { ...base, surface: 'console' },
+          { store, apiKeys, authenticator, logger, gatewayTools, catalogue, collector: collector.console },
+        ),
+        connections,
       ),
-      connections,
-    ),
-    new Surface(
-      'collector',
-      buildCollectorApp(
-        { ...base, surface: 'collector', bodyLimitBytes: collector.settings.bodyLimitBytes },
-        collector.app,
+    });
+  }
+  if (served.has('collector') && collector) {
+    const { buildCollectorApp } = await import('../collector/app.js');
+    surfaces.push({
+      port: settings.collectorPort,
+      surface: new Surface(
+        'collector',
+        buildCollectorApp(
+          { ...base, surface: 'collector', bodyLimitBytes: collector.settings.bodyLimitBytes },
+          collector.app,
+        ),
+        connections,
       ),
-      connections,
-    ),
-  ] as const;
-  const ports = [settings.gatewayPort, settings.consolePort, settings.collectorPort];
+    });
+  }
   const metricsSurface =
     settings.metrics.port === undefined
       ? undefined
       : new Surface('metrics', buildMetricsApp(base, settings.metrics.token), connections);
-  const all = metricsSurface ? [...surfaces, metricsSurface] : [...surfaces];
+  const all = [...surfaces.map((s) => s.surface), ...(metricsSurface ? [metricsSurface] : [])];
   try {
     await Promise.all([
-      ...surfaces.map((surface, i) => surface.start(settings.host, ports[i]!)),
+      ...surfaces.map(({ surface, port }) => surface.start(settings.host, port)),
       ...(metricsSurface ? [metricsSurface.start(settings.metrics.host, settings.metrics.port!)] : []),
     ]);
   } catch (error) {
@@ -153,7 +176,7 @@ export async function startGateway(
     authenticator.flushLastUsed().catch((error) => logger.warn({ err: error }, 'could not record key last-use times'));
   }, LAST_USED_FLUSH_MS);
   lastUsedTimer.unref();
-  collector.start();
+  if (served.has('collector')) collector?.start();
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -161,7 +184,7 @@ export async function startGateway(
       clearInterval(lastUsedTimer);
       budget.stopSweeper();
       // The outbox worker finishes or releases its in-flight deliveries while the listeners drain.
-      const collectorStopped = collector.stop();
+      const collectorStopped = collector?.stop();
       await Promise.all(all.map((surface) => surface.drain(DRAIN_GRACE_MS)));
       await collectorStopped;
       await usage.drain();
@@ -174,17 +197,35 @@ export async function startGateway(
 
   logger.info({ store: store.dialect, location: store.location, certificate: tls.certFile }, 'gateway started');
   logTrustHint(logger, tls);
+  const byName = new Map(surfaces.map(({ surface }) => [surface.name as SurfaceName, surface]));
+  const urls = servedOnly(byName, (surface) => surface.url) as RunningGateway['urls'];
+  if (metricsSurface) urls.metrics = metricsSurface.url;
   return {
-    urls: {
-      gateway: surfaces[0].url,
-      console: surfaces[1].url,
-      collector: surfaces[2].url,
-      ...(metricsSurface ? { metrics: metricsSurface.url } : {}),
-    },
-    apps: { gateway: surfaces[0].app, console: surfaces[1].app, collector: surfaces[2].app },
+    urls,
+    apps: servedOnly(byName, (surface) => surface.app),
+    served,
     store,
     stop,
   };
+}
+
+function servedOnly<T>(
+  byName: ReadonlyMap<SurfaceName, Surface>,
+  pick: (surface: Surface) => T,
+): Record<SurfaceName, T> {
+  const record = {} as Record<SurfaceName, T>;
+  for (const name of SURFACE_NAMES) {
+    const surface = byName.get(name);
+    if (surface) record[name] = pick(surface);
+    else
+      Object.defineProperty(record, name, {
+        enumerable: false,
+        get() {
+          throw new Error(`the ${name} surface is not served by this process (GATEWAY_SURFACES)`);
+        },
+      });
+  }
+  return record;
 }
 
 /** The start banner's pointer to `gateway trust`: what clients must trust and how to learn the variables. */

@@ -1,4 +1,4 @@
-import type { TokenUsage } from '../providers/types.js';
+import type { TokenUsage } from '../canonical/completion.js';
 
 /** One upstream call of a request: a retry, a fallback to another provider, or the one that answered. */
 export interface TracedAttempt {

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mergePendingOperation } from '../../src/gateway-tools/resume.js';
 import type { PendingOperation } from '../../src/gateway-tools/pending-operations.js';
-import type { ChatMessage, ToolCall } from '../../src/gateway/schemas/chat-request.js';
+import type { ChatMessage, ToolCall } from '../../src/canonical/chat-request.js';
 
 const call = (id: string, name: string): ToolCall => ({ id, type: 'function', function: { name, arguments: '{}' } });
 const operation: PendingOperation = {

@@ -1,5 +1,6 @@
-import type { ChatRequest, ToolCall } from '../../src/gateway/schemas/chat-request.js';
-import type { CallOptions, FinishReason, ProviderStreamEvent, TokenUsage } from '../../src/providers/types.js';
+import type { ChatRequest, ToolCall } from '../../src/canonical/chat-request.js';
+import type { CallOptions } from '../../src/providers/types.js';
+import type { FinishReason, ProviderStreamEvent, TokenUsage } from '../../src/canonical/completion.js';
 
 export const TIMEOUTS: CallOptions['timeouts'] = { connectMs: 1000, firstByteMs: 3000, betweenChunksMs: 3000 };
 

@@ -6,10 +6,10 @@ import { callWithFallback, RoutingError, streamWithFallback, type RouteOptions }
 import {
   UpstreamError,
   type ProviderAdapter,
-  type ProviderCompletion,
   type ProviderKind,
   type UpstreamTarget,
 } from '../../src/providers/types.js';
+import { type ProviderCompletion } from '../../src/canonical/completion.js';
 import { startMockAnthropic, startMockOpenAI } from '../support/mock-upstreams/index.js';
 import { chat, collect, TIMEOUTS } from './helpers.js';
 

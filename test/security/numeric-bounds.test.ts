@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from '../support/gateway-harness.js';
-import { MAX_TOKEN_COUNT } from '../../src/gateway/schemas/chat-request.js';
+import { MAX_TOKEN_COUNT } from '../../src/canonical/chat-request.js';
 
 /**
  * Issue 16, row 8 (numbers): `max_tokens: 1e400` parsed as Infinity and was accepted, and

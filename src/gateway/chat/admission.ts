@@ -4,7 +4,7 @@ import type { UpstreamTarget } from '../../providers/index.js';
 import type { Reservation } from '../../limits/budget-ledger.js';
 import { worstCaseMicroUsd } from '../../metering/cost.js';
 import { countRequestTokens, tokenizerForModel, type TokenizerName } from '../../tokenize/index.js';
-import type { ChatRequest } from '../schemas/chat-request.js';
+import type { ChatRequest } from '../../canonical/chat-request.js';
 import type { GatewayServices } from '../gateway-services.js';
 import { GatewayError } from '../errors.js';
 import { resolveModel } from './resolve-model.js';

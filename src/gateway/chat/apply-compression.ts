@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { compressPayload, type BundleName } from '../../compress/index.js';
 import type { Pricing } from '../../config/gateway-config.js';
-import type { ChatRequest } from '../schemas/chat-request.js';
+import type { ChatRequest } from '../../canonical/chat-request.js';
 import { bundleFromHeader } from '../routes/compress.js';
 
 export interface AppliedCompression {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { ChatRequestSchema, type ChatRequest } from '../schemas/chat-request.js';
+import { ChatRequestSchema, type ChatRequest } from '../../canonical/chat-request.js';
 import type { GatewayServices } from '../gateway-services.js';
 import { GatewayError } from '../errors.js';
 import { admit } from './admission.js';

@@ -1,4 +1,4 @@
-import type { FinishReason, ProviderCompletion, TokenUsage, ToolCallDelta } from '../../providers/index.js';
+import type { FinishReason, ProviderCompletion, TokenUsage, ToolCallDelta } from '../../canonical/completion.js';
 
 /** Usage as clients see it: spec 2.4 names, plus OpenAI's own names so OpenAI SDKs read it too. */
 export function formatUsage(usage: TokenUsage) {

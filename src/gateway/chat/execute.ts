@@ -1,59 +1,18 @@
-import type { FastifyRequest } from 'fastify';
-import {
-  callWithFallback,
-  RoutingError,
-  streamWithFallback,
-  type AbortSignalLike,
-  type Attempt,
-  type ProviderCompletion,
-  type ProviderStreamEvent,
-  type TokenUsage,
-} from '../../providers/index.js';
+import { callWithFallback, RoutingError, streamWithFallback, type Attempt } from '../../providers/index.js';
+import { type ProviderStreamEvent, type TokenUsage } from '../../canonical/completion.js';
 import { countTextTokens } from '../../tokenize/index.js';
-import type { GatewayServices } from '../gateway-services.js';
 import type { GatewayError } from '../errors.js';
 import type { Admission } from './admission.js';
 import { meter, ZERO_USAGE } from './metering.js';
 import { toProviderGatewayError } from './provider-error.js';
 import { StreamAccumulator } from './stream-accumulator.js';
 import { formatCompression } from './apply-compression.js';
+export type { Execution, JsonResult, StreamSession } from './execution.js';
+import type { Execution, JsonResult, StreamSession } from './execution.js';
 import { executeJsonWithTools, executeStreamWithTools, hasGatewayTools, type LoopHooks } from './gateway-tool-loop.js';
 
 /** HTTP status recorded for a request whose client went away (nginx's convention). */
 export const CLIENT_CLOSED_REQUEST = 499;
-
-/**
- * One admitted request, independent of the client's wire format: the chat, messages and
- * responses endpoints all run through here, and each only formats what comes out. Metering
- * happens here exactly once per request, whatever the outcome.
- */
-export interface Execution {
-  services: GatewayServices;
-  request: FastifyRequest;
-  admission: Admission;
-  /** Aborted when the client goes away; stops the upstream at once. */
-  signal: AbortSignalLike;
-  endpoint: string;
-}
-
-export interface JsonResult {
-  completion: ProviderCompletion;
-  /** Gateway members added to the response: compression, debug, … */
-  extras: Record<string, unknown>;
-}
-
-export interface StreamSession {
-  /** Provider-neutral events; iterate to the end, or stop early (the upstream is then aborted and the request metered as 499). */
-  events: AsyncIterable<ProviderStreamEvent>;
-  /** Valid once `events` has ended: the usage that was metered and the gateway members for the final chunk. */
-  usage(): TokenUsage;
-  extras(): Record<string, unknown>;
-  /**
-   * With gateway tools: `gateway_tools_executed` and `gateway_pending_id`, valid from the moment
-   * the finish event is yielded (the chat route puts them on the finish chunk too).
-   */
-  gatewayExtras?: () => Record<string, unknown>;
-}
 
 function routeOptions(execution: Execution) {
   const { timeouts, retry } = execution.services.upstream;

@@ -2,19 +2,17 @@ import {
   callWithFallback,
   streamWithFallback,
   type Attempt,
-  type ProviderCompletion,
-  type ProviderStreamEvent,
   type RouteOptions,
-  type TokenUsage,
   type UpstreamTarget,
 } from '../../providers/index.js';
+import { type ProviderCompletion, type ProviderStreamEvent, type TokenUsage } from '../../canonical/completion.js';
 import { worstCaseMicroUsd } from '../../metering/cost.js';
 import { countRequestTokens, countTextTokens } from '../../tokenize/index.js';
 import { runGatewayTool } from '../../gateway-tools/run-tool.js';
 import type { GatewayToolResult } from '../../gateway-tools/pending-operations.js';
-import type { ChatMessage, ChatRequest, ToolCall } from '../schemas/chat-request.js';
+import type { ChatMessage, ChatRequest, ToolCall } from '../../canonical/chat-request.js';
 import { GatewayError } from '../errors.js';
-import type { Execution, JsonResult, StreamSession } from './execute.js';
+import type { Execution, JsonResult, StreamSession } from './execution.js';
 import type { GatewayToolPlan } from './gateway-tool-plan.js';
 import { ZERO_USAGE } from './metering.js';
 import { toProviderGatewayError } from './provider-error.js';

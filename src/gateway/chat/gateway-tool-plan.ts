@@ -4,7 +4,7 @@ import type { GatewayToolsService } from '../../gateway-tools/service.js';
 import { toFunctionTool } from '../../gateway-tools/registry.js';
 import { hydratedFor, usableBy } from '../../gateway-tools/tool-settings.js';
 import { mergePendingOperation } from '../../gateway-tools/resume.js';
-import type { ChatRequest } from '../schemas/chat-request.js';
+import type { ChatRequest } from '../../canonical/chat-request.js';
 import { GatewayError } from '../errors.js';
 
 /** The gateway tools of one request: injected into its tools, run by the gateway when the model calls them. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { TokenUsage } from '../../providers/index.js';
+import type { TokenUsage } from '../../canonical/completion.js';
 import { costMicroUsd } from '../../metering/cost.js';
 import type { GatewayServices } from '../gateway-services.js';
 import type { Admission } from './admission.js';

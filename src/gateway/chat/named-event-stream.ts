@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { ProviderStreamEvent, TokenUsage } from '../../providers/index.js';
+import type { ProviderStreamEvent, TokenUsage } from '../../canonical/completion.js';
 import { GatewayError } from '../errors.js';
 import { executeStream, type Execution } from './execute.js';
 import { usageCommitted } from './metering.js';

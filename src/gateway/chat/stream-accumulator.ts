@@ -1,5 +1,5 @@
-import type { FinishReason, ProviderCompletion, ProviderStreamEvent, TokenUsage } from '../../providers/index.js';
-import type { ToolCall } from '../schemas/chat-request.js';
+import type { FinishReason, ProviderCompletion, ProviderStreamEvent, TokenUsage } from '../../canonical/completion.js';
+import type { ToolCall } from '../../canonical/chat-request.js';
 
 /**
  * Rebuilds the whole assistant message from stream events: for metering when a stream ends

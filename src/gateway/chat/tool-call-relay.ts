@@ -1,4 +1,4 @@
-import type { ProviderStreamEvent, ToolCallDelta } from '../../providers/index.js';
+import type { ProviderStreamEvent, ToolCallDelta } from '../../canonical/completion.js';
 
 /**
  * Filters one round's tool-call deltas: a call is classified by the name in its first named

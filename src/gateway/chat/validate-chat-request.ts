@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../schemas/chat-request.js';
+import type { ChatRequest } from '../../canonical/chat-request.js';
 import { GatewayError } from '../errors.js';
 
 /**

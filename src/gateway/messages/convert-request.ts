@@ -1,4 +1,11 @@
-import type { ChatMessage, ChatRequest, ContentPart, Tool, ToolCall, ToolChoice } from '../schemas/chat-request.js';
+import type {
+  ChatMessage,
+  ChatRequest,
+  ContentPart,
+  Tool,
+  ToolCall,
+  ToolChoice,
+} from '../../canonical/chat-request.js';
 import { checkValue } from '../schemas/check-value.js';
 import { GatewayError } from '../errors.js';
 import {

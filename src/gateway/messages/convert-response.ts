@@ -1,4 +1,4 @@
-import type { FinishReason, ProviderCompletion, TokenUsage } from '../../providers/index.js';
+import type { FinishReason, ProviderCompletion, TokenUsage } from '../../canonical/completion.js';
 
 export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal';
 

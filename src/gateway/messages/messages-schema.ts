@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { COMPRESSION_MODELS, MAX_TOKEN_COUNT, TokenLimitSchema } from '../schemas/chat-request.js';
+import { COMPRESSION_MODELS, MAX_TOKEN_COUNT, TokenLimitSchema } from '../../canonical/chat-request.js';
 
 /**
  * The Anthropic Messages request (spec 2.2 and Anthropic's full shape). The route schema checks

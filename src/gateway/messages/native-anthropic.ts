@@ -9,12 +9,12 @@ import {
   type Attempt,
   type NativeHeaders,
   type NativeStream,
-  type TokenUsage,
   type UpstreamTarget,
 } from '../../providers/index.js';
+import { type TokenUsage } from '../../canonical/completion.js';
 import type { Pricing } from '../../config/gateway-config.js';
 import { countTextTokens } from '../../tokenize/index.js';
-import type { ChatRequest } from '../schemas/chat-request.js';
+import type { ChatRequest } from '../../canonical/chat-request.js';
 import type { AdmitOptions } from '../chat/admission.js';
 import type { GatewayToolPlan } from '../chat/gateway-tool-plan.js';
 import { applyCompression, type AppliedCompression } from '../chat/apply-compression.js';

@@ -1,4 +1,4 @@
-import type { FinishReason, ProviderStreamEvent, TokenUsage } from '../../providers/index.js';
+import type { FinishReason, ProviderStreamEvent, TokenUsage } from '../../canonical/completion.js';
 import { toAnthropicStopReason, toAnthropicUsage, type MessageIdentity } from './convert-response.js';
 
 /** One server-sent event: its `event:` name and its `data:` JSON (which repeats the name as `type`). */

@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatRequest, ContentPart, Tool, ToolChoice } from '../schemas/chat-request.js';
+import type { ChatMessage, ChatRequest, ContentPart, Tool, ToolChoice } from '../../canonical/chat-request.js';
 import { checkValue } from '../schemas/check-value.js';
 import { GatewayError } from '../errors.js';
 import {

@@ -1,5 +1,5 @@
 import { randomHex } from '../../server/random-ids.js';
-import type { FinishReason, ProviderCompletion, TokenUsage } from '../../providers/index.js';
+import type { FinishReason, ProviderCompletion, TokenUsage } from '../../canonical/completion.js';
 import type { ResponsesRequest } from './responses-schema.js';
 
 export function newItemId(prefix: 'msg' | 'fc'): string {

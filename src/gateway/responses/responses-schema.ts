@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { COMPRESSION_MODELS, TokenLimitSchema } from '../schemas/chat-request.js';
+import { COMPRESSION_MODELS, TokenLimitSchema } from '../../canonical/chat-request.js';
 
 /**
  * The OpenAI Responses request (spec 2.3). The route schema checks the envelope; each input

@@ -1,4 +1,4 @@
-import type { FinishReason, ProviderStreamEvent, TokenUsage } from '../../providers/index.js';
+import type { FinishReason, ProviderStreamEvent, TokenUsage } from '../../canonical/completion.js';
 import type { ResponsesRequest } from './responses-schema.js';
 import {
   formatResponse,

@@ -1,4 +1,4 @@
-import type { ChatMessage, ContentPart } from '../../gateway/schemas/chat-request.js';
+import type { ChatMessage, ContentPart } from '../../canonical/chat-request.js';
 import type { AnthropicBlock, AnthropicImageSource, AnthropicMessage, CacheControl } from './wire.js';
 
 type TextBlock = Extract<AnthropicBlock, { type: 'text' }>;

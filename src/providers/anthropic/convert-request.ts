@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../gateway/schemas/chat-request.js';
+import type { ChatRequest } from '../../canonical/chat-request.js';
 import type { UpstreamRequest, UpstreamTarget } from '../types.js';
 import { convertMessages, convertSystem } from './convert-messages.js';
 import { convertToolChoice, convertTools } from './convert-tools.js';

@@ -1,5 +1,5 @@
-import type { ToolCall } from '../../gateway/schemas/chat-request.js';
-import type { ProviderCompletion } from '../types.js';
+import type { ToolCall } from '../../canonical/chat-request.js';
+import type { ProviderCompletion } from '../../canonical/completion.js';
 import { malformed } from '../shared/upstream-errors.js';
 import { isRecord } from '../shared/usage.js';
 import { convertAnthropicUsage } from './convert-usage.js';

@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../gateway/schemas/chat-request.js';
+import type { ChatRequest } from '../../canonical/chat-request.js';
 import type { AnthropicTool, AnthropicToolChoice } from './wire.js';
 
 export function convertTools(tools: ChatRequest['tools']): AnthropicTool[] | undefined {

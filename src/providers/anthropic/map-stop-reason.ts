@@ -1,4 +1,4 @@
-import type { FinishReason } from '../types.js';
+import type { FinishReason } from '../../canonical/completion.js';
 
 export function mapAnthropicStopReason(reason: string | null | undefined): FinishReason {
   switch (reason) {

@@ -1,4 +1,5 @@
-import type { CallOptions, TokenUsage, UpstreamRequest, UpstreamTarget } from '../types.js';
+import type { CallOptions, UpstreamRequest, UpstreamTarget } from '../types.js';
+import type { TokenUsage } from '../../canonical/completion.js';
 import { openRawCall, readRawSse, readRawText } from '../http/raw-call.js';
 import { upstreamRequestId } from '../http/retry-after.js';
 import { withoutGatewayFields } from '../shared/gateway-fields.js';

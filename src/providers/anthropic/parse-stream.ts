@@ -1,4 +1,5 @@
-import type { ProviderStreamEvent, SseEvent, StreamParser, TokenUsage } from '../types.js';
+import type { SseEvent, StreamParser } from '../types.js';
+import type { ProviderStreamEvent, TokenUsage } from '../../canonical/completion.js';
 import { malformed, parseJson, streamedError } from '../shared/upstream-errors.js';
 import { count, isRecord } from '../shared/usage.js';
 import { convertAnthropicUsage } from './convert-usage.js';

@@ -1,4 +1,4 @@
-import type { ChatMessage, ContentPart } from '../../gateway/schemas/chat-request.js';
+import type { ChatMessage, ContentPart } from '../../canonical/chat-request.js';
 import { textOf } from '../shared/text-content.js';
 import type { GeminiContent, GeminiPart } from './wire.js';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ToolCall } from '../../gateway/schemas/chat-request.js';
+import type { ToolCall } from '../../canonical/chat-request.js';
 import { isRecord } from '../shared/usage.js';
 import type { GeminiResponsePart } from './wire.js';
 

@@ -1,4 +1,4 @@
-import type { ProviderCompletion } from '../types.js';
+import type { ProviderCompletion } from '../../canonical/completion.js';
 import { malformed } from '../shared/upstream-errors.js';
 import { isRecord } from '../shared/usage.js';
 import { readParts } from './convert-parts.js';

@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../gateway/schemas/chat-request.js';
+import type { ChatRequest } from '../../canonical/chat-request.js';
 import { toGeminiParameters } from './convert-schema.js';
 import type { GeminiRequestBody } from './wire.js';
 

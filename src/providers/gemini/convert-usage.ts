@@ -1,4 +1,4 @@
-import type { TokenUsage } from '../types.js';
+import type { TokenUsage } from '../../canonical/completion.js';
 import { count, isRecord } from '../shared/usage.js';
 import type { GeminiUsageMetadata } from './wire.js';
 

@@ -1,4 +1,4 @@
-import type { FinishReason } from '../types.js';
+import type { FinishReason } from '../../canonical/completion.js';
 
 const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY']);
 

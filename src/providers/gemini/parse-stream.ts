@@ -1,4 +1,5 @@
-import type { ProviderStreamEvent, SseEvent, StreamParser } from '../types.js';
+import type { SseEvent, StreamParser } from '../types.js';
+import type { ProviderStreamEvent } from '../../canonical/completion.js';
 import { malformed, parseJson, streamedError } from '../shared/upstream-errors.js';
 import { isRecord } from '../shared/usage.js';
 import { readParts } from './convert-parts.js';

@@ -1,13 +1,6 @@
-import type { ChatRequest } from '../../gateway/schemas/chat-request.js';
-import type {
-  CallOptions,
-  ProviderAdapter,
-  ProviderCompletion,
-  ProviderKind,
-  ProviderStreamEvent,
-  UpstreamTarget,
-  WireCodec,
-} from '../types.js';
+import type { ChatRequest } from '../../canonical/chat-request.js';
+import type { CallOptions, ProviderAdapter, ProviderKind, UpstreamTarget, WireCodec } from '../types.js';
+import type { ProviderCompletion, ProviderStreamEvent } from '../../canonical/completion.js';
 import { openRawCall, readRawEvents, readRawText } from './raw-call.js';
 import { parseJson } from '../shared/upstream-errors.js';
 

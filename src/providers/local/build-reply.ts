@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { ChatRequest, ToolCall } from '../../gateway/schemas/chat-request.js';
+import type { ChatRequest, ToolCall } from '../../canonical/chat-request.js';
 import { countTextTokens, type TokenizerName } from '../../tokenize/index.js';
-import type { FinishReason } from '../types.js';
+import type { FinishReason } from '../../canonical/completion.js';
 import { textOf } from '../shared/text-content.js';
 
 export interface LocalReply {

@@ -1,16 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { ChatRequest } from '../../gateway/schemas/chat-request.js';
+import type { ChatRequest } from '../../canonical/chat-request.js';
 import { countRequestTokens, countTextTokens, tokenizerForModel } from '../../tokenize/index.js';
 import {
   UpstreamError,
   type AbortSignalLike,
   type CallOptions,
   type ProviderAdapter,
-  type ProviderCompletion,
-  type ProviderStreamEvent,
-  type TokenUsage,
   type UpstreamTarget,
 } from '../types.js';
+import { type ProviderCompletion, type ProviderStreamEvent, type TokenUsage } from '../../canonical/completion.js';
 import { buildLocalReply, splitIntoChunks, type LocalReply } from './build-reply.js';
 
 function throwIfAborted(signal: AbortSignalLike): void {

@@ -1,4 +1,4 @@
-import type { FinishReason } from '../types.js';
+import type { FinishReason } from '../../canonical/completion.js';
 
 const KNOWN: ReadonlySet<string> = new Set(['stop', 'length', 'tool_calls', 'content_filter', 'function_call']);
 

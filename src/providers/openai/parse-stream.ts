@@ -1,4 +1,5 @@
-import type { ProviderStreamEvent, SseEvent, StreamParser, ToolCallDelta } from '../types.js';
+import type { SseEvent, StreamParser } from '../types.js';
+import type { ProviderStreamEvent, ToolCallDelta } from '../../canonical/completion.js';
 import { malformed, parseJson, streamedError } from '../shared/upstream-errors.js';
 import { isRecord } from '../shared/usage.js';
 import { convertOpenAIUsage } from './convert-usage.js';

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../gateway/schemas/chat-request.js';
+import type { ChatMessage } from '../../canonical/chat-request.js';
 
 /** The text of a message, parts joined; image parts are skipped. */
 export function textOf(content: ChatMessage['content']): string {

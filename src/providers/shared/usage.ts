@@ -1,4 +1,4 @@
-import type { TokenUsage } from '../types.js';
+import type { TokenUsage } from '../../canonical/completion.js';
 
 export function emptyUsage(): TokenUsage {
   return { inputTokens: 0, cachedInputTokens: 0, cacheCreationInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ChatRequest } from '../../../src/gateway/schemas/chat-request.js';
+import type { ChatRequest } from '../../../src/canonical/chat-request.js';
 import {
   ANTHROPIC_DEFAULT_MAX_TOKENS,
   buildAnthropicBody,

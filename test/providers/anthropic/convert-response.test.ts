@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { convertAnthropicResponse } from '../../../src/providers/anthropic/convert-response.js';
 import { createAnthropicStreamParser } from '../../../src/providers/anthropic/parse-stream.js';
 import { mapAnthropicStopReason } from '../../../src/providers/anthropic/map-stop-reason.js';
-import { UpstreamError, type ProviderStreamEvent } from '../../../src/providers/types.js';
+import { UpstreamError } from '../../../src/providers/types.js';
+import { type ProviderStreamEvent } from '../../../src/canonical/completion.js';
 
 describe('anthropic response conversion', () => {
   it('concatenates text blocks, ignores thinking and turns tool_use into tool calls', () => {

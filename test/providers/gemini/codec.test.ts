@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ChatRequest } from '../../../src/gateway/schemas/chat-request.js';
+import type { ChatRequest } from '../../../src/canonical/chat-request.js';
 import { geminiCodec } from '../../../src/providers/gemini/codec.js';
 import { buildGeminiBody } from '../../../src/providers/gemini/convert-request.js';
 import { toGeminiSchema } from '../../../src/providers/gemini/convert-schema.js';

@@ -1,0 +1,63 @@
+// The floors of src/, lowest first (docs/ARCHITECTURE.md, "Floors"). A module may import its own
+// floor and the floors below it, never one above; no import cycles anywhere. Checked by
+// `npm run layers` (scripts/check-layers.mjs), part of `npm run lint` and so of `npm test`.
+//
+// Placement of the folders the issue left open: metrics (the prom-client registry) and telemetry
+// (OpenTelemetry tracing) are instruments every floor may record into, so they sit on the ground
+// floor and import only config and canonical types; the catalogue (models, prices, upstream
+// targets) is data the providers' floor already knows how to reach, so it sits beside them.
+// src/server/ holds two things: the HTTP kit every surface builds on (Fastify app factory,
+// listener, TLS, body parsing: floor 1) and the wiring that starts the surfaces (start.ts: floor 5).
+/** @type {{ name: string, paths: string[] }[]} */
+const FLOORS = [
+  { name: 'foundation', paths: ['config', 'secrets', 'tokenize', 'canonical', 'metrics', 'telemetry'] },
+  { name: 'adapters', paths: ['providers', 'store', 'compress', 'catalogue', 'server/(?!start\\.ts$)'] },
+  { name: 'accounting', paths: ['metering', 'limits', 'gateway-tools'] },
+  { name: 'core', paths: ['pipeline'] },
+  { name: 'surfaces', paths: ['gateway', 'console', 'collector'] },
+  { name: 'wiring', paths: ['server/start\\.ts$'] },
+  { name: 'entry', paths: ['cli'] },
+];
+
+/** One regular expression matching every module on the given floors. */
+function floorPattern(floors) {
+  const alternatives = floors.flatMap((floor) => floor.paths.map((p) => (p.includes('/') ? `${p}` : `${p}/`)));
+  return `^src/(${alternatives.join('|')})`;
+}
+
+const upwardRules = FLOORS.slice(0, -1).map((floor, index) => ({
+  name: `no-upward-import-from-${floor.name}`,
+  comment: `The ${floor.name} floor (${floor.paths.join(', ')}) may not import a floor above it.`,
+  severity: 'error',
+  from: { path: floorPattern([floor]) },
+  to: { path: floorPattern(FLOORS.slice(index + 1)) },
+}));
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'An import cycle makes two modules one; split out what they share instead.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-unplaced-folder',
+      comment: 'Every folder of src/ has a floor: add a new one to FLOORS in .dependency-cruiser.cjs.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: floorPattern(FLOORS) },
+      to: {},
+    },
+    ...upwardRules,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)node_modules/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+  FLOORS,
+};
