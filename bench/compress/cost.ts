@@ -3,7 +3,7 @@
 // compressed as the gateway would, and priced by a simulated provider cache
 // (src/catalogue/prompt-cache-simulator.ts) against the same session uncompressed.
 //
-//   node --import tsx bench/compress/cost.ts [--dataset DIR]... [--interval SECONDS] [--engine today]
+//   node --import tsx bench/compress/cost.ts [--dataset DIR]... [--interval SECONDS] [--engine gateway|first-sight]
 //
 // Datasets: SWE-agent `.traj` or mini-swe-agent `.json` directories, each reported on its own
 // (default: both of ../shared/datasets). Price models, per dataset:
@@ -26,7 +26,13 @@ import {
   type SimulationMode,
   type PromptBlock,
 } from '../../src/catalogue/prompt-cache-simulator.js';
-import { clearCompressionCaches, compressPayload } from '../../src/compress/index.js';
+import {
+  clearCompressionCaches,
+  compressPayload,
+  withObservedUsage,
+  type ConversationState,
+} from '../../src/compress/index.js';
+import { placeBreakpoints } from '../../src/compress/breakpoints.js';
 import { clearTokenCache, preloadEncoders, TOKENIZERS } from '../../src/tokenize/index.js';
 import { loadDataset, prefixes, toShape, type Conversation } from './dataset.js';
 import { chatBlocks, messagesBlocks } from './prompt-blocks.js';
@@ -129,8 +135,43 @@ interface SessionCompressor {
   observe(usage: CacheUsage): void;
 }
 
-function todaysEngine(): SessionCompressor {
+/** First-sight transforms only: no conversation state, no history rewrite, no breakpoints. */
+function firstSightEngine(): SessionCompressor {
   return { compress: (body) => compressPayload(body).body, observe: () => {} };
+}
+
+/**
+ * What the gateway does: conversation state, history rewrites when the policy says they pay
+ * (priced for this scenario's provider), the gateway's breakpoints where it manages them, and
+ * the upstream's usage fed back into the state.
+ */
+function gatewayEngine(s: Scenario, total: number, history: number[]): SessionCompressor {
+  const caching = s.clientBreakpoints || s.gatewayBreakpoints || s.pricing.rules.kind !== 'breakpoints';
+  const pricing = caching ? s.pricing : NO_CACHE;
+  let state: ConversationState | undefined;
+  return {
+    compress(body, now) {
+      const remaining = ORACLE ? total - 1 - Math.round(now / INTERVAL_MS) : undefined;
+      const result = compressPayload(body, {
+        conversation: {
+          pricing,
+          state,
+          now,
+          history,
+          ...(remaining !== undefined ? { expectedRemaining: remaining } : {}),
+          ...(NO_BUDGET ? { riskBudget: false } : {}),
+        },
+      });
+      const outcome = result.conversation!;
+      state = outcome.state;
+      return s.gatewayBreakpoints && s.pricing.rules.kind === 'breakpoints'
+        ? placeBreakpoints(result.body, outcome.anchorItem).body
+        : result.body;
+    },
+    observe(usage) {
+      if (state) state = withObservedUsage(state, { cacheRead: usage.cacheRead, cacheWrite: usage.cacheWrite });
+    },
+  };
 }
 
 interface Totals {
@@ -186,7 +227,19 @@ const pct = (a: number, b: number) => (b === 0 ? 0 : (100 * a) / b);
 const fmt = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} %`;
 
 preloadEncoders(TOKENIZERS);
-const engine = one('--engine') ?? 'today';
+const engine = one('--engine') ?? 'gateway';
+// Lengths of the sessions replayed so far in a scenario: the gateway learns how long its key's
+// conversations last from the ones that finished (online, in file order; never the session
+// being replayed).
+const histories = new Map<string, number[]>();
+const NO_HISTORY = args.includes('--no-history');
+const engineFor = (s: Scenario, total: number) =>
+  engine === 'first-sight'
+    ? firstSightEngine()
+    : gatewayEngine(s, total, NO_HISTORY ? [] : (histories.get(s.name) ?? []));
+// Experiments: the real number of requests left (an upper bound for any estimate), no risk budget.
+const ORACLE = args.includes('--oracle');
+const NO_BUDGET = args.includes('--no-budget');
 const report: Record<string, unknown> = {};
 for (const dir of DATASETS) {
   const conversations = loadDataset(dir);
@@ -196,12 +249,14 @@ for (const dir of DATASETS) {
     `\n== ${dataset}: ${conversations.length} sessions, ${requests} requests (engine: ${engine}; requests ${INTERVAL_MS / 1000} s apart)`,
   );
   const perScenario: Record<string, SessionResult[]> = {};
+  histories.clear();
   for (const s of SCENARIOS) {
     const results: SessionResult[] = [];
     for (const conv of conversations) {
       clearCompressionCaches();
       clearTokenCache();
-      results.push(replay(conv, s, todaysEngine()));
+      results.push(replay(conv, s, engineFor(s, prefixes(conv).length)));
+      histories.set(s.name, [prefixes(conv).length, ...(histories.get(s.name) ?? [])]);
     }
     perScenario[s.name] = results;
   }

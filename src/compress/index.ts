@@ -42,6 +42,12 @@ export interface ConversationOptions {
   /** The conversation's state before this request; undefined for a conversation not seen yet. */
   state: ConversationState | undefined;
   now: number;
+  /** Requests expected after this one, when the caller has a better estimate than the policy's. */
+  expectedRemaining?: number;
+  /** Lengths (in requests) of the key's finished conversations, for the policy's estimate. */
+  history?: readonly number[];
+  /** Set false to let a rewrite risk more than the conversation saved so far (experiments). */
+  riskBudget?: boolean;
 }
 
 /** What a conversation's request decided, for the caller to store and to place breakpoints. */
@@ -180,6 +186,9 @@ function rewriteForConversation(
     savedTokens,
     firstChangedItem,
     breakpointRules: options.pricing.rules.kind === 'breakpoints',
+    expectedRemaining: options.expectedRemaining,
+    history: options.history,
+    riskBudget: options.riskBudget,
   });
   applyRendering(results, decision.maskBefore === current ? now : next);
   const { read, write } = relativePrices(options.pricing);

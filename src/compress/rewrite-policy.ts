@@ -33,10 +33,38 @@ export interface RewriteDecision {
 /** A prompt this close to the context window is rewritten as far as allowed. */
 const CONTEXT_HEADROOM = 0.8;
 /**
- * Expected requests still to come, per request seen so far: agent sessions are heavy-tailed,
- * and a conversation that has lasted n requests has, by the Lindy estimate, about n more.
+ * Without history, the requests expected after a conversation's n-th: agent sessions are
+ * heavy-tailed, and by the Lindy estimate one that has lasted n requests has about as many to
+ * go. Discounted by half: a wrong guess costs money now, a missed rewrite only a saving.
  */
-const LINDY = 1;
+const LINDY = 0.5;
+/** Finished conversations needed before their lengths replace the Lindy estimate. */
+const MIN_HISTORY = 8;
+/** Share of the savings so far a rewrite may put at risk (the estimate is within ±30 %). */
+const RISK_SHARE = 0.5;
+/**
+ * A rewrite's loss if the conversation stops is certain and immediate, its gain accrues one read
+ * per request: it must be expected to pay back twice over. Measured on the mini-swe-agent
+ * sessions (docs/compression.md): at a margin of 1, the rewrites the risk budget allowed cost
+ * more than they saved.
+ */
+const MARGIN = 2;
+
+/**
+ * Requests expected after the `n`-th of a conversation: the median of what the finished
+ * conversations that got this far went on for (the same key's, as the store keeps them; the
+ * median, not the mean, since a few very long sessions would make every rewrite look good);
+ * for a key without such history, the discounted Lindy estimate.
+ */
+export function expectedRemaining(n: number, history: readonly number[] | undefined): number {
+  if (!history || history.length < MIN_HISTORY) return n * LINDY;
+  const longer = history.filter((length) => length > n).map((length) => length - n);
+  // Fewer than MIN_HISTORY went this far: this conversation is longer than nearly all the key
+  // has had, and the few that went on say little. Padded with zeros, the median stays low.
+  while (longer.length < MIN_HISTORY) longer.push(0);
+  longer.sort((a, b) => a - b);
+  return longer[Math.floor(longer.length / 2)]!;
+}
 
 export interface PolicyInput {
   pricing: CachePricing;
@@ -57,6 +85,12 @@ export interface PolicyInput {
   firstChangedItem: number;
   /** The cache hits only at breakpoints (Anthropic), so a rewrite is re-read from the anchor. */
   breakpointRules: boolean;
+  /** Requests expected after this one, when the caller knows better than the policy. */
+  expectedRemaining?: number | undefined;
+  /** Lengths (in requests) of finished conversations of the same key, newest first. */
+  history?: readonly number[] | undefined;
+  /** Whether the extra cost must fit in what the conversation saved so far (default true). */
+  riskBudget?: boolean;
 }
 
 export function isCold(pricing: CachePricing, state: ConversationState, now: number): boolean {
@@ -88,7 +122,7 @@ export function decideRewrite(input: PolicyInput): RewriteDecision {
   if (items) for (let i = Math.max(0, from); i < input.lastAssistantItem && i < items.length; i++) changed += items[i]!;
   else changed = input.totalTokens;
   const saved = input.savedTokens;
-  const expectedRemaining = (state.requests + 1) * LINDY;
+  const expected = input.expectedRemaining ?? expectedRemaining(state.requests + 1, input.history);
   const breakeven = rewriteBreakeven(pricing, changed, saved);
   const decision = (reason: RewriteReason | undefined, extraUnits: number): RewriteDecision => ({
     ...none,
@@ -97,14 +131,15 @@ export function decideRewrite(input: PolicyInput): RewriteDecision {
     changedTokens: changed,
     savedTokens: saved,
     breakeven,
-    expectedRemaining,
+    expectedRemaining: expected,
     extraUnits: reason ? extraUnits : 0,
   });
   if (cold) return decision('cold_cache', 0);
   const { read, write } = relativePrices(pricing);
   const extra = Math.max(0, (write - read) * Math.max(0, changed - saved) - read * saved);
   if (input.totalTokens > pricing.contextWindow * CONTEXT_HEADROOM) return decision('context_window', extra);
-  if (expectedRemaining > breakeven && extra <= state.savedUnits) return decision('breakeven', extra);
+  if (expected > breakeven * MARGIN && (input.riskBudget === false || extra <= state.savedUnits * RISK_SHARE))
+    return decision('breakeven', extra);
   return decision(undefined, 0);
 }
 

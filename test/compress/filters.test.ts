@@ -83,6 +83,31 @@ describe('tool_result_trimming filters', () => {
     assert.match(out, /6 repeats of warnings/);
   });
 
+  it('ls -l keeps type, permissions, size and name; owner, links and dates are said once', () => {
+    const ls = [
+      'total 708',
+      'drwxrwxrwx  1 root root   4096 Oct 24  2024 .',
+      'drwxr-xr-x  1 root root   4096 Nov 18 23:37 ..',
+      '-rw-r--r--  1 root root   1701 Oct 24  2024 .git-blame-ignore-revs',
+      'drwxrwxrwx  8 root root   4096 Oct 24  2024 .git',
+      '-rwxr-xr-x  1 root root   1647 Oct 24  2024 setup.py',
+      'lrwxrwxrwx  1 root root     11 Oct 24  2024 link -> setup.py',
+    ].join('\n');
+    assert.equal(
+      trimOutput(ls, 'list', keep),
+      [
+        'total 708',
+        '[ls -l rows: owner root:root on every row; link counts and dates left out; sizes in bytes]',
+        'drwxrwxrwx ./',
+        'drwxr-xr-x ../',
+        '-rw-r--r-- 1701 .git-blame-ignore-revs',
+        'drwxrwxrwx .git/',
+        '-rwxr-xr-x 1647 setup.py',
+        'lrwxrwxrwx 11 link -> setup.py',
+      ].join('\n'),
+    );
+  });
+
   it('rg output is grouped by file; find output by directory', () => {
     const rg = trimOutput(fixtureText('rg-output.txt'), 'search', keep);
     assert.match(rg, /^src\/marshmallow\/fields.py:\n {2}100: {8}precision/m);

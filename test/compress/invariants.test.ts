@@ -36,8 +36,37 @@ const realOutputs = [
   'File updated.',
   '',
 ];
+// Numbered views of one file (nl -ba, cat -n, SWE-agent, grep -n): overlapping ranges, edits that
+// shift later numbers, a range shown twice (an edit preview), non-consecutive numbers.
+const CODE = Array.from({ length: 60 }, (_, i) => `    statement_${i % 23} = compute(${i % 7}, option=${i % 3 === 0})`);
+const numberedView = fc
+  .record({
+    from: fc.integer({ min: 0, max: 50 }),
+    length: fc.integer({ min: 3, max: 30 }),
+    insertAt: fc.option(fc.integer({ min: 0, max: 59 }), { nil: undefined }),
+    style: fc.constantFrom(
+      (n: number) => `${String(n).padStart(6)}\t`,
+      (n: number) => `${n}:`,
+      (n: number) => `${String(n).padStart(5, '0')}| `,
+    ),
+    twice: fc.boolean(),
+    sparse: fc.boolean(),
+  })
+  .map(({ from, length, insertAt, style, twice, sparse }) => {
+    const code =
+      insertAt === undefined ? CODE : [...CODE.slice(0, insertAt), '    inserted = True', ...CODE.slice(insertAt)];
+    const rows = code
+      .map((line, i) => `${style(i + 1)}${line}`)
+      .slice(from, from + length)
+      .filter((_, i) => !sparse || i % 3 !== 1);
+    const view = rows.join('\n');
+    return twice
+      ? `Edit preview:\n${view}\nOriginal:\n${rows.map((r) => r.replace('option', 'opt')).join('\n')}`
+      : view;
+  });
 const output = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...realOutputs) },
+  { weight: 2, arbitrary: numberedView },
   {
     weight: 1,
     arbitrary: fc
@@ -110,10 +139,10 @@ const effective = (turns: number, bundle: BundleName | undefined, maskBefore: nu
 
 const RUN_REF = /^\[… (\d+) lines as in the output of tool call (\S+) \(its lines (\d+)-(\d+)\) …\]$/;
 const NUMBERED_REF =
-  /^\[… lines numbered (\d+)-(\d+) as (?:numbered (\d+)-(\d+) )?in the output of tool call (\S+) …\]$/;
+  /^\[… lines numbered (\d+)-(\d+) as (?:numbered (\d+)-(\d+) |its lines (\d+)-(\d+) )?in the output of tool call (\S+) …\]$/;
 const NUMBER_PREFIX = /^( *)(\d{1,7})(\t|:|→|\| ?)/;
 
-/** An output with every run reference replaced by the lines it stands for. */
+/** An output with every run reference replaced by the lines it stands for (written independently of the engine). */
 function expandReferences(text: string, visible: Map<string, string>): string {
   const out: string[] = [];
   for (const line of text.split('\n')) {
@@ -124,18 +153,20 @@ function expandReferences(text: string, visible: Map<string, string>): string {
       out.push(...source.slice(Number(plain[3]) - 1, Number(plain[4])));
     } else if (numbered) {
       const [first, last] = [Number(numbered[1]), Number(numbered[2])];
-      const shift = numbered[3] === undefined ? 0 : first - Number(numbered[3]);
-      const byNumber = new Map<number, string>();
-      for (const l of visible.get(numbered[5]!)!.split('\n')) {
-        const m = NUMBER_PREFIX.exec(l);
-        if (m) byNumber.set(Number(m[2]), l);
+      const source = visible.get(numbered[7]!)!.split('\n');
+      let from: number;
+      if (numbered[5] !== undefined) from = Number(numbered[5]) - 1;
+      else {
+        const oldFirst = numbered[3] === undefined ? first : Number(numbered[3]);
+        from = source.findIndex((l) => Number(NUMBER_PREFIX.exec(l)?.[2]) === oldFirst);
       }
-      for (let n = first; n <= last; n++) {
-        const old = byNumber.get(n - shift)!;
+      for (let k = 0; k <= last - first; k++) {
+        const old = source[from + k]!;
         const m = NUMBER_PREFIX.exec(old)!;
-        out.push(
-          `${' '.repeat(Math.max(0, m[1]!.length + String(n - shift).length - String(n).length))}${n}${old.slice(m[1]!.length + m[2]!.length)}`,
-        );
+        const n = first + k;
+        const zero = m[2]!.length > 1 && m[2]![0] === '0';
+        const digits = zero ? String(n).padStart(m[2]!.length, '0') : String(n);
+        out.push(`${digits.padStart(m[1]!.length + m[2]!.length)}${old.slice(m[1]!.length + m[2]!.length)}`);
       }
     } else out.push(line);
   }

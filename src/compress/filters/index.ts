@@ -8,7 +8,7 @@ import { stripLineNumbers } from './line-numbers.js';
 import { normalize } from './normalize.js';
 import { filterInstallOutput } from './package-install.js';
 import { collapseRepeats } from './repeats.js';
-import { groupGrepOutput, groupPathListing } from './search-listing.js';
+import { compactLongListing, groupGrepOutput, groupPathListing } from './search-listing.js';
 import { filterTestOutput } from './test-runner.js';
 
 export interface TrimOptions {
@@ -28,7 +28,7 @@ const SPECIFIC: Partial<Record<OutputKind, (text: string) => string>> = {
   'git-status': filterGitStatus,
   'git-log': filterGitLog,
   search: groupGrepOutput,
-  list: groupPathListing,
+  list: (text) => groupPathListing(compactLongListing(text)),
 };
 
 // What every pattern of `sniff` starts with, in one pass: most outputs have none of it.

@@ -31,8 +31,8 @@ function lineKey(line: string): LineKey {
 }
 
 /** What a reference has to save to be worth it (the marker itself is ~20 tokens). */
-const MIN_LINES = 4;
-const MIN_CHARS = 200;
+const MIN_LINES = 3;
+const MIN_CHARS = 120;
 /** Lines too common to start a run from ("", "}", "else:"): they only extend one. */
 const MIN_ANCHOR_CHARS = 12;
 /** Earlier positions tried per anchor line, newest first. */
@@ -104,7 +104,8 @@ function extend(
     } else {
       const k = keys[from + n]!;
       const o = old.keys[at + n]!;
-      if (k.number === undefined || o.number === undefined || k.key !== o.key || k.number - o.number !== shift) break;
+      // Consecutive numbers on both sides: a range of numbers then names exactly these lines.
+      if (k.number !== first.number! + n || o.number !== old.keys[at]!.number! + n || k.key !== o.key) break;
     }
     chars += old.lines[at + n]!.length + 1;
     n++;
@@ -119,12 +120,15 @@ export function describeRun(run: Run, lines: string[]): string {
     return `[… ${run.length} lines as in the output of tool call ${id} (its lines ${run.line + 1}-${run.line + run.length}) …]`;
   }
   const newFirst = lineKey(lines[run.at]!).number!;
-  const newLast = lineKey(lines[run.at + run.length - 1]!).number!;
+  const newLast = newFirst + run.length - 1;
+  const oldFirst = newFirst - run.shift;
+  // Numbers name the lines only if the target shows them once (an edit preview shows a range twice).
+  const ambiguous = run.output.keys.filter((k) => k.number === oldFirst).length > 1;
+  if (ambiguous)
+    return `[… lines numbered ${newFirst}-${newLast} as its lines ${run.line + 1}-${run.line + run.length} in the output of tool call ${id} …]`;
   if (run.shift === 0) return `[… lines numbered ${newFirst}-${newLast} as in the output of tool call ${id} …]`;
-  return `[… lines numbered ${newFirst}-${newLast} as numbered ${newFirst - run.shift}-${newLast - run.shift} in the output of tool call ${id} …]`;
+  return `[… lines numbered ${newFirst}-${newLast} as numbered ${oldFirst}-${oldFirst + run.length - 1} in the output of tool call ${id} …]`;
 }
-
-export const RUN_MARKER_RE = /^\[… (?:\d+ lines as in|lines numbered \d+-\d+ as) /;
 
 /**
  * `text` with every long enough run of lines already seen in `index` replaced by a reference;
@@ -159,7 +163,7 @@ export function referenceSeenLines(text: string, index: LineIndex): string | und
 
 const PLAIN_REF = /^\[… (\d+) lines as in the output of tool call (\S+) \(its lines (\d+)-(\d+)\) …\]$/;
 const NUMBERED_REF =
-  /^\[… lines numbered (\d+)-(\d+) as (?:numbered (\d+)-(\d+) )?in the output of tool call (\S+) …\]$/;
+  /^\[… lines numbered (\d+)-(\d+) as (?:numbered (\d+)-(\d+) |its lines (\d+)-(\d+) )?in the output of tool call (\S+) …\]$/;
 
 /** The first and last line (0-based) of `lines` numbered `first`..`last`, in order. */
 function numberedSpan(lines: string[], first: number, last: number): [number, number] | undefined {
@@ -191,7 +195,7 @@ export function expandReferences(text: string, source: (callId: string) => strin
   for (const line of text.split('\n')) {
     const plain = line.startsWith('[… ') ? PLAIN_REF.exec(line) : null;
     const numbered = plain || !line.startsWith('[… ') ? null : NUMBERED_REF.exec(line);
-    const target = plain ? source(plain[2]!) : numbered ? source(numbered[5]!) : undefined;
+    const target = plain ? source(plain[2]!) : numbered ? source(numbered[7]!) : undefined;
     if (target === undefined) {
       out.push(line);
       continue;
@@ -202,10 +206,18 @@ export function expandReferences(text: string, source: (callId: string) => strin
     } else {
       const first = Number(numbered![1]);
       const last = Number(numbered![2]);
-      const shift = numbered![3] === undefined ? 0 : first - Number(numbered![3]);
-      const span = numberedSpan(old, first - shift, last - shift)!;
-      for (let i = span[0]; i <= span[1]; i++)
-        out.push(shift === 0 ? old[i]! : renumber(old[i]!, lineKey(old[i]!).number! + shift));
+      const span: [number, number] | undefined =
+        numbered![5] !== undefined
+          ? [Number(numbered![5]) - 1, Number(numbered![6]) - 1]
+          : numberedSpan(
+              old,
+              numbered![3] === undefined ? first : Number(numbered![3]),
+              numbered![3] === undefined ? last : Number(numbered![4]),
+            );
+      for (let i = span![0]; i <= span![1]; i++) {
+        const to = first + (i - span![0]);
+        out.push(lineKey(old[i]!).number === to ? old[i]! : renumber(old[i]!, to));
+      }
     }
     changed = true;
   }
