@@ -1,4 +1,5 @@
 import type { Pricing, ProviderConfig } from '../config/gateway-config.js';
+import type { CatalogueModel } from './catalogue.js';
 
 /**
  * How a provider prices and keeps a prompt cache, as far as compression decisions and the
@@ -131,4 +132,10 @@ export function rewriteBreakeven(pricing: CachePricing, changedTokens: number, s
   if (read >= write) return 0; // no cache discount: every request pays in full, so any saving pays at once
   if (read <= 0) return Number.POSITIVE_INFINITY;
   return Math.max(0, ((write - read) * changedTokens - write * savedTokens) / (read * savedTokens));
+}
+
+/** The cache pricing of a catalogue model, by the provider of its first route (where requests go first). */
+export function cachePricingOfModel(model: Pick<CatalogueModel, 'pricing' | 'contextWindow' | 'routes'>): CachePricing {
+  const kind = model.routes[0]?.provider.kind ?? 'local';
+  return cachePricingFor(kind, model.pricing, model.contextWindow);
 }

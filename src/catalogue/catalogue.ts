@@ -14,6 +14,8 @@ export interface CatalogueModel {
   ownedBy: string;
   pricing: Pricing;
   maxOutputTokens: number;
+  /** Prompt tokens the model accepts, when configured (else the provider default, cache-pricing.ts). */
+  contextWindow: number | undefined;
   routes: Array<{ provider: ProviderConfig; upstreamModel: string }>;
 }
 
@@ -52,6 +54,7 @@ export class Catalogue {
         ownedBy: model.owned_by ?? author,
         pricing: model.pricing,
         maxOutputTokens: model.max_output_tokens ?? 4096,
+        contextWindow: model.context_window,
         routes,
       });
     }

@@ -62,6 +62,11 @@ export interface ConversationOutcome {
   anchorItem: number;
   /** Estimated money saved on this request, in uncached-input-token units. */
   savedUnits: number;
+  /**
+   * Tokens removed from what the previous request already sent (read from the cache when it
+   * hits) and from what is new in this one, as o200k_base counts them.
+   */
+  removed: { cached: number; fresh: number };
 }
 
 /** Fraction of input tokens removed, 4 decimals: 1000 → 810 gives 0.19. */
@@ -198,7 +203,7 @@ function rewriteForConversation(
     : read * removed.cached + write * removed.fresh - decision.extraUnits;
   return {
     state: {
-      maskBefore: decision.maskBefore,
+      maskBefore: Math.max(state.maskBefore, decision.maskBefore),
       rewriteAt: decision.reason ? options.now : state.rewriteAt,
       requests: state.requests + 1,
       lastRequestAt: options.now,
@@ -209,6 +214,7 @@ function rewriteForConversation(
     decision,
     anchorItem: boundaryAnchorItem(conversation, decision.maskBefore),
     savedUnits,
+    removed,
   };
 }
 

@@ -45,7 +45,7 @@ export function buildGatewayApp(
     registerModelsRoute(authenticated, services);
     registerChatCompletionsRoute(authenticated, services);
     registerCountTokensRoute(authenticated);
-    registerCompressRoute(authenticated);
+    registerCompressRoute(authenticated, services);
     registerMessagesRoute(authenticated, services);
     registerMessagesCountTokensRoute(authenticated);
     registerResponsesRoute(authenticated, services);

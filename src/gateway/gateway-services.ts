@@ -6,6 +6,7 @@ import type { UsageWriter } from '../metering/usage-writer.js';
 import type { BudgetLedger } from '../limits/budget-ledger.js';
 import type { RetryOptions } from '../providers/index.js';
 import type { GatewayToolsService } from '../gateway-tools/service.js';
+import type { ConversationStore } from '../compress/conversation-request.js';
 
 export interface UpstreamPolicy {
   timeouts: { connectMs: number; firstByteMs: number; betweenChunksMs: number };
@@ -25,4 +26,6 @@ export interface GatewayServices {
   logger: Logger;
   /** Built-in gateway tools; without it no tool is ever injected. */
   gatewayTools?: GatewayToolsService;
+  /** Compression's per-conversation state (src/store/compression-conversations.ts); without it compression is stateless. */
+  compression?: ConversationStore;
 }

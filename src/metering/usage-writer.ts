@@ -275,6 +275,7 @@ const USAGE_COLUMNS = [
   'output_tokens',
   'reasoning_tokens',
   'uncompressed_input_tokens',
+  'compression_savings_micro_usd',
   'cost_micro_usd',
   'tags',
   'status_code',
@@ -284,7 +285,8 @@ const USAGE_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof UsageRecord>;
 
 function usageValues(record: UsageRecord): unknown[] {
-  return USAGE_COLUMNS.map((column) => record[column]);
+  // Optional members (compression_savings_micro_usd) are written as NULL when absent.
+  return USAGE_COLUMNS.map((column) => record[column] ?? null);
 }
 
 /**

@@ -22,6 +22,7 @@ import { buildMetricsApp } from './metrics-app.js';
 import { trackUsageQueue } from '../metrics/metrics.js';
 import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.js';
 import { ConnectionGate } from './connection-gate.js';
+import { CompressionConversations } from '../store/compression-conversations.js';
 
 export interface RunningGateway {
   /**
@@ -121,6 +122,7 @@ export async function startGateway(
             maxConcurrency: settings.maxConcurrency,
             logger,
             gatewayTools,
+            compression: new CompressionConversations(store),
           },
         ),
         connections,

@@ -45,7 +45,8 @@ export interface AdmitOptions {
     plan: GatewayToolPlan | undefined;
     targets: UpstreamTarget[];
     model: CatalogueModel;
-  }) => boolean;
+    services: GatewayServices;
+  }) => boolean | Promise<boolean>;
 }
 
 /** Prompt estimates are ours, not the provider's tokenizer: leave headroom so a slightly higher real count still fits. */
@@ -66,9 +67,9 @@ export async function admit(
   const planned = await planGatewayTools(services.gatewayTools, key, original);
   const targets = services.catalogue.targets(model);
   const compressCanonical =
-    options.compressCanonical?.({ body: planned.body, plan: planned.plan, targets, model }) ?? true;
+    (await options.compressCanonical?.({ body: planned.body, plan: planned.plan, targets, model, services })) ?? true;
   const compressed = compressCanonical
-    ? applyCompression(request, planned.body, model.pricing)
+    ? await applyCompression(request, planned.body, model, services.compression)
     : { body: planned.body, compression: undefined };
   const compression = compressed.compression;
   const body = injectGatewayTools(compressed.body, planned.plan);

@@ -12,7 +12,8 @@ import {
   type UpstreamTarget,
 } from '../../providers/index.js';
 import { type TokenUsage } from '../../canonical/completion.js';
-import type { Pricing } from '../../config/gateway-config.js';
+import type { CatalogueModel } from '../../catalogue/catalogue.js';
+import type { ConversationStore } from '../../compress/conversation-request.js';
 import { countTextTokens } from '../../tokenize/index.js';
 import type { ChatRequest } from '../../canonical/chat-request.js';
 import type { AdmitOptions } from '../chat/admission.js';
@@ -75,9 +76,9 @@ export function nativeAdmission(
   let prepared: PreparedNative | undefined;
   return {
     options: {
-      compressCanonical: (context) => {
+      compressCanonical: async (context) => {
         if (!nativeEligible(context)) return true;
-        prepared = compressMessagesBody(request, client, context.model.pricing);
+        prepared = await compressMessagesBody(request, client, context.model, context.services.compression);
         return false;
       },
     },
@@ -90,14 +91,19 @@ export function nativeAdmission(
  * `system` (rule 1 of its format detection), so a body without one gets an empty placeholder
  * for the reading, removed again from what is sent.
  */
-function compressMessagesBody(request: FastifyRequest, client: MessagesRequest, pricing: Pricing): PreparedNative {
+async function compressMessagesBody(
+  request: FastifyRequest,
+  client: MessagesRequest,
+  model: CatalogueModel,
+  conversations: ConversationStore | undefined,
+): Promise<PreparedNative> {
   const source = client as unknown as Record<string, unknown>;
   const hadSystem = 'system' in source;
   const probe = hadSystem ? source : { ...source, system: undefined };
-  const { body, compression } = applyCompression(request, probe as unknown as ChatRequest, pricing);
+  const { body, compression } = await applyCompression(request, probe as unknown as ChatRequest, model, conversations);
   const out = { ...(body as unknown as Record<string, unknown>) };
-  if (!hadSystem) delete out.system;
-  return { body: compression ? out : source, compression };
+  if (!hadSystem && out.system === undefined) delete out.system;
+  return { body: out, compression };
 }
 
 /** `anthropic-version` and `anthropic-beta` as the client sent them (repeated headers joined). */
@@ -214,7 +220,7 @@ export async function serveNativeMessages(
       // The translated path takes over the remaining targets, compressed in its own form.
       admission.targets = rest;
       admission.compression = undefined;
-      const compressed = applyCompression(request, admission.body, admission.model.pricing);
+      const compressed = await applyCompression(request, admission.body, admission.model, services.compression);
       admission.body = compressed.body;
       admission.compression = compressed.compression;
       const nativeAttempts = error instanceof RoutingError ? error.attempts : [];
