@@ -107,7 +107,7 @@ export function compressPayload(
   // the rewritten body only looks up what it shares with it.
   const counted = countSourceTokens(source, conversation.format, tokenizer);
   const before = counted.total;
-  const refs = runFirstSight(conversation, bundle, options);
+  const refs = runFirstSight(conversation, bundle, tokenizer, options);
   let outcome: ConversationOutcome | undefined;
   if (options.conversation) {
     outcome = rewriteForConversation(conversation, bundle, refs, counted, options.conversation);
@@ -162,39 +162,51 @@ function rewriteForConversation(
   const itemTokens = counted.items?.slice();
   let total = counted.total;
   results.forEach((r, i) => {
+    if (now.texts[i] === r.original) return;
     const delta = o200k(r.original) - o200k(now.texts[i]!);
     if (itemTokens && r.item < itemTokens.length) itemTokens[r.item]! -= delta;
     total -= delta;
   });
+  const policy = (savedTokens: number, firstChangedItem: number) =>
+    decideRewrite({
+      pricing: options.pricing,
+      state,
+      now: options.now,
+      current,
+      candidate,
+      itemTokens,
+      totalTokens: total,
+      lastAssistantItem: conversation.lastAssistantItem,
+      anchorItem: boundaryAnchorItem(conversation, current),
+      savedTokens,
+      firstChangedItem,
+      breakpointRules: options.pricing.rules.kind === 'breakpoints',
+      expectedRemaining: options.expectedRemaining,
+      history: options.history,
+      riskBudget: options.riskBudget,
+    });
+  // Most requests move nothing: ask first with the most the rewrite could save (every output it
+  // may touch removed) and the least it could change; only if that could pay is it rendered.
+  let upperBound = 0;
+  let lastChangeable = -1;
+  results.forEach((r, i) => {
+    if (r.turn < current || r.turn >= candidate) return;
+    upperBound += o200k(now.texts[i]!);
+    lastChangeable = Math.max(lastChangeable, r.item);
+  });
   let next = now;
-  let savedTokens = 0;
-  let firstChangedItem = Number.MAX_SAFE_INTEGER;
-  if (candidate > current) {
+  let decision = policy(upperBound, lastChangeable);
+  if (decision.reason !== undefined) {
     next = renderRewrite(results, refs, candidate);
+    let savedTokens = 0;
+    let firstChangedItem = Number.MAX_SAFE_INTEGER;
     results.forEach((r, i) => {
       if (next.texts[i] === now.texts[i]) return;
       savedTokens += o200k(now.texts[i]!) - o200k(next.texts[i]!);
       firstChangedItem = Math.min(firstChangedItem, r.item);
     });
+    decision = policy(savedTokens, firstChangedItem);
   }
-  const anchorBefore = boundaryAnchorItem(conversation, current);
-  const decision = decideRewrite({
-    pricing: options.pricing,
-    state,
-    now: options.now,
-    current,
-    candidate,
-    itemTokens,
-    totalTokens: total,
-    lastAssistantItem: conversation.lastAssistantItem,
-    anchorItem: anchorBefore,
-    savedTokens,
-    firstChangedItem,
-    breakpointRules: options.pricing.rules.kind === 'breakpoints',
-    expectedRemaining: options.expectedRemaining,
-    history: options.history,
-    riskBudget: options.riskBudget,
-  });
   applyRendering(results, decision.maskBefore === current ? now : next);
   const { read, write } = relativePrices(options.pricing);
   const removed = removedTokens(results, o200k, conversation.lastAssistantItem);

@@ -11,6 +11,7 @@ import type { ToolResult } from './types.js';
 import type { StrategyContext } from './strategies/strategy.js';
 import { toolSurfaceReduction } from './strategies/tool-surface-reduction.js';
 import type { Conversation } from './types.js';
+import type { TokenizerName } from '../tokenize/index.js';
 
 export const STRATEGY_NAMES: readonly string[] = [
   ...FIRST_SIGHT_STRATEGIES,
@@ -42,13 +43,6 @@ export interface PipelineOptions {
   maskBefore?: number;
 }
 
-export interface PipelineResult {
-  /** Per result, the call ids its first-sight text refers to. */
-  refs: string[][];
-  /** Indexes of the results masked by the history rewrite. */
-  masked: ReadonlySet<number>;
-}
-
 /**
  * The item after which the next history rewrite can change anything: the assistant message that
  * issued the first calls of turn `maskBefore` (the turns before it are masked already and
@@ -65,17 +59,23 @@ export function effectiveMaskBefore(conversation: Conversation, bundle: Bundle, 
   return Math.max(0, Math.min(requested ?? 0, conversation.turnCount - bundle.keepTurns));
 }
 
-export function strategyContext(conversation: Conversation, bundle: Bundle): StrategyContext {
+export function strategyContext(conversation: Conversation, bundle: Bundle, tokenizer: TokenizerName): StrategyContext {
   return {
     bundle,
     stripLineNumbers: bundle.stripLineNumbers === 'auto' ? !keepsLineNumbers(conversation) : bundle.stripLineNumbers,
     only: undefined,
+    tokenizer,
   };
 }
 
 /** The first-sight phase: every result gets its first-sight text; tool definitions are reduced. */
-export function runFirstSight(conversation: Conversation, bundle: Bundle, opts: PipelineOptions = {}): string[][] {
-  const ctx: StrategyContext = { ...strategyContext(conversation, bundle), only: opts.only };
+export function runFirstSight(
+  conversation: Conversation,
+  bundle: Bundle,
+  tokenizer: TokenizerName,
+  opts: PipelineOptions = {},
+): string[][] {
+  const ctx: StrategyContext = { ...strategyContext(conversation, bundle, tokenizer), only: opts.only };
   const refs = applyFirstSight(conversation.results, ctx);
   if (!opts.only || opts.only.includes(toolSurfaceReduction.name)) toolSurfaceReduction.run(conversation, ctx);
   return refs;
@@ -109,19 +109,6 @@ export function applyRendering(results: ToolResult[], rendering: Rendering): voi
     if (rendering.masked.has(i)) r.changedBy.clear();
     r.changedBy.add(OBSERVATION_MASKING);
   });
-}
-
-/** Runs the transforms in order with a fixed rewrite boundary; results and tools change in place. */
-export function runPipeline(conversation: Conversation, bundle: Bundle, opts: PipelineOptions = {}): PipelineResult {
-  const refs = runFirstSight(conversation, bundle, opts);
-  let masked: ReadonlySet<number> = new Set();
-  const before = effectiveMaskBefore(conversation, bundle, opts.maskBefore);
-  if (before > 0 && (!opts.only || opts.only.includes(OBSERVATION_MASKING))) {
-    const rendering = renderRewrite(conversation.results, refs, before);
-    applyRendering(conversation.results, rendering);
-    masked = rendering.masked;
-  }
-  return { refs, masked };
 }
 
 /**

@@ -7,8 +7,8 @@
 // 2. the per-command filter (filters/), then pretty-printed JSON minified;
 // 3. status footer lines equal to the previous output's footer dropped;
 // 4. runs of lines the model has already seen in an earlier output → a reference (line-runs.ts);
-// 5. kept only if it saves tokens (o200k_base, whatever the model: the decision must not
-//    depend on which model a turn went to).
+// 5. kept only if it saves tokens, counted with the request's tokenizer (the count the report
+//    makes anyway; a conversation that changes model family loses its cache regardless).
 //
 // Agents resend the whole conversation every turn, so the work is incremental: the state after
 // the outputs of the previous request is kept (by the sequence of outputs that produced it) and
@@ -106,8 +106,6 @@ function kindOf(result: ToolResult, ctx: StrategyContext): OutputKind {
 /** Marker lines stand for other lines: a run reference never points into them. */
 const literalLine = (line: string) => !(line.startsWith('[… ') || line.startsWith('[lines '));
 
-const tokens = (text: string) => countTextTokens(text, 'o200k_base');
-
 function decide(result: ToolResult, kind: OutputKind, ctx: StrategyContext, state: State): Decided {
   const original = result.original;
   const unchanged: Decided = { text: original, changedBy: [], refersTo: [] };
@@ -148,6 +146,7 @@ function decide(result: ToolResult, kind: OutputKind, ctx: StrategyContext, stat
     changedBy.push('near_duplicate_reference');
     for (const m of referenced.matchAll(/of tool call (\S+?)(?: \(its lines| …\])/g)) refersTo.push(m[1]!);
   }
+  const tokens = (t: string) => countTextTokens(t, ctx.tokenizer);
   if (changedBy.length === 0 || tokens(text) >= tokens(original)) return unchanged;
   return { text, changedBy, refersTo };
 }
@@ -207,7 +206,7 @@ const MAX_NEW_OUTPUTS = 16;
 export function applyFirstSight(results: ToolResult[], ctx: StrategyContext): string[][] {
   const kinds = results.map((r) => kindOf(r, ctx));
   const keys: string[] = new Array<string>(results.length);
-  let key = `${ctx.bundle.name}|${ctx.stripLineNumbers ? 1 : 0}|${ctx.only?.join(',') ?? ''}`;
+  let key = `${ctx.bundle.name}|${ctx.tokenizer}|${ctx.stripLineNumbers ? 1 : 0}|${ctx.only?.join(',') ?? ''}`;
   for (let i = 0; i < results.length; i++) {
     const r = results[i]!;
     key += `\u0001${r.callId}\u0002${kinds[i]}\u0002${r.editable ? textId(r.original) : 0}`;
