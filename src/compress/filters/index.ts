@@ -43,7 +43,13 @@ function sniff(text: string): OutputKind | undefined {
   return undefined;
 }
 
+/** A line the engine wrote (`[… 12 lines omitted …]`, a reference to lines seen before…). */
+const ENGINE_MARKER = /^\[… /m;
+
 export function trimOutput(text: string, kind: OutputKind, opts: TrimOptions): string {
+  // Filtered already (compressing twice must equal compressing once): a marker stands for lines
+  // a filter would count or renumber differently.
+  if (ENGINE_MARKER.test(text)) return text;
   const fileView = kind === 'read' || (kind === 'other' && /^\[File: /.test(text));
   let t = normalize(text, { fileContent: fileView });
   if (fileView) {

@@ -136,12 +136,23 @@ export function describeRun(run: Run, lines: string[]): string {
  * output on ties: deterministic for the same outputs in the same order.
  */
 export function referenceSeenLines(text: string, index: LineIndex): string | undefined {
-  if (index.outputs.length === 0) return undefined;
   const lines = text.split('\n');
-  if (lines.length < MIN_LINES) return undefined;
+  if (lines.length < MIN_LINES * 2 && index.outputs.length === 0) return undefined;
   const keys = lines.map(lineKey);
   const errors = errorMask(lines);
-  const out: string[] = [];
+  // The output itself, as written so far: a run may also repeat lines shown above in it (an
+  // edit preview next to the original it replaces).
+  const self: IndexedOutput = { callId: '', lines: [], keys: [], literal: [] };
+  const selfPostings = new Map<string, number[]>();
+  const emit = (line: string, key: LineKey | undefined) => {
+    const at = self.lines.push(line) - 1;
+    self.keys.push(key ?? { key: line, number: undefined });
+    self.literal.push(key !== undefined);
+    if (key === undefined || key.key.trim().length < MIN_ANCHOR_CHARS) return;
+    const list = selfPostings.get(key.key);
+    if (list) list.push(at);
+    else selfPostings.set(key.key, [at]);
+  };
   let replaced = false;
   for (let i = 0; i < lines.length;) {
     let best: Run | undefined;
@@ -151,17 +162,34 @@ export function referenceSeenLines(text: string, index: LineIndex): string | und
         const run = extend(lines, keys, errors, i, index.outputs[found[c]!.output]!, found[c]!.line);
         if (run && (!best || run.length > best.length)) best = run;
       }
+      const mine = selfPostings.get(keys[i]!.key) ?? [];
+      for (let c = mine.length - 1; c >= 0 && c >= mine.length - MAX_CANDIDATES; c--) {
+        const run = extend(lines, keys, errors, i, self, mine[c]!);
+        if (run && (!best || run.length > best.length)) best = run;
+      }
     }
     if (best) {
-      out.push(describeRun(best, lines));
+      emit(best.output === self ? describeOwnRun(best, lines) : describeRun(best, lines), undefined);
       replaced = true;
       i += best.length;
-    } else out.push(lines[i++]!);
+    } else {
+      emit(lines[i]!, keys[i]!);
+      i++;
+    }
   }
-  return replaced ? out.join('\n') : undefined;
+  return replaced ? self.lines.join('\n') : undefined;
+}
+
+/** A run of lines shown above in the same output, by their positions there. */
+function describeOwnRun(run: Run, lines: string[]): string {
+  const span = `${run.line + 1}-${run.line + run.length}`;
+  if (run.shift === undefined) return `[… ${run.length} lines as its own lines ${span} above …]`;
+  const newFirst = lineKey(lines[run.at]!).number!;
+  return `[… lines numbered ${newFirst}-${newFirst + run.length - 1} as its own lines ${span} above …]`;
 }
 
 const PLAIN_REF = /^\[… (\d+) lines as in the output of tool call (\S+) \(its lines (\d+)-(\d+)\) …\]$/;
+const OWN_REF = /^\[… (?:\d+ lines|lines numbered (\d+)-(\d+)) as its own lines (\d+)-(\d+) above …\]$/;
 const NUMBERED_REF =
   /^\[… lines numbered (\d+)-(\d+) as (?:numbered (\d+)-(\d+) |its lines (\d+)-(\d+) )?in the output of tool call (\S+) …\]$/;
 
@@ -192,7 +220,19 @@ export function expandReferences(text: string, source: (callId: string) => strin
   if (!text.includes('[… ')) return text;
   let changed = false;
   const out: string[] = [];
-  for (const line of text.split('\n')) {
+  const own = text.split('\n');
+  for (const line of own) {
+    const mine = line.startsWith('[… ') ? OWN_REF.exec(line) : null;
+    if (mine) {
+      // Positions in this output's own text: literal lines written above this reference.
+      const from = Number(mine[3]) - 1;
+      for (let i = from; i < Number(mine[4]); i++) {
+        const to = mine[1] === undefined ? undefined : Number(mine[1]) + (i - from);
+        out.push(to === undefined || lineKey(own[i]!).number === to ? own[i]! : renumber(own[i]!, to));
+      }
+      changed = true;
+      continue;
+    }
     const plain = line.startsWith('[… ') ? PLAIN_REF.exec(line) : null;
     const numbered = plain || !line.startsWith('[… ') ? null : NUMBERED_REF.exec(line);
     const target = plain ? source(plain[2]!) : numbered ? source(numbered[7]!) : undefined;
