@@ -1,7 +1,10 @@
 // Compression benchmark: token reduction, engine speed and prompt-cache stability of
 // consecutive turns, first-sight transforms only (no history rewrite: that needs conversation
 // state, measured in money by cost.ts). See dataset.ts for how requests are built.
-//   node --import tsx bench/compress/run.ts [--dataset DIR] [--cold] [--no-warmup] [--speed-only]
+//   node --import tsx bench/compress/run.ts [--dataset DIR] [--cold] [--no-warmup] [--speed-only] [--conversation]
+//
+// `--conversation` times the gateway's path instead: each request with its conversation's state
+// (rewrite policy under Anthropic prices, renderings, state for the next request).
 //
 // Timing is meant to be what a real agent gets from /v1/compress:
 // - every request body is a fresh JSON parse (outside the timer), as the route receives it, so
@@ -20,7 +23,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { clearCompressionCaches, compressPayload, STRATEGY_NAMES } from '../../src/compress/index.js';
+import {
+  clearCompressionCaches,
+  compressPayload,
+  STRATEGY_NAMES,
+  type ConversationState,
+} from '../../src/compress/index.js';
+import { cachePricingFor } from '../../src/catalogue/cache-pricing.js';
 import { clearPieceMemos, clearTokenCache, preloadEncoders, TOKENIZERS } from '../../src/tokenize/index.js';
 import { GENERIC_BUNDLE } from '../../src/compress/bundles.js';
 import { loadDataset, prefixes, toShape, type Shape } from './dataset.js';
@@ -33,6 +42,8 @@ const datasetArg = process.argv.indexOf('--dataset');
 const DATA = datasetArg >= 0 ? process.argv[datasetArg + 1]! : TRAJECTORY_DIR;
 const SHAPES: Shape[] = ['chat', 'messages', 'responses'];
 const cold = process.argv.includes('--cold');
+const CONVERSATION = process.argv.includes('--conversation');
+const ANTHROPIC = cachePricingFor('anthropic', { input_per_mtok: 3, output_per_mtok: 15 });
 
 type Body = Record<string, unknown>;
 const per100k = (ms: number) => (ms / (stats.before / 100_000)).toFixed(2);
@@ -90,13 +101,18 @@ for (const shape of SHAPES) {
   const s = (stats.byShape[shape] = { before: 0, after: 0 });
   for (const conv of conversations) {
     let previous: Body | undefined;
+    let state: ConversationState | undefined;
+    let turn = 0;
     clearCaches();
     for (const messages of prefixes(conv)) {
       const body = JSON.parse(JSON.stringify(toShape(messages, shape))) as Body;
       if (cold) clearCaches();
       const cpu0 = process.cpuUsage();
       const t0 = performance.now();
-      const result = compressPayload(body);
+      const result = CONVERSATION
+        ? compressPayload(body, { conversation: { pricing: ANTHROPIC, state, now: 20_000 * turn++ } })
+        : compressPayload(body);
+      state = result.conversation?.state;
       stats.wallMs += performance.now() - t0;
       const cpu = process.cpuUsage(cpu0);
       stats.cpuMs += (cpu.user + cpu.system) / 1000;
