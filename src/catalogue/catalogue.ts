@@ -1,23 +1,14 @@
-import type { GatewayConfig, ModelConfig, Pricing, ProviderConfig } from '../config/gateway-config.js';
+import type { GatewayConfig, ModelConfig, ProviderConfig } from '../config/gateway-config.js';
 import { ConfigError } from '../config/gateway-config.js';
 import type { UpstreamTarget } from '../providers/types.js';
 import { DEFAULT_ALIASES, DEFAULT_MODELS, DEFAULT_PROVIDERS } from './default-catalogue.js';
 import { resolveModelName, type NameResolution } from './resolve-name.js';
+import { providerCeiling, unlistedModel, type Ceiling } from './unlisted-model.js';
+import type { CatalogueModel } from './catalogue-model.js';
 
 export const MODEL_ID_PATTERN = /^[a-zA-Z0-9_.-]+\/[a-zA-Z0-9_.:@-]+$/;
 
-export interface CatalogueModel {
-  id: string;
-  author: string;
-  active: boolean;
-  created: number;
-  ownedBy: string;
-  pricing: Pricing;
-  maxOutputTokens: number;
-  /** Prompt tokens the model accepts, when configured (else the provider default, cache-pricing.ts). */
-  contextWindow: number | undefined;
-  routes: Array<{ provider: ProviderConfig; upstreamModel: string }>;
-}
+export type { CatalogueModel } from './catalogue-model.js';
 
 /**
  * The built-in catalogue merged with the deployment's config: a config provider or model with
@@ -28,12 +19,14 @@ export class Catalogue {
   private readonly activeList: CatalogueModel[];
   /** Active ids by bare model name, for names sent without an author. */
   private readonly byModelName = new Map<string, string[]>();
+  private readonly providers = new Map<string, ProviderConfig>();
+  private readonly ceilings = new Map<string, Ceiling | undefined>();
 
   constructor(
     config: GatewayConfig,
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {
-    const providers = new Map<string, ProviderConfig>();
+    const providers = this.providers;
     for (const provider of [...DEFAULT_PROVIDERS, ...(config.providers ?? [])]) providers.set(provider.id, provider);
     const models = new Map<string, ModelConfig>();
     for (const model of [...DEFAULT_MODELS, ...(config.models ?? [])]) models.set(model.id, model);
@@ -94,19 +87,84 @@ export class Catalogue {
     );
   }
 
+  /**
+   * What a request naming `id` (`{author}/{model}`) calls: the catalogue model it resolves to,
+   * else, for a well-formed name of a configured provider, that name forwarded as an unlisted
+   * model priced at the provider's highest prices (see unlisted-model.ts); else undefined.
+   */
+  resolveForCall(id: string): CatalogueModel | undefined {
+    const known = this.resolve(id);
+    if (known || this.namesInactive(id)) return known;
+    return unlistedModel(id, { providers: this.providers, env: this.env }, (providerId) => this.ceilingOf(providerId));
+  }
+
+  /** Whether `id` names a model the deployment (or the built-in list) has deactivated: that stays a 404, never forwarded. */
+  private namesInactive(id: string): boolean {
+    const all = { has: (candidate: string) => this.models.has(candidate), authorsOf: () => [], aliases: {} };
+    return resolveModelName(id, all) !== undefined;
+  }
+
+  private ceilingOf(providerId: string): Ceiling | undefined {
+    if (!this.ceilings.has(providerId)) this.ceilings.set(providerId, providerCeiling(providerId, this.activeList));
+    return this.ceilings.get(providerId);
+  }
+
   active(): readonly CatalogueModel[] {
     return this.activeList;
   }
 
-  /** Upstream targets in priority order; credentials are read from the environment per call. */
+  /**
+   * Whether a provider can be called now: a local one always; a remote one when it needs no key
+   * (no `api_key_env`, e.g. a vLLM on the private network) or its key variable is set.
+   * Read from the environment on every call, like the keys themselves.
+   */
+  isConfigured(provider: ProviderConfig): boolean {
+    if (provider.kind === 'local' || !provider.api_key_env) return true;
+    const key = this.env[provider.api_key_env];
+    return key !== undefined && key !== '';
+  }
+
+  /** An active model with at least one configured provider: one a request can be routed to now. */
+  isRoutable(model: CatalogueModel): boolean {
+    return model.active && model.routes.some((route) => this.isConfigured(route.provider));
+  }
+
+  /** The models `GET /v1/models` lists: active and routable now, sorted by id. */
+  routable(): CatalogueModel[] {
+    return this.activeList.filter((model) => this.isRoutable(model));
+  }
+
+  /**
+   * Upstream targets in priority order, configured providers only (a route whose key is not set
+   * would only fail); empty when none is (provider_not_supported). Credentials are read from the
+   * environment per call.
+   */
   targets(model: CatalogueModel): UpstreamTarget[] {
-    return model.routes.map(({ provider, upstreamModel }) => ({
-      providerId: provider.id,
-      kind: provider.kind,
-      baseUrl: (provider.base_url ?? '').replace(/\/+$/, ''),
-      apiKey: provider.api_key_env ? this.env[provider.api_key_env] : undefined,
-      upstreamModel,
-      ...(provider.headers ? { headers: provider.headers } : {}),
-    }));
+    const targets: UpstreamTarget[] = [];
+    for (const { provider, upstreamModel } of model.routes) {
+      if (!this.isConfigured(provider)) continue;
+      targets.push({
+        providerId: provider.id,
+        kind: provider.kind,
+        baseUrl: (provider.base_url ?? '').replace(/\/+$/, ''),
+        apiKey: provider.api_key_env ? this.env[provider.api_key_env] : undefined,
+        upstreamModel,
+        ...(provider.headers ? { headers: provider.headers } : {}),
+        ...(provider.responses_api ? { responsesApi: true } : {}),
+      });
+    }
+    return targets;
+  }
+
+  /**
+   * Whether `target` answering means a fallback was used: it is not the model's first
+   * configured route (the first failed or was unavailable, or a retry policy moved on).
+   */
+  isFallback(model: CatalogueModel, target: Pick<UpstreamTarget, 'providerId' | 'upstreamModel'>): boolean {
+    const primary = model.routes.find((route) => this.isConfigured(route.provider));
+    return (
+      primary !== undefined &&
+      (primary.provider.id !== target.providerId || primary.upstreamModel !== target.upstreamModel)
+    );
   }
 }

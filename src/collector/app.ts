@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createApp, type AppOptions } from '../server/create-app.js';
-import { ConsoleError, sendConsoleError, sendConsoleProblem } from '../console/console-error.js';
+import { CONSOLE_ERROR_DOCS, ConsoleError, sendConsoleError, sendConsoleProblem } from '../console/console-error.js';
 import { collectBodySchema, type CollectBody } from './event-schema.js';
 import { buildEvents, EventDataError, EventTooLargeError } from './build-events.js';
 import { hostnameOf, type ProjectDirectory, type ResolvedProject } from './project-directory.js';
@@ -54,6 +54,7 @@ export function buildCollectorApp(
   const app = createApp({
     ...base,
     lenientJsonContentType: true,
+    errors: CONSOLE_ERROR_DOCS,
     sendError: sendConsoleProblem,
     handleError: (error, _request, reply) => {
       if (error instanceof ConsoleError) return sendConsoleError(reply, error.status, error.message, error.param);

@@ -120,16 +120,19 @@ export function compressPayload(
   const applied = appliedStrategies(conversation);
   const candidate = applied.length > 0 ? adapter.write() : source;
   const after = countRewrittenBodyTokens(source, candidate, counted, conversation.format, tokenizer);
-  // Every change was kept only if it saved tokens under o200k_base; the request's own tokenizer
-  // may disagree by a token. The rewritten body is still the one sent: reverting it for this
-  // request alone would change the prefix the next request shares with it.
+  // Every change was kept only if it saved tokens for its own output; the rewritten body is sent
+  // even if the total did not shrink: reverting it for this request alone would change the
+  // prefix the next request shares with it.
   const report: CompressionReport = {
-    technique: 'auto',
+    // The public OpenAPI document of the spec: `tool` when a compression model (bundle) was
+    // requested, `auto` when every applicable strategy was tried with the generic tables.
+    technique: requested !== undefined ? 'tool' : 'auto',
     applied_strategies: applied,
     compression_rate: compressionRate(before, after),
     uncompressed_input_tokens: before,
     compressed_input_tokens: after,
-    compression_time_ms: Math.round((performance.now() - started) * 1000) / 1000,
+    // A whole number of milliseconds (the public OpenAPI document types it integer).
+    compression_time_ms: Math.round(performance.now() - started),
   };
   const totalMs = performance.now() - started;
   return {

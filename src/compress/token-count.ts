@@ -7,38 +7,12 @@ import {
   type CountableRequest,
   type TokenizerName,
 } from '../tokenize/index.js';
+import { asChatMessage } from './formats/responses-items.js';
 import { STRATEGY_NAMES } from './pipeline.js';
 import type { Conversation, RequestFormat } from './types.js';
 
 export function tokenizerFor(body: Record<string, unknown>): TokenizerName {
   return tokenizerForModel(typeof body.model === 'string' ? body.model : '');
-}
-
-const TEXT_PARTS = new Set(['input_text', 'output_text']);
-
-/**
- * The tokenizer module models chat and messages-style messages; responses items are mapped to
- * their chat equivalents so that all three shapes of one conversation count alike.
- */
-function asChatMessage(item: unknown): unknown {
-  if (!item || typeof item !== 'object') return item;
-  const it = item as Record<string, unknown>;
-  if (it.type === 'function_call_output') return { role: 'tool', content: asChatContent(it.output) };
-  if (it.type === 'function_call')
-    return {
-      role: 'assistant',
-      content: null,
-      tool_calls: [{ type: 'function', function: { name: it.name, arguments: it.arguments } }],
-    };
-  if (typeof it.role === 'string') return { role: it.role, content: asChatContent(it.content) };
-  return item;
-}
-
-function asChatContent(content: unknown): unknown {
-  if (!Array.isArray(content)) return content;
-  return content.map((p: Record<string, unknown>) =>
-    p && TEXT_PARTS.has(String(p.type)) ? { type: 'text', text: p.text } : p,
-  );
 }
 
 /** A body's input tokens, and those of each item of its `messages` / `input` array. */

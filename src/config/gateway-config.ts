@@ -16,6 +16,12 @@ const ProviderConfigSchema = Type.Object(
     base_url: Type.Optional(Type.String({ pattern: '^https?://' })),
     api_key_env: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' })),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    /**
+     * An `openai` provider that also serves OpenAI's Responses API at `{base_url}/responses`:
+     * `/v1/responses` requests are then passed through natively (docs/agent-endpoints.md).
+     * Off by default: most OpenAI-compatible servers speak chat completions only.
+     */
+    responses_api: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { createApp, type AppOptions } from '../server/create-app.js';
-import { ConsoleError, sendConsoleError, sendConsoleProblem } from './console-error.js';
+import { CONSOLE_ERROR_DOCS, ConsoleError, sendConsoleError, sendConsoleProblem } from './console-error.js';
 import type { ConsoleServices } from './console-services.js';
-import { registerConsoleAuth } from './auth/console-auth.js';
+import { registerConsoleAuth, registerOrganizationScope } from './auth/console-auth.js';
 import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerUsageRoutes } from './routes/usage.js';
 import { registerUsageSavingsRoute } from './routes/usage-savings.js';
@@ -17,6 +17,7 @@ export function buildConsoleApp(
 ): FastifyInstance {
   const app = createApp({
     ...base,
+    errors: CONSOLE_ERROR_DOCS,
     sendError: sendConsoleProblem,
     handleError: (error, _request, reply) =>
       error instanceof ConsoleError ? sendConsoleError(reply, error.status, error.message, error.param) : undefined,
@@ -24,6 +25,7 @@ export function buildConsoleApp(
   registerWebConsole(app);
   app.register(async (authenticated) => {
     registerConsoleAuth(authenticated, services.store);
+    registerOrganizationScope(authenticated);
     registerApiKeyRoutes(authenticated, services);
     registerUsageRoutes(authenticated, services);
     registerUsageSavingsRoute(authenticated, services);

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { createApp, type AppOptions } from '../server/create-app.js';
-import { GatewayError, databaseUnavailableError } from './errors.js';
+import { GATEWAY_ERROR_DOCS, GatewayError, databaseUnavailableError } from '../pipeline/errors.js';
 import { problemToGatewayError, sendGatewayError } from './send-error.js';
 import type { GatewayServices } from './gateway-services.js';
 import { registerGatewayAuth } from './auth/authenticate-hook.js';
 import { registerModelsRoute } from './routes/models.js';
 import { registerConcurrencyLimit } from './overload.js';
-import { decorateUsageCommit, pendingUsageCommit } from './chat/metering.js';
+import { decorateUsageCommit, pendingUsageCommit } from '../pipeline/meter.js';
 import { registerCountTokensRoute } from './routes/count-tokens.js';
 import { registerCompressRoute } from './routes/compress.js';
 import { registerChatCompletionsRoute } from './chat/chat-route.js';
@@ -21,6 +21,7 @@ export function buildGatewayApp(
   const app = createApp({
     ...base,
     lenientJsonContentType: true,
+    errors: GATEWAY_ERROR_DOCS,
     clientErrorBody: (status, message) =>
       new GatewayError(status === 431 ? 'request_too_large' : 'invalid_request', { status, message }).toEnvelope(),
     sendError: (reply, problem) => sendGatewayError(reply, problemToGatewayError(problem)),

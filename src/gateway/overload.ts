@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { GatewayError } from './errors.js';
+import { GatewayError } from '../pipeline/errors.js';
 
 /**
  * A per-instance ceiling on concurrent gateway requests. Beyond it the gateway answers 503

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { HttpProblem } from '../server/create-app.js';
-import { GatewayError, type GatewayErrorCode } from './errors.js';
+import { GatewayError, type GatewayErrorCode } from '../pipeline/errors.js';
 
 const CODE_FOR_PROBLEM: Record<HttpProblem['kind'], GatewayErrorCode> = {
   invalid_json: 'invalid_json',

@@ -42,10 +42,12 @@ export function monthOf(ms: number): string {
 }
 
 /**
- * Monthly spend ceilings without races. Before forwarding, the worst-case cost is reserved by
+ * Monthly spend ceilings without races. Before forwarding, the request's cost is reserved by
  * one conditional UPDATE (`spent + reserved + amount <= ceiling`), which both PostgreSQL (row
  * lock, WHERE re-checked after the wait) and SQLite (one writer at a time) apply atomically,
- * so N concurrent requests — in one process or many — can never reserve past the ceiling.
+ * so N concurrent requests — in one process or many — can never reserve past the ceiling;
+ * `reserveWithin` grants as much of a range as fits, under the key row's lock (admission sizes
+ * the output cap to the grant: limits/output-allowance.ts).
  * A further upstream call of the same request (a gateway-tool round) grows the request's own
  * reservation under the same condition (`extend`), and the whole of it is settled to the actual
  * cost in one transaction, so no room is given back before the cost that used it is counted.
@@ -111,6 +113,63 @@ export class BudgetLedger {
         .where(sql<boolean>`spent_micro_usd + reserved_micro_usd + ${amountMicroUsd} <= ${ceilingMicroUsd}`)
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) === 0) return undefined;
+      await trx
+        .insertInto('budget_reservations')
+        .values({
+          id,
+          api_key_id: apiKeyId,
+          month,
+          amount_micro_usd: amountMicroUsd,
+          expires_at: now + this.timings.reservationTtlMs,
+        })
+        .execute();
+      return { id, apiKeyId, month, amountMicroUsd };
+    });
+    if (reservation) this.held.set(reservation.id, reservation);
+    return reservation;
+  }
+
+  /**
+   * Reserves as much as the key's room allows between `minimumMicroUsd` and `maximumMicroUsd`,
+   * or nothing (undefined) when even the minimum does not fit. The reservation's amount says
+   * what was granted; the caller sizes the request to it (admission lowers the output cap to
+   * what the grant pays for, limits/output-allowance.ts). Atomic like `reserve`: the key's row is
+   * locked first (a write that changes nothing: PostgreSQL's row lock, SQLite's write lock),
+   * then read, so no other reservation or settlement moves the room between the read and the
+   * write, in this process or any other.
+   */
+  async reserveWithin(
+    apiKeyId: string,
+    ceilingMicroUsd: number,
+    minimumMicroUsd: number,
+    maximumMicroUsd: number,
+  ): Promise<Reservation | undefined> {
+    if (minimumMicroUsd >= maximumMicroUsd) return this.reserve(apiKeyId, ceilingMicroUsd, maximumMicroUsd);
+    const now = this.now();
+    const month = monthOf(now);
+    const id = randomUUID();
+    const reservation = await this.store.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('key_spend')
+        .values({ api_key_id: apiKeyId, month, spent_micro_usd: 0, reserved_micro_usd: 0 })
+        .onConflict((oc) => oc.columns(['api_key_id', 'month']).doNothing())
+        .execute();
+      const locked = await trx
+        .updateTable('key_spend')
+        .set({ reserved_micro_usd: sql`reserved_micro_usd` })
+        .where('api_key_id', '=', apiKeyId)
+        .where('month', '=', month)
+        .returning(['spent_micro_usd', 'reserved_micro_usd'])
+        .executeTakeFirstOrThrow();
+      const room = ceilingMicroUsd - Number(locked.spent_micro_usd) - Number(locked.reserved_micro_usd);
+      if (room < minimumMicroUsd) return undefined;
+      const amountMicroUsd = Math.min(maximumMicroUsd, room);
+      await trx
+        .updateTable('key_spend')
+        .set({ reserved_micro_usd: sql`reserved_micro_usd + ${amountMicroUsd}` })
+        .where('api_key_id', '=', apiKeyId)
+        .where('month', '=', month)
+        .execute();
       await trx
         .insertInto('budget_reservations')
         .values({

@@ -282,11 +282,14 @@ const USAGE_COLUMNS = [
   'error_code',
   'latency_ms',
   'stream',
+  'model_unlisted',
 ] as const satisfies ReadonlyArray<keyof UsageRecord>;
 
 function usageValues(record: UsageRecord): unknown[] {
-  // Optional members (compression_savings_micro_usd) are written as NULL when absent.
-  return USAGE_COLUMNS.map((column) => record[column] ?? null);
+  // Optional members are written as their default: model_unlisted 0, compression_savings_micro_usd NULL.
+  return USAGE_COLUMNS.map((column) =>
+    column === 'model_unlisted' ? (record.model_unlisted ?? 0) : (record[column] ?? null),
+  );
 }
 
 /**

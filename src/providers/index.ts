@@ -23,3 +23,10 @@ export {
   type NativeStream,
   type NativeStreamEvent,
 } from './anthropic/native-messages.js';
+export {
+  nativeResponsesComplete,
+  nativeResponsesStream,
+  type NativeResponse,
+  type NativeResponsesEvent,
+  type NativeResponsesStream,
+} from './openai/native-responses.js';

@@ -15,6 +15,8 @@ export interface Attempt {
   upstreamModel: string;
   status: number | null; // upstream HTTP status; 200 on success, null when no response
   error?: string; // sanitised message
+  /** Epoch milliseconds (a trace's attempt spans start here). */
+  startedAt: number;
   durationMs: number;
 }
 
@@ -60,6 +62,7 @@ async function route<T>(
   targets: for (const [t, target] of targets.entries()) {
     const isLastTarget = t === targets.length - 1;
     for (let attempt = 1; attempt <= Math.max(1, maxAttempts); attempt++) {
+      const startedAt = Date.now();
       const started = performance.now();
       try {
         const result = await call(resolve(target.kind), target, { signal: options.signal, timeouts: options.timeouts });
@@ -67,6 +70,7 @@ async function route<T>(
           providerId: target.providerId,
           upstreamModel: target.upstreamModel,
           status: 200,
+          startedAt,
           durationMs: Math.round(performance.now() - started),
         });
         return { result, target, attempts };
@@ -77,6 +81,7 @@ async function route<T>(
           upstreamModel: target.upstreamModel,
           status: lastError.details.status,
           error: lastError.message,
+          startedAt,
           durationMs: Math.round(performance.now() - started),
         });
         const decision = options.signal.aborted ? 'fail' : decide(lastError, attempt, maxAttempts);

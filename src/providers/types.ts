@@ -20,6 +20,8 @@ export interface UpstreamTarget {
   apiKey: string | undefined; // resolved from api_key_env at call time
   upstreamModel: string; // the provider's model name, e.g. "gpt-4o-mini"
   headers?: Record<string, string>;
+  /** An `openai` target that also serves the Responses API (config `responses_api`): /v1/responses goes to it natively. */
+  responsesApi?: boolean;
 }
 
 /** An HTTP request to send upstream. The body is already serialized. */

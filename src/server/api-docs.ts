@@ -35,6 +35,16 @@ const SURFACES: Record<DocumentedSurface, { title: string; description: string; 
   },
 };
 
+/**
+ * A surface's error registry as the OpenAPI document shows it: a JSON Schema of the error
+ * envelope, under `components.schemas[name]`, whose code member lists every code the surface
+ * emits, each with its status and meaning (test/server/error-registry.test.ts).
+ */
+export interface DocumentedErrors {
+  name: string;
+  schema: Record<string, unknown>;
+}
+
 const routesByApp = new WeakMap<FastifyInstance, RegisteredRoute[]>();
 
 /** Every route registered on `app` (HEAD twins included) — for tests that compare it with the document. */
@@ -47,7 +57,7 @@ export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
  * schemas that validate requests, served at `/openapi.json`, with Swagger UI (bundled, no CDN)
  * at `/docs`. Must be registered before any route so that every route is collected.
  */
-export function registerApiDocs(app: FastifyInstance, surface: DocumentedSurface): void {
+export function registerApiDocs(app: FastifyInstance, surface: DocumentedSurface, errors?: DocumentedErrors): void {
   const routes: RegisteredRoute[] = [];
   routesByApp.set(app, routes);
   app.addHook('onRoute', (route) => {
@@ -69,6 +79,7 @@ export function registerApiDocs(app: FastifyInstance, surface: DocumentedSurface
           bearer: { type: 'http', scheme: 'bearer', description: about.bearer },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when it is set.' },
         },
+        ...(errors ? { schemas: { [errors.name]: errors.schema } } : {}),
       },
       security: [{ bearer: [] }],
     },

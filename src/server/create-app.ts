@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Server as HttpsServer } from 'node:https';
-import { registerApiDocs, type DocumentedSurface } from './api-docs.js';
+import { registerApiDocs, type DocumentedErrors, type DocumentedSurface } from './api-docs.js';
 import { registerHttpMetrics, registerMetricsRoute } from './http-metrics.js';
 import { deferredChildLogger } from './deferred-child-logger.js';
 import { randomHex } from './random-ids.js';
@@ -34,6 +34,8 @@ export interface AppOptions {
   jsonMaxDepth?: number;
   /** Which listener this is: names its OpenAPI document (`/openapi.json`, `/docs`) and labels its metrics. */
   surface?: DocumentedSurface;
+  /** The surface's error registry, published in its OpenAPI document. */
+  errors?: DocumentedErrors;
   /** `/metrics` on this listener: served unless `public` is false (docs/configuration.md, "Metrics"). */
   metrics?: { public: boolean; token?: string | undefined };
   /** Body of an answer given before any request exists (headers too large, unparsable request line), in this surface's envelope. */
@@ -122,7 +124,7 @@ export function createApp(options: AppOptions): FastifyInstance {
 
   if (options.surface) {
     registerHttpMetrics(app, options.surface);
-    registerApiDocs(app, options.surface);
+    registerApiDocs(app, options.surface, options.errors);
     const metrics = options.metrics;
     if (metrics?.public !== false) registerMetricsRoute(app, { token: metrics?.token });
   }

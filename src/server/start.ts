@@ -23,6 +23,8 @@ import { trackUsageQueue } from '../metrics/metrics.js';
 import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.js';
 import { ConnectionGate } from './connection-gate.js';
 import { CompressionConversations } from '../store/compression-conversations.js';
+import { readTelemetrySettings } from '../config/telemetry-settings.js';
+import { createTracing } from '../telemetry/tracing.js';
 
 export interface RunningGateway {
   /**
@@ -48,6 +50,8 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const config = loadGatewayConfig(settings.configFile);
   const catalogue = new Catalogue(config, env);
+  // Off unless an OTLP endpoint is configured; then the SDK is loaded and each request traced.
+  const tracing = await createTracing(readTelemetrySettings(env), logger);
   const tls = await loadTls({
     dataDir: settings.dataDir,
     certFile: settings.tlsCertFile,
@@ -122,6 +126,7 @@ export async function startGateway(
             maxConcurrency: settings.maxConcurrency,
             logger,
             gatewayTools,
+            tracing,
             compression: new CompressionConversations(store),
           },
         ),
@@ -194,6 +199,9 @@ export async function startGateway(
         .flushLastUsed()
         .catch((error) => logger.warn({ err: error }, 'could not record key last-use times'));
       untrackUsageQueue();
+      await tracing
+        .shutdown()
+        .catch((error) => logger.warn({ err: error }, 'could not export the last request traces'));
       await store.close();
     })());
 

@@ -67,6 +67,11 @@ export interface UsageRecordsTable {
    * before the request path fills it; a row written without it stores null.
    */
   compression_savings_micro_usd?: number | null;
+  /**
+   * 1 when the model is not in the catalogue and was priced at its provider's highest prices
+   * (migration 010, default 0); optional so rows built elsewhere (refusals, seeds) store 0.
+   */
+  model_unlisted?: number;
   tags: string;
   status_code: number;
   error_code: string | null;

@@ -78,9 +78,16 @@ describe('POST /v1/compress rules (4.1)', () => {
         compression.compression_rate,
         compressionRate(compression.uncompressed_input_tokens, compression.compressed_input_tokens),
       );
-      assert.ok(compression.compression_time_ms >= 0);
+      assert.ok(Number.isInteger(compression.compression_time_ms) && compression.compression_time_ms >= 0);
     });
   }
+
+  it('technique is tool when a compression model (bundle) is requested, auto otherwise', () => {
+    const body = build(dialogue, 'chat');
+    assert.equal(compressPayload(body).compression.technique, 'auto');
+    assert.equal(compressPayload({ ...body, compression_model: 'codex' }).compression.technique, 'tool');
+    assert.equal(compressPayload(body, { bundle: 'claude' }).compression.technique, 'tool');
+  });
 
   it('compression_rate is the fraction removed: 1000 → 810 gives 0.19', () => {
     assert.equal(compressionRate(1000, 810), 0.19);

@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { get_encoding } from 'tiktoken';
 import { readSse } from '../../src/providers/http/read-sse.js';
-import { SseWriter, sseData, sseNamedEvent } from '../../src/gateway/chat/sse-writer.js';
+import { SseWriter, sseData, sseNamedEvent } from '../../src/pipeline/sse-writer.js';
 import { countRequestTokens, countTextTokens, TOKENIZERS, type CountableRequest } from '../../src/tokenize/index.js';
 import { compressPayload, CompressionInputError, COMPRESSION_MODELS } from '../../src/compress/index.js';
 import type { SseEvent } from '../../src/providers/types.js';

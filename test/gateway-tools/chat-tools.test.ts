@@ -15,7 +15,7 @@ import {
 } from '../support/chat-kit.js';
 import { gatewayToolRegistry } from '../../src/gateway-tools/registry.js';
 import { ToolFailure, type GatewayTool } from '../../src/gateway-tools/types.js';
-import { MAX_GATEWAY_TOOL_ROUNDS } from '../../src/gateway/chat/gateway-tool-loop.js';
+import { MAX_GATEWAY_TOOL_ROUNDS } from '../../src/pipeline/tool-loop.js';
 import { monthOf } from '../../src/limits/budget-ledger.js';
 
 const MODEL = 'openai/gpt-4o-mini';

@@ -29,11 +29,24 @@ const PER_REQUEST = worstCaseMicroUsd(PRICING, 1_000, 1);
 const FITS = Math.floor((CEILING_USD * 1_000_000) / PER_REQUEST);
 const CONCURRENCY = 50;
 const body = { model: MODEL, messages: [{ role: 'user', content: 'spend' }], max_tokens: 1 };
+const BIG_MODEL = 'test/big';
+const BIG_PRICING = { input_per_mtok: 1.25, output_per_mtok: 10 };
+/** What the mock bills as the prompt: far more than the gateway counts for "spend", the bound's worst case. */
+const BILLED_PROMPT = 1_000;
 
 function config(mock: MockUpstream) {
   return {
     providers: [{ id: 'mock-openai', kind: 'openai', base_url: mock.baseUrl, api_key_env: 'MOCK_OPENAI_KEY' }],
-    models: [{ id: MODEL, providers: [{ provider: 'mock-openai', model: 'priced' }], pricing: PRICING }],
+    models: [
+      { id: MODEL, providers: [{ provider: 'mock-openai', model: 'priced' }], pricing: PRICING },
+      // gpt-5-like: one call's worst case without max_tokens ($1.28 of output) is more than $1.
+      {
+        id: BIG_MODEL,
+        providers: [{ provider: 'mock-openai', model: 'big' }],
+        pricing: BIG_PRICING,
+        max_output_tokens: 128_000,
+      },
+    ],
     retry: { max_attempts: 1, base_delay_ms: 0, max_delay_ms: 0 },
   };
 }
@@ -248,6 +261,48 @@ describe('budget race: 50 concurrent requests on a key whose monthly ceiling cov
           );
           assert.equal(rows.filter((r) => Number(r.status_code) === 200).length, FITS);
         }
+      });
+
+      it('without max_tokens on a 128k-output model: capped requests across both never pass the ceiling plus the bound (docs/budgets.md)', async () => {
+        const [a, b] = children as [GatewayChild, GatewayChild];
+        const slug = `race-big-${randomBytes(3).toString('hex')}`;
+        const { organization } = await ensureOrganization(store!, slug, slug);
+        const { secret } = await createConsoleToken(store!, {
+          organizationId: organization.id,
+          name: 'race',
+          permission: 'admin',
+        });
+        const created = await b.console('POST', `/v1/organizations/${organization.id}/api_keys`, {
+          token: secret,
+          body: { name: 'capped big', max_usage: CEILING_USD },
+        });
+        assert.equal(created.status, 201, created.text);
+        const key = created.json as { id: string; key: string };
+        mock.reset();
+        // Every answer fills the cap it was sent: the worst case the reservation must cover.
+        mock.setScenario((request) => ({
+          usage: { inputTokens: BILLED_PROMPT, outputTokens: request.body.max_tokens ?? 128_000 },
+          hangBeforeHeadersMs: 50,
+        }));
+        const bigBody = { model: BIG_MODEL, messages: [{ role: 'user', content: 'spend' }] };
+        const results = await Promise.all(
+          Array.from({ length: CONCURRENCY }, (_, i) =>
+            (i % 2 === 0 ? a : b).gateway('POST', '/v1/chat/completions', { token: key.key, body: bigBody }),
+          ),
+        );
+        const ok = results.filter((r) => r.status === 200).length;
+        assert.equal(ok + results.filter((r) => r.status === 429).length, CONCURRENCY);
+        assert.ok(ok >= 1, 'the ceiling pays for at least one answer');
+        assert.equal(mock.requests.length, ok);
+        const spend = await waitFor(
+          async () => {
+            const s = await keySpend(store!, key.id);
+            return s.reserved === 0 ? s : undefined;
+          },
+          { what: 'reservations settled' },
+        );
+        const bound = ok * BILLED_PROMPT * BIG_PRICING.input_per_mtok;
+        assert.ok(spend.spent <= CEILING_USD * 1_000_000 + bound, `spent ${spend.spent}, ${ok} admitted`);
       });
     },
   );

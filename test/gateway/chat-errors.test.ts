@@ -153,17 +153,17 @@ describe('chat completions: validation and upstream errors in the gateway envelo
       });
     });
 
-    it('an unknown or inactive model is 404 model_not_found', async () => {
+    it('an unknown or inactive model is 400 model_not_found (the public OpenAPI document of the spec)', async () => {
       assertGatewayError(await chat({ model: 'openai/no-such-model', messages: user() }), {
-        status: 404,
+        status: 400,
         code: 'model_not_found',
-        type: 'not_found_error',
+        type: 'invalid_request_error',
         param: 'model',
       });
       assertGatewayError(await chat({ model: 'test/inactive', messages: user() }), {
-        status: 404,
+        status: 400,
         code: 'model_not_found',
-        type: 'not_found_error',
+        type: 'invalid_request_error',
       });
     });
 

@@ -137,7 +137,7 @@ for (const store of storeKinds()) {
       ];
       assert.deepEqual(
         refused.map((r) => r.status),
-        [400, 404, 403],
+        [400, 400, 403],
       );
       assert.deepEqual(
         refused.map((r) => header(r, 'x-request-id')),

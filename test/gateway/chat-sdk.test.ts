@@ -34,6 +34,8 @@ describe('official openai SDK through the gateway', () => {
             api_key_env: 'MOCK_ANTHROPIC_KEY',
           },
           { id: 'mock-gemini', kind: 'gemini', base_url: mocks.gemini.baseUrl, api_key_env: 'MOCK_GEMINI_KEY' },
+          // A provider whose key variable is not set: its model is known but not routable.
+          { id: 'keyless', kind: 'openai', base_url: mocks.openai.baseUrl, api_key_env: 'UNSET_KEYLESS_KEY' },
         ],
         models: [
           { id: 'openai/gpt-4o-mini', providers: [{ provider: 'mock-openai', model: 'gpt-4o-mini' }], pricing },
@@ -47,6 +49,7 @@ describe('official openai SDK through the gateway', () => {
             providers: [{ provider: 'mock-gemini', model: 'gemini-2.5-flash' }],
             pricing,
           },
+          { id: 'acme/unroutable', providers: [{ provider: 'keyless', model: 'unroutable' }], pricing },
         ],
       },
       env: { MOCK_OPENAI_KEY: 'sk-openai', MOCK_ANTHROPIC_KEY: 'sk-ant', MOCK_GEMINI_KEY: 'g-key' },
@@ -183,5 +186,46 @@ describe('official openai SDK through the gateway', () => {
     }
     assert.match(text, /one two three four five/);
     assert.ok(chunks >= 4);
+  });
+
+  it('models.list pages through the routable models only; models.retrieve answers each in the same shape', async () => {
+    const listed = [];
+    for await (const model of client.models.list()) listed.push(model);
+    const ids = listed.map((m) => m.id);
+    for (const id of ['openai/gpt-4o-mini', 'anthropic/claude-haiku-4-5', 'google/gemini-2.5-flash', 'local/echo'])
+      assert.ok(ids.includes(id), id);
+    assert.ok(!ids.includes('acme/unroutable'), 'a model whose provider has no key is not listed');
+    for (const model of listed) {
+      assert.equal(model.object, 'model');
+      // The SDK puts the id in the path encoded (openai%2Fgpt-4o-mini).
+      assert.deepEqual(await client.models.retrieve(model.id), model);
+    }
+  });
+
+  it('models.retrieve of an unknown model is a NotFoundError with code model_not_found', async () => {
+    await assert.rejects(client.models.retrieve('acme/no-such-model'), (error: unknown) => {
+      assert.ok(error instanceof OpenAI.NotFoundError, String(error));
+      assert.equal(error.status, 404);
+      assert.equal(error.code, 'model_not_found');
+      assert.equal(error.param, 'model');
+      assert.equal(error.type, 'invalid_request_error');
+      return true;
+    });
+  });
+
+  it('a known model whose provider is not configured is a BadRequestError provider_not_supported, not a 502', async () => {
+    const check = (error: unknown) => {
+      assert.ok(error instanceof OpenAI.BadRequestError, String(error));
+      assert.equal(error.code, 'provider_not_supported');
+      assert.equal(error.param, 'model');
+      return true;
+    };
+    const before = mocks.openai.requests.length;
+    await assert.rejects(
+      client.chat.completions.create({ model: 'acme/unroutable', messages: [{ role: 'user', content: 'Hi' }] }),
+      check,
+    );
+    await assert.rejects(client.models.retrieve('acme/unroutable'), check);
+    assert.equal(mocks.openai.requests.length, before, 'no provider was called');
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { ChunkFramer, formatChunk, type ChunkDelta } from '../../src/gateway/chat/completion-format.js';
-import { sseData } from '../../src/gateway/chat/sse-writer.js';
+import { sseData } from '../../src/pipeline/sse-writer.js';
 
 describe('ChunkFramer', () => {
   it('frames a delta to the same bytes as serialising the whole chunk', () => {

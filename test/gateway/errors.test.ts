@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { startHarness, storeKinds, type Harness } from '../support/gateway-harness.js';
-import { GATEWAY_ERRORS, GatewayError, type GatewayErrorCode } from '../../src/gateway/errors.js';
+import { GATEWAY_ERRORS, GatewayError, type GatewayErrorCode } from '../../src/pipeline/errors.js';
 import { readSettings } from '../../src/config/settings.js';
 
 /** The error registry, docs/errors.md, and the envelopes of the errors the framework raises. */

@@ -32,12 +32,12 @@ for (const store of storeKinds()) {
     let h: Harness;
     let key: string;
     before(async () => {
-      h = await startHarness({ store, config: CONFIG });
+      h = await startHarness({ store, config: CONFIG, env: { MOCK_API_KEY: 'sk-mock', OPENAI_API_KEY: '' } });
       key = (await h.createKey(await h.organization())).key;
     });
     after(async () => h.stop());
 
-    it('lists the built-in catalogue plus config models, each with id, object, created and owned_by', async () => {
+    it('lists routable models only, each with id, object, created and owned_by', async () => {
       const result = await h.gateway('GET', '/v1/models', { token: key });
       assert.equal(result.status, 200);
       assert.equal(result.json.object, 'list');
@@ -51,19 +51,34 @@ for (const store of storeKinds()) {
       }
       const ids = result.json.data.map((m: { id: string }) => m.id);
       assert.equal(new Set(ids).size, ids.length, 'no duplicates');
-      assert.ok(ids.includes('local/echo'));
-      assert.ok(ids.includes('openai/gpt-4o-mini'));
+      assert.ok(ids.includes('local/echo'), 'a local provider needs no key');
+      assert.ok(ids.includes('openai/gpt-4o-mini'), 'its provider has its key');
       assert.ok(ids.includes('acme/house-model'));
-      for (const builtIn of DEFAULT_MODELS.filter((m) => m.id !== 'openai/gpt-4o'))
-        assert.ok(ids.includes(builtIn.id), builtIn.id);
       const house = result.json.data.find((m: { id: string }) => m.id === 'acme/house-model');
       assert.equal(house.owned_by, 'acme');
+    });
+
+    it('leaves out models whose providers have no key set (OPENAI_API_KEY, ANTHROPIC_API_KEY, … are empty here)', async () => {
+      const result = await h.gateway('GET', '/v1/models', { token: key });
+      const ids: string[] = result.json.data.map((m: { id: string }) => m.id);
+      for (const builtIn of DEFAULT_MODELS.filter((m) => m.providers[0]!.provider === 'openai'))
+        if (builtIn.id !== 'openai/gpt-4o-mini') assert.ok(!ids.includes(builtIn.id), builtIn.id);
+      assert.deepEqual(ids.sort(), ['acme/house-model', 'local/echo', 'openai/gpt-4o-mini'].sort());
     });
 
     it('hides a built-in model that the config marks active: false', async () => {
       const result = await h.gateway('GET', '/v1/models', { token: key });
       const ids = result.json.data.map((m: { id: string }) => m.id);
       assert.ok(!ids.includes('openai/gpt-4o'));
+    });
+
+    it('a key limited to a list of models sees only those', async () => {
+      const limited = await h.createKey(await h.organization(), { name: 'limited', models: ['acme/house-model'] });
+      const result = await h.gateway('GET', '/v1/models', { token: limited.key });
+      assert.deepEqual(
+        result.json.data.map((m: { id: string }) => m.id),
+        ['acme/house-model'],
+      );
     });
 
     it('accepts the provider query parameter and ignores it', async () => {
@@ -81,23 +96,65 @@ for (const store of storeKinds()) {
       assert.equal(result.json.error.code, 'invalid_request');
       assert.match(result.json.error.message, /provider/);
     });
+
+    it('GET /v1/models/{id} answers a listed model in the list item shape, slash encoded or not', async () => {
+      const listed = (await h.gateway('GET', '/v1/models', { token: key })).json.data.find(
+        (m: { id: string }) => m.id === 'acme/house-model',
+      );
+      for (const path of ['/v1/models/acme/house-model', '/v1/models/acme%2Fhouse-model']) {
+        const result = await h.gateway('GET', path, { token: key });
+        assert.equal(result.status, 200, `${path}: ${result.text}`);
+        assert.deepEqual(result.json, listed, path);
+      }
+    });
+
+    it('GET /v1/models/{id}: unknown or inactive is 404 model_not_found in the OpenAI envelope', async () => {
+      for (const id of ['acme/nothing', 'openai/gpt-4o', 'nothing-at-all']) {
+        const result = await h.gateway('GET', `/v1/models/${encodeURIComponent(id)}`, { token: key });
+        assert.equal(result.status, 404, id);
+        assert.deepEqual(Object.keys(result.json.error).sort(), ['code', 'message', 'param', 'type']);
+        assert.equal(result.json.error.code, 'model_not_found');
+        assert.equal(result.json.error.type, 'invalid_request_error');
+        assert.equal(result.json.error.param, 'model');
+      }
+    });
+
+    it('GET /v1/models/{id}: a known model without a configured provider is 400 provider_not_supported', async () => {
+      const result = await h.gateway('GET', '/v1/models/openai%2Fgpt-6.2-sol', { token: key });
+      assert.equal(result.status, 400, result.text);
+      assert.equal(result.json.error.code, 'provider_not_supported');
+      assert.equal(result.json.error.type, 'invalid_request_error');
+    });
+
+    it('chat completions on a known model without a configured provider: 400 provider_not_supported, not a 502', async () => {
+      const result = await h.gateway('POST', '/v1/chat/completions', {
+        token: key,
+        body: { model: 'openai/gpt-6.2-sol', messages: [{ role: 'user', content: 'Hi' }] },
+      });
+      assert.equal(result.status, 400, result.text);
+      assert.equal(result.json.error.code, 'provider_not_supported');
+      assert.equal(result.json.error.param, 'model');
+      assert.match(result.json.error.message, /openai/);
+    });
   });
 }
 
 describe('GET /v1/models without a config file', () => {
   let h: Harness;
   before(async () => {
-    h = await startHarness();
+    h = await startHarness({
+      env: { OPENAI_API_KEY: 'sk-set', ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '', MISTRAL_API_KEY: '' },
+    });
   });
   after(async () => h.stop());
 
-  it('lists exactly the active built-in catalogue, local/echo included', async () => {
+  it("lists the active built-in models whose provider's key is set, and the local ones", async () => {
     const key = (await h.createKey(await h.organization())).key;
     const result = await h.gateway('GET', '/v1/models', { token: key });
     const ids = result.json.data.map((m: { id: string }) => m.id).sort();
     assert.deepEqual(
       ids,
-      DEFAULT_MODELS.filter((m) => m.active !== false)
+      DEFAULT_MODELS.filter((m) => m.active !== false && ['openai', 'local'].includes(m.providers[0]!.provider))
         .map((m) => m.id)
         .sort(),
     );

@@ -18,7 +18,8 @@ export function readChat(body: Record<string, unknown>): FormatAdapter {
   let lastAssistantItem = -1;
 
   messages.forEach((msg, i) => {
-    check('ChatMessage', msg, `messages[${i}]`);
+    // `tool_calls: null` (a response message echoed back) means no calls.
+    check('ChatMessage', msg.tool_calls === null ? { ...msg, tool_calls: undefined } : msg, `messages[${i}]`);
     const role = msg.role;
     if (role === 'system' || role === 'developer') system.push(systemTextOf(msg.content));
     if (role === 'assistant') lastAssistantItem = i;

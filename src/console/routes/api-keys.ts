@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import type { ApiKey } from '../../store/api-keys.js';
 import type { ConsoleServices } from '../console-services.js';
-import { assertOrganization } from '../auth/console-auth.js';
 import { ConsoleError } from '../console-error.js';
 import {
   ApiKeyParamsSchema,
@@ -67,7 +66,6 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     '/v1/organizations/:orgId/api_keys',
     { schema: { params: OrgParamsSchema, body: CreateApiKeyBodySchema } },
     async (request, reply) => {
-      assertOrganization(request, request.params.orgId);
       const body = request.body;
       const type = body.type ?? 'api';
       if (type === 'coding_agent' && !body.coding_assistant) {
@@ -100,7 +98,6 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     '/v1/organizations/:orgId/api_keys',
     { schema: { params: OrgParamsSchema } },
     async (request) => {
-      assertOrganization(request, request.params.orgId);
       const keys = await apiKeys.list(request.params.orgId);
       return { object: 'list', data: keys.map((key) => presentApiKey(key, lastUsed(key))) };
     },
@@ -110,7 +107,6 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     '/v1/organizations/:orgId/api_keys/:apiKeyId',
     { schema: { params: ApiKeyParamsSchema } },
     async (request) => {
-      assertOrganization(request, request.params.orgId);
       const key = await apiKeys.get(request.params.orgId, request.params.apiKeyId);
       if (!key) throw notFound();
       return presentApiKey(key, lastUsed(key));
@@ -121,7 +117,6 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     '/v1/organizations/:orgId/api_keys/:apiKeyId',
     { schema: { params: ApiKeyParamsSchema, body: UpdateApiKeyBodySchema } },
     async (request) => {
-      assertOrganization(request, request.params.orgId);
       const body = request.body;
       const kind =
         body.type !== undefined || body.coding_assistant !== undefined
@@ -149,7 +144,6 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     '/v1/organizations/:orgId/api_keys/:apiKeyId',
     { schema: { params: ApiKeyParamsSchema } },
     async (request) => {
-      assertOrganization(request, request.params.orgId);
       const deleted = await apiKeys.delete(request.params.orgId, request.params.apiKeyId);
       if (!deleted) throw notFound();
       authenticator.forget(request.params.apiKeyId);
@@ -161,7 +155,6 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     '/v1/organizations/:orgId/api_keys/:apiKeyId/reveal',
     { schema: { params: ApiKeyParamsSchema } },
     async (request) => {
-      assertOrganization(request, request.params.orgId);
       // Reading a secret is a privileged act even though it is a GET: read-only tokens may list keys, not reveal them.
       if (request.consoleToken.permission === 'read')
         throw new ConsoleError(403, 'Revealing a key needs a write or admin console token.');

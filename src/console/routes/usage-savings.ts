@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import type { ConsoleServices } from '../console-services.js';
-import { assertOrganization } from '../auth/console-auth.js';
 import { OrgParamsSchema } from '../schemas/api-key.js';
 import { UsageSavingsQuerySchema, UsageSavingsSchema, type UsageSavingsQuery } from '../schemas/usage-savings.js';
 import { savingsCells } from '../../store/usage-savings.js';
@@ -50,7 +49,6 @@ export function registerUsageSavingsRoute(app: FastifyInstance, services: Consol
     },
     async (request) => {
       const orgId = request.params.orgId;
-      assertOrganization(request, orgId);
       const { group_by: groupBy = 'model', ...windowQuery } = request.query;
       const window = summaryWindow(windowQuery, Date.now());
       const cells = await savingsCells(store, { organizationId: orgId, groupBy, ...window });

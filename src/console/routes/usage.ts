@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import type { ConsoleServices } from '../console-services.js';
-import { assertOrganization } from '../auth/console-auth.js';
 import { ConsoleError } from '../console-error.js';
 import { OrgParamsSchema } from '../schemas/api-key.js';
 import {
@@ -50,7 +49,6 @@ export function registerUsageRoutes(app: FastifyInstance, services: ConsoleServi
     },
     async (request) => {
       const orgId = request.params.orgId;
-      assertOrganization(request, orgId);
       const window = summaryWindow(request.query, Date.now());
       const groupBy = request.query.group_by ?? 'model';
       const { cells, totals } = await usageCells(store, { organizationId: orgId, groupBy, ...window });
@@ -95,7 +93,6 @@ export function registerUsageRoutes(app: FastifyInstance, services: ConsoleServi
     },
     async (request) => {
       const orgId = request.params.orgId;
-      assertOrganization(request, orgId);
       const month = request.query.month ?? monthOf(Date.now());
       const keys = await apiKeys.list(orgId);
       const spend = await keySpendForMonth(

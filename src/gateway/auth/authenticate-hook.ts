@@ -3,10 +3,8 @@ import type { ApiKey } from '../../store/api-keys.js';
 import type { KeyAuthenticator } from './key-authenticator.js';
 import { extractGatewayKey } from './credentials.js';
 
+// `request.apiKey` is declared by the call core, which reads it (src/pipeline/call.ts).
 declare module 'fastify' {
-  interface FastifyRequest {
-    apiKey: ApiKey;
-  }
   interface FastifyContextConfig {
     /** Routes that Anthropic-style clients call accept the key in `x-api-key` too. */
     allowXApiKey?: boolean;

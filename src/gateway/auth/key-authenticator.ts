@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { ApiKey, ApiKeyRepository } from '../../store/api-keys.js';
 import { digestSecret, digestsEqual } from '../../secrets/secret-codec.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../../pipeline/errors.js';
 
 interface CacheEntry {
   key: (ApiKey & { digest: string }) | null;

@@ -1,84 +1,97 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { ChatRequestSchema, type ChatRequest } from '../../canonical/chat-request.js';
+import type { ProviderStreamEvent } from '../../canonical/completion.js';
 import type { GatewayServices } from '../gateway-services.js';
-import { GatewayError } from '../errors.js';
-import { admit } from './admission.js';
-import { executeJson, executeStream, type Execution } from './execute.js';
+import {
+  answerJson,
+  answerStream,
+  openCall,
+  relayStream,
+  sendJson,
+  type CanonicalStream,
+  type StreamEncoder,
+} from '../../pipeline/index.js';
 import {
   ChunkFramer,
   formatChunk,
   formatCompletion,
+  formatFinalChunk,
   formatUsageChunk,
   type ChunkDelta,
   type CompletionIdentity,
 } from './completion-format.js';
-import { SseWriter, sseData } from './sse-writer.js';
-import { usageCommitted } from './metering.js';
-import { abortOnClientClose } from './client-abort.js';
+import { sseData } from '../../pipeline/sse-writer.js';
 import { randomBase64Url } from '../../server/random-ids.js';
 
 const ENDPOINT = '/v1/chat/completions';
 
-/** POST /v1/chat/completions: the OpenAI wire format over every provider (spec 2.1, 2.4). */
+/**
+ * POST /v1/chat/completions: the OpenAI wire format over every provider (spec 2.1, 2.4). A codec
+ * around the call core: the body is already the canonical request; the answer is formatted as a
+ * chat completion or as its chunks.
+ */
 export function registerChatCompletionsRoute(app: FastifyInstance, services: GatewayServices): void {
   app.post<{ Body: ChatRequest }>(ENDPOINT, { schema: { body: ChatRequestSchema } }, async (request, reply) => {
-    const admission = await admit(services, request, request.body);
-    const execution: Execution = {
-      services,
-      request,
-      admission,
-      signal: abortOnClientClose(reply),
-      endpoint: ENDPOINT,
-    };
+    const call = await openCall(services, request, reply, ENDPOINT, request.body);
     const identity: CompletionIdentity = {
       id: `chatcmpl-${randomBase64Url(12)}`,
-      created: Math.floor(admission.startedAt / 1000),
+      created: Math.floor(call.admission.startedAt / 1000),
       model: request.body.model,
     };
     if (!request.body.stream) {
-      const { completion, extras } = await executeJson(execution);
-      return reply.send(formatCompletion(identity, completion, extras));
+      const { completion, extras } = await answerJson(call);
+      return sendJson(call, formatCompletion(identity, completion, extras));
     }
-    return streamChat(reply, execution, identity);
+    const session = await answerStream(call);
+    // The gateway members (compression, debug) ride on the final chunk: the usage chunk when the
+    // client asked for one, else the finish chunk, which then waits for the end of the stream.
+    const includeUsage = request.body.stream_options?.include_usage === true;
+    const extrasOnFinish = !includeUsage && (call.admission.compression !== undefined || call.admission.debug);
+    return relayStream(call, session.events, chunkEncoder(identity, session, includeUsage, extrasOnFinish));
   });
 }
 
-async function streamChat(reply: FastifyReply, execution: Execution, identity: CompletionIdentity): Promise<void> {
-  const session = await executeStream(execution);
-  reply.hijack();
-  const writer = new SseWriter(reply.raw);
-  writer.start({ 'x-request-id': execution.request.id });
+/** Chat completion chunks; with gateway tools, their members ride on the finish chunk too. */
+function chunkEncoder(
+  identity: CompletionIdentity,
+  session: CanonicalStream,
+  includeUsage: boolean,
+  extrasOnFinish: boolean,
+): StreamEncoder<ProviderStreamEvent> {
   const chunks = new ChunkFramer(identity);
-  try {
-    await writer.sendFramed(chunks.delta({ role: 'assistant', content: '' }));
-    for await (const event of session.events) {
-      if (event.type === 'delta' && event.content && !event.refusal && !event.toolCalls?.length) {
-        await writer.sendFramed(chunks.content(event.content));
-      } else if (event.type === 'delta') {
+  let heldFinish: Record<string, unknown> | undefined;
+  return {
+    start: () => chunks.delta({ role: 'assistant', content: '' }),
+    push(event) {
+      if (event.type === 'delta' && event.content && !event.refusal && !event.toolCalls?.length)
+        return chunks.content(event.content);
+      if (event.type === 'delta') {
         const delta: ChunkDelta = {};
         if (event.content) delta.content = event.content;
         if (event.refusal) delta.refusal = event.refusal;
         if (event.toolCalls?.length) delta.tool_calls = event.toolCalls;
-        await writer.sendFramed(chunks.delta(delta));
-      } else if (event.type === 'finish') {
-        if (session.gatewayExtras)
-          await writer.send({ ...formatChunk(identity, {}, event.finishReason), ...session.gatewayExtras() });
-        else await writer.sendFramed(chunks.finish(event.finishReason));
+        return chunks.delta(delta);
       }
-      if (writer.isClosed) break;
-    }
-    if (writer.isClosed) return;
-    const usage = execution.admission.body.stream_options?.include_usage
-      ? sseData(formatUsageChunk(identity, session.usage(), session.extras()))
-      : '';
-    // The last chunks, the usage chunk, [DONE] and the end of the response leave in one write.
-    writer.holdForEnd();
-    await usageCommitted(execution.request);
-    writer.done(usage);
-  } catch (error) {
+      if (event.type === 'finish') {
+        const finish = session.gatewayExtras
+          ? { ...formatChunk(identity, {}, event.finishReason), ...session.gatewayExtras() }
+          : undefined;
+        if (extrasOnFinish) {
+          heldFinish = finish ?? formatChunk(identity, {}, event.finishReason);
+          return '';
+        }
+        return finish ? sseData(finish) : chunks.finish(event.finishReason);
+      }
+      return '';
+    },
+    finish() {
+      let last = '';
+      if (includeUsage) last = sseData(formatUsageChunk(identity, session.usage(), session.extras()));
+      else if (extrasOnFinish) last = sseData({ ...(heldFinish ?? formatFinalChunk(identity)), ...session.extras() });
+      // The last chunks, the usage chunk, [DONE] and the end of the response leave in one write.
+      return `${last}data: [DONE]\n\n`;
+    },
     // Headers are sent: a failure mid-stream is reported as a last event in the gateway envelope.
-    const envelope =
-      error instanceof GatewayError ? error.toEnvelope() : new GatewayError('internal_error').toEnvelope();
-    writer.end(sseData(envelope));
-  }
+    fail: (error) => sseData(error.toEnvelope()),
+  };
 }

@@ -1,12 +1,20 @@
 import type { FinishReason, ProviderCompletion, TokenUsage, ToolCallDelta } from '../../canonical/completion.js';
 
-/** Usage as clients see it: spec 2.4 names, plus OpenAI's own names so OpenAI SDKs read it too. */
+/**
+ * Usage as clients see it: spec 2.4 names, plus OpenAI's own names so OpenAI SDKs read it too.
+ * `input_tokens_details.cache_creation_tokens` is the public OpenAPI document's name for prompt
+ * tokens written to a prompt cache (Anthropic's `cache_creation_input_tokens`); like cached
+ * reads, they are part of `prompt_tokens`.
+ */
 export function formatUsage(usage: TokenUsage) {
   return {
     prompt_tokens: usage.inputTokens,
     completion_tokens: usage.outputTokens,
     total_tokens: usage.inputTokens + usage.outputTokens,
-    input_tokens_details: { cached_tokens: usage.cachedInputTokens },
+    input_tokens_details: {
+      cached_tokens: usage.cachedInputTokens,
+      cache_creation_tokens: usage.cacheCreationInputTokens,
+    },
     output_tokens_details: { reasoning_tokens: usage.reasoningTokens },
     prompt_tokens_details: { cached_tokens: usage.cachedInputTokens },
     completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
@@ -84,6 +92,17 @@ export class ChunkFramer {
   content(content: string): string {
     return `${this.head}{"content":${JSON.stringify(content)}},"finish_reason":null,"logprobs":null}]}\n\n`;
   }
+}
+
+/** A last chunk with no choice, for the gateway members of a stream that ended without a finish reason. */
+export function formatFinalChunk(identity: CompletionIdentity) {
+  return {
+    id: identity.id,
+    object: 'chat.completion.chunk',
+    created: identity.created,
+    model: identity.model,
+    choices: [],
+  };
 }
 
 export function formatUsageChunk(identity: CompletionIdentity, usage: TokenUsage, extra: Record<string, unknown>) {

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { MODEL_ID_PATTERN } from '../../catalogue/catalogue.js';
 import { countRequestTokens, tokenizerForModel } from '../../tokenize/index.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../../pipeline/errors.js';
 import { withDefaultAuthor } from '../routes/default-author.js';
 import { MessagesCountTokensSchema, type MessagesCountTokensRequest } from './messages-schema.js';
 import { sendAnthropicError } from './anthropic-errors.js';
+import { anthropicRequestIdHook } from './anthropic-headers.js';
 
 /**
  * POST /v1/messages/count_tokens in Anthropic's shape: a Messages body in, `{input_tokens}` out.
@@ -13,7 +14,12 @@ import { sendAnthropicError } from './anthropic-errors.js';
 export function registerMessagesCountTokensRoute(app: FastifyInstance): void {
   app.post<{ Body: MessagesCountTokensRequest }>(
     '/v1/messages/count_tokens',
-    { schema: { body: MessagesCountTokensSchema }, config: { allowXApiKey: true }, errorHandler: sendAnthropicError },
+    {
+      schema: { body: MessagesCountTokensSchema },
+      config: { allowXApiKey: true },
+      errorHandler: sendAnthropicError,
+      onRequest: anthropicRequestIdHook,
+    },
     async (request) => {
       const body = request.body;
       const model = withDefaultAuthor(body.model, 'anthropic');

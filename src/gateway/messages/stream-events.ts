@@ -3,7 +3,7 @@ import { toAnthropicStopReason, toAnthropicUsage, type MessageIdentity } from '.
 
 /** One server-sent event: its `event:` name and its `data:` JSON (which repeats the name as `type`). */
 import type { NamedEvent, NamedEventTranslator } from '../chat/named-event-stream.js';
-import type { GatewayError } from '../errors.js';
+import type { GatewayError } from '../../pipeline/errors.js';
 import { toAnthropicError } from './anthropic-errors.js';
 
 export type { NamedEvent };

@@ -1,15 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { cachePricingOfModel } from '../../catalogue/cache-pricing.js';
-import {
-  compressPayload,
-  CompressionInputError,
-  isCompressionModel,
-  COMPRESSION_MODELS,
-  type BundleName,
-} from '../../compress/index.js';
+import { compressPayload, CompressionInputError, isCompressionModel } from '../../compress/index.js';
 import { sessionIdFrom } from '../../compress/conversation-id.js';
 import { compressConversationRequest } from '../../compress/conversation-request.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../../pipeline/errors.js';
+import { bundleFromHeader, cacheManagementFrom } from '../../pipeline/apply-compression.js';
 import type { GatewayServices } from '../gateway-services.js';
 
 /**
@@ -68,33 +63,5 @@ export function registerCompressRoute(
         throw new GatewayError('invalid_request', { message: error.message, param: error.param });
       throw error;
     }
-  });
-}
-
-export function bundleFromHeader(header: string | string[] | undefined): BundleName | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined || value === '') return undefined;
-  if (!isCompressionModel(value)) {
-    throw new GatewayError('invalid_request', {
-      message: `Unknown X-Gateway-Compression-Model "${value.slice(0, 40)}"; expected one of ${COMPRESSION_MODELS.join(', ')}.`,
-      param: 'compression_model',
-    });
-  }
-  return value;
-}
-
-/**
- * X-Gateway-Cache-Breakpoints: `off` turns the gateway's prompt-cache management off for one
- * request (Anthropic breakpoints, OpenAI prompt_cache_key), `on` turns it on for a key that has
- * it off; absent: the key's setting.
- */
-export function cacheManagementFrom(header: string | string[] | undefined): boolean | undefined {
-  const value = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase();
-  if (value === undefined || value === '') return undefined;
-  if (value === 'on' || value === 'true' || value === '1') return true;
-  if (value === 'off' || value === 'false' || value === '0') return false;
-  throw new GatewayError('invalid_request', {
-    message: `X-Gateway-Cache-Breakpoints must be "on" or "off", not "${value.slice(0, 40)}".`,
-    param: 'x-gateway-cache-breakpoints',
   });
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { MODEL_ID_PATTERN } from '../../catalogue/catalogue.js';
 import { countRequestTokens, isTokenizerName, tokenizerForModel, TOKENIZERS } from '../../tokenize/index.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../../pipeline/errors.js';
 
 /** Spec 2.6. `tokenizer` is a plain string here so that a bad value gets `invalid_tokenizer`, not a generic 400. */
 const CountTokensBodySchema = Type.Object(

@@ -1,7 +1,7 @@
 import type { TSchema, Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { jsonPointerToParam } from '../../server/create-app.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../../pipeline/errors.js';
 
 /**
  * Checks one value (a content block, an input item) against its TypeBox schema and fails with

@@ -29,6 +29,23 @@ function withoutCacheControl(message: ChatRequest['messages'][number]): unknown 
 const GATEWAY_ONLY: ReadonlySet<string> = new Set(GATEWAY_ONLY_FIELDS);
 
 /**
+ * OpenAI's own API: `max_tokens` is deprecated there and refused by its reasoning models, which
+ * take `max_completion_tokens` (every chat model accepts that name). OpenAI-compatible servers
+ * of other vendors keep `max_tokens`, the name they all know.
+ */
+function prefersMaxCompletionTokens(target: UpstreamTarget): boolean {
+  let prefers = OPENAI_HOST_BY_BASE_URL.get(target.baseUrl);
+  if (prefers === undefined) {
+    prefers = URL.canParse(target.baseUrl) && new URL(target.baseUrl).hostname === 'api.openai.com';
+    if (OPENAI_HOST_BY_BASE_URL.size < 64) OPENAI_HOST_BY_BASE_URL.set(target.baseUrl, prefers);
+  }
+  return prefers;
+}
+
+/** Base URLs come from the catalogue: a handful per deployment. */
+const OPENAI_HOST_BY_BASE_URL = new Map<string, boolean>();
+
+/**
  * The client's body as OpenAI gets it, members in the client's order: the upstream model, no
  * gateway-only fields, and for streams `stream_options.include_usage` (usage is needed for
  * metering whatever the client asked for; the gateway decides whether to forward the usage
@@ -42,6 +59,10 @@ export function buildOpenAIBody(
 ): Record<string, unknown> {
   const source = request as unknown as Record<string, unknown>;
   const body: Record<string, unknown> = {};
+  const renameMaxTokens =
+    typeof source.max_tokens === 'number' &&
+    typeof source.max_completion_tokens !== 'number' &&
+    prefersMaxCompletionTokens(target);
   for (const key in source) {
     if (GATEWAY_ONLY.has(key)) continue;
     switch (key) {
@@ -56,6 +77,14 @@ export function buildOpenAIBody(
         break;
       case 'stream_options':
         if (stream) body.stream_options = { ...request.stream_options, include_usage: true };
+        break;
+      case 'max_tokens':
+        if (renameMaxTokens) body.max_completion_tokens = source.max_tokens;
+        else body.max_tokens = source.max_tokens;
+        break;
+      case 'max_completion_tokens':
+        // A null next to a renamed max_tokens would overwrite it.
+        if (!renameMaxTokens) body.max_completion_tokens = source.max_completion_tokens;
         break;
       default:
         body[key] = source[key];

@@ -5,7 +5,13 @@
 export interface OpenAIUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number } | null;
+  prompt_tokens_details?: {
+    cached_tokens?: number;
+    cache_write_tokens?: number;
+    cache_creation_tokens?: number;
+  } | null;
+  /** Another gateway of this API in front (spec 2.4 names): `cache_creation_tokens`. */
+  input_tokens_details?: { cached_tokens?: number; cache_creation_tokens?: number } | null;
   completion_tokens_details?: { reasoning_tokens?: number } | null;
 }
 

@@ -8,6 +8,7 @@ import * as domainClaims from './006-domain-claims.js';
 import * as compressionConversations from './007-compression-conversations.js';
 import * as compressionSavings from './008-compression-savings.js';
 import * as pendingByKey from './009-pending-operations-by-key.js';
+import * as unlistedModels from './010-unlisted-models.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
 const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '007-compression-conversations': compressionConversations,
   '008-compression-savings': compressionSavings,
   '009-pending-operations-by-key': pendingByKey,
+  '010-unlisted-models': unlistedModels,
 };
 
 export const migrationProvider: MigrationProvider = {

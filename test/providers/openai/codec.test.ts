@@ -76,6 +76,32 @@ describe('openai request building', () => {
     );
     assert.deepEqual(body.messages, [{ role: 'user', content: [{ type: 'text', text: 'x' }] }]);
   });
+
+  it("sends max_tokens as max_completion_tokens to OpenAI's own API, which refuses the old name on reasoning models", () => {
+    const openai = { ...target, baseUrl: 'https://api.openai.com/v1' };
+    const request = (extra: object) =>
+      JSON.parse(
+        openaiCodec.buildRequest(
+          { model: 'openai/gpt-5', messages: [{ role: 'user', content: 'hi' }], ...extra },
+          openai,
+          {
+            stream: false,
+          },
+        ).body,
+      );
+    assert.deepEqual(
+      Object.keys(request({ temperature: 1, max_tokens: 50, top_p: 1 })),
+      ['model', 'messages', 'temperature', 'max_completion_tokens', 'top_p'],
+      'in the place the client put it',
+    );
+    assert.equal(request({ max_tokens: 50 }).max_completion_tokens, 50);
+    assert.deepEqual(request({ max_tokens: 50, max_completion_tokens: null }).max_completion_tokens, 50);
+    const both = request({ max_tokens: 50, max_completion_tokens: 40 });
+    assert.equal(both.max_tokens, 50, 'both named by the client: both kept');
+    assert.equal(both.max_completion_tokens, 40);
+    // Another vendor's OpenAI-compatible server keeps the name every such server knows.
+    assert.equal(JSON.parse(build({ max_tokens: 50 }, false).body).max_tokens, 50);
+  });
 });
 
 describe('openai response parsing', () => {

@@ -1,0 +1,285 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  RoutingError,
+  UpstreamError,
+  type AbortSignalLike,
+  type Attempt,
+  type RouteOptions,
+  type Routed,
+} from '../providers/index.js';
+import type { TokenUsage } from '../canonical/completion.js';
+import type { ChatRequest } from '../canonical/chat-request.js';
+import type { ApiKey } from '../store/api-keys.js';
+import { countTextTokens } from '../tokenize/index.js';
+import type { CoreServices } from './services.js';
+import { GatewayError, databaseUnavailableError } from './errors.js';
+import { admit, type Admission, type AdmitOptions } from './admit.js';
+import { meter, ZERO_USAGE } from './meter.js';
+import { toProviderGatewayError } from './provider-error.js';
+import { abortOnClientClose } from './client-abort.js';
+import { formatCompression } from './apply-compression.js';
+import { recordTrace } from './trace.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller's key, set by the gateway's authentication hook before the body is read. */
+    apiKey: ApiKey;
+  }
+}
+
+/** HTTP status recorded for a request whose client went away (nginx's convention). */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+/** How a request ended, as its usage row records it. */
+export interface Outcome {
+  status: number;
+  errorCode: string | null;
+  usage: TokenUsage;
+}
+
+const CLIENT_CLOSED = { status: CLIENT_CLOSED_REQUEST, errorCode: 'client_closed' } as const;
+const ANSWERED = { status: 200, errorCode: null } as const;
+
+/**
+ * Admits a request and opens its call: the one entry of the core for every endpoint. Admission
+ * (key, model, gateway tools, compression, ceiling reservation, tags, debug) happens here, and
+ * the abort signal that follows the client connection is created here.
+ */
+export async function openCall(
+  services: CoreServices,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  endpoint: string,
+  body: ChatRequest,
+  options: AdmitOptions = {},
+): Promise<Call> {
+  const admission = await admit(services, request, body, options);
+  return new Call(services, request, reply, admission, endpoint);
+}
+
+/**
+ * One admitted request on its way through the core, whatever the endpoint and however many
+ * upstream calls it takes. This is the only place a request is settled (one usage row, the
+ * reservation settled, the trace recorded: `settle`), the only place a failure is turned into
+ * what the client gets and metered (`fail`), and the only place a stream's end, failure or
+ * abandonment by its client is metered (`relayEvents`).
+ */
+export class Call {
+  /** Every upstream attempt of the request, in order: retries, fallbacks, tool-loop rounds. */
+  readonly attempts: Attempt[] = [];
+  /** Aborted when the client goes away; stops the upstream at once. */
+  readonly signal: AbortSignalLike;
+  /** The provider that answered, or the last one tried. */
+  providerId: string;
+  upstreamModel: string;
+  /** Set by a native pass-through: the debug member that says which path served the request. */
+  path: { member: string; value: string } | undefined;
+  private settled = false;
+  /** The model's first target as admitted (a native fallback narrows `admission.targets` later). */
+  private readonly first: { providerId: string; upstreamModel: string };
+  /** Set when the consumer of a stream failed (a codec bug): the request is then settled with this error, not 499. */
+  private consumerError: GatewayError | undefined;
+
+  constructor(
+    readonly services: CoreServices,
+    readonly request: FastifyRequest,
+    readonly reply: FastifyReply,
+    readonly admission: Admission,
+    readonly endpoint: string,
+  ) {
+    this.signal = abortOnClientClose(reply);
+    const first = admission.targets[0]!;
+    this.first = first;
+    this.providerId = first.providerId;
+    this.upstreamModel = first.upstreamModel;
+  }
+
+  get clientGone(): boolean {
+    return this.signal.aborted;
+  }
+
+  routeOptions(): RouteOptions {
+    const { timeouts, retry } = this.services.upstream;
+    return { signal: this.signal, timeouts, retry };
+  }
+
+  /** One routed upstream exchange (retries, fallback); its attempts join the request's. */
+  async route<T>(run: (options: RouteOptions) => Promise<Routed<T>>): Promise<Routed<T>> {
+    try {
+      const routed = await run(this.routeOptions());
+      this.attempts.push(...routed.attempts);
+      this.providerId = routed.target.providerId;
+      this.upstreamModel = routed.target.upstreamModel;
+      return routed;
+    } catch (error) {
+      if (error instanceof RoutingError) {
+        this.attempts.push(...error.attempts);
+        // The provider whose answer (or silence) ended the routing, not necessarily the first one.
+        const last = error.attempts.at(-1);
+        if (last) {
+          this.providerId = last.providerId;
+          this.upstreamModel = last.upstreamModel;
+        }
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Ends the request on the ledger, exactly once whatever happens: one usage row, committed
+   * with the key's spend and the settled reservation; then its trace, when tracing is on.
+   */
+  settle(outcome: Outcome, stream: boolean): void {
+    if (this.settled) return;
+    this.settled = true;
+    const { admission } = this;
+    // Members listed one by one: spreading `outcome` into a new object is V8's slow generic copy.
+    const cost = meter(this.services, this.request, admission, {
+      status: outcome.status,
+      errorCode: outcome.errorCode,
+      usage: outcome.usage,
+      provider: this.providerId,
+      upstreamModel: this.upstreamModel,
+      stream,
+      endpoint: this.endpoint,
+      uncompressedInputTokens: admission.compression
+        ? outcome.usage.inputTokens + admission.compression.savedTokens
+        : null,
+    });
+    if (this.services.tracing?.enabled) recordTrace(this.services.tracing, this, outcome, stream, cost);
+  }
+
+  /**
+   * What the client gets for `error`, which ended the request: a gateway error as it is, an
+   * upstream failure as the provider error it maps to, anything else as an internal error,
+   * logged with its stack. Never metered here.
+   */
+  toClientError(error: unknown): GatewayError {
+    if (error instanceof GatewayError) return error;
+    if (error instanceof UpstreamError) return toProviderGatewayError(error, this.providerId);
+    const unavailable = databaseUnavailableError(error);
+    this.services.logger.error({ err: error, requestId: this.admission.requestId }, 'request failed');
+    return unavailable ?? new GatewayError('internal_error');
+  }
+
+  /**
+   * What broke an upstream stream, as the client sees it: the provider's failure. One that is
+   * not an upstream error (an adapter's or codec's bug) is logged with its stack first.
+   */
+  upstreamFailure(error: unknown, providerId: string): GatewayError {
+    if (error instanceof GatewayError) return error;
+    if (!(error instanceof UpstreamError))
+      this.services.logger.error({ err: error, requestId: this.admission.requestId }, 'upstream stream failed');
+    return toProviderGatewayError(error, providerId);
+  }
+
+  /**
+   * Settles a request that ended in an error outside a stream (before the first answer, or
+   * between the tool loop's calls) and returns what the client gets. `usage` is what it is
+   * charged: a client that left may be charged the prompt the provider may have processed;
+   * an upstream failure is charged nothing beyond the calls that answered.
+   */
+  fail(error: unknown, stream: boolean, usage: (clientGone: boolean) => TokenUsage): GatewayError {
+    const clientError = this.toClientError(error);
+    const clientGone = this.clientGone;
+    this.settle(
+      clientGone
+        ? { ...CLIENT_CLOSED, usage: usage(true) }
+        : { status: clientError.status, errorCode: clientError.code, usage: usage(false) },
+      stream,
+    );
+    return clientError;
+  }
+
+  /** The charge of a request that never got an answer: its estimated prompt when the client left, else nothing. */
+  unansweredUsage = (clientGone: boolean): TokenUsage =>
+    clientGone ? { ...ZERO_USAGE, inputTokens: this.admission.promptEstimate } : ZERO_USAGE;
+
+  /** Settles a request answered in one piece (JSON). */
+  answered(usage: TokenUsage): void {
+    this.settle({ ...ANSWERED, usage }, false);
+  }
+
+  /**
+   * Relays an upstream event stream and settles the request when it ends: 200 when it ran to
+   * its end; the failure's status when it broke (the error thrown is the client's error); 499
+   * when the client left, or the consumer stopped iterating (it stops when its client left;
+   * the upstream is aborted by then). `usage` is read once the stream is over.
+   */
+  async *relayEvents<E>(source: AsyncIterable<E>, usage: () => TokenUsage): AsyncGenerator<E> {
+    let outcome: { status: number; errorCode: string | null } | undefined;
+    try {
+      for await (const event of source) yield event;
+      outcome = ANSWERED;
+    } catch (error) {
+      const clientError = this.toClientError(error);
+      outcome = this.clientGone ? CLIENT_CLOSED : { status: clientError.status, errorCode: clientError.code };
+      throw clientError;
+    } finally {
+      const consumerError = this.consumerError;
+      outcome ??= consumerError ? { status: consumerError.status, errorCode: consumerError.code } : CLIENT_CLOSED;
+      this.settle({ status: outcome.status, errorCode: outcome.errorCode, usage: usage() }, true);
+    }
+  }
+
+  /** The consumer of `relayEvents` failed while handling an event: it stops iterating, and the request is settled with this error. */
+  consumerFailed(error: unknown): GatewayError {
+    this.consumerError = this.toClientError(error);
+    return this.consumerError;
+  }
+
+  /** Our counts for a call that ended without usage (aborted, or the provider sent none). */
+  estimateUsage(promptTokens: number, producedText: string): TokenUsage {
+    return {
+      ...ZERO_USAGE,
+      inputTokens: promptTokens,
+      outputTokens: producedText ? countTextTokens(producedText, this.admission.tokenizer) : 0,
+    };
+  }
+
+  /** Whether the target that answered is not the model's first: retries on the first one do not count. */
+  get fallbackUsed(): boolean {
+    return this.providerId !== this.first.providerId || this.upstreamModel !== this.first.upstreamModel;
+  }
+
+  /**
+   * Response headers of an answer (docs/wire-contract.md): who answered (`X-Gateway-Provider`),
+   * `X-Gateway-Fallback-Used: 1` when a fallback did (absent otherwise: the public OpenAPI
+   * document's enum is ["1"]), and for a key with a ceiling the output cap sent upstream
+   * (`X-Gateway-Max-Tokens-Applied`, docs/budgets.md).
+   */
+  answerHeaders(): Record<string, string> {
+    const headers: Record<string, string> = { 'x-gateway-provider': this.providerId };
+    if (this.fallbackUsed) headers['x-gateway-fallback-used'] = '1';
+    const cap = this.admission.outputCapApplied;
+    if (cap !== undefined) headers['x-gateway-max-tokens-applied'] = String(cap);
+    return headers;
+  }
+
+  /** The gateway members of a response: compression, debug. */
+  extras(): Record<string, unknown> {
+    const { admission } = this;
+    const extra: Record<string, unknown> = {};
+    if (admission.compression) extra.compression = formatCompression(admission.compression);
+    if (admission.debug) {
+      const debug: Record<string, unknown> = {
+        request_id: admission.requestId,
+        provider: this.providerId,
+        upstream_model: this.upstreamModel,
+        attempts: this.attempts.map((a) => ({
+          provider: a.providerId,
+          upstream_model: a.upstreamModel,
+          status: a.status,
+          error: a.error ?? null,
+          duration_ms: a.durationMs,
+        })),
+        prompt_tokens_estimate: admission.promptEstimate,
+        tags: admission.tags,
+        timings: { total_ms: Date.now() - admission.startedAt },
+      };
+      if (this.path) debug[this.path.member] = this.path.value;
+      extra.debug = debug;
+    }
+    return extra;
+  }
+}

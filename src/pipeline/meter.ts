@@ -1,0 +1,104 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TokenUsage } from '../canonical/completion.js';
+import { costMicroUsd } from '../metering/cost.js';
+import type { CoreServices } from './services.js';
+import type { Admission } from './admit.js';
+import { recordUsageMetrics } from '../metrics/metrics.js';
+import { timeOrderedUuid } from '../server/random-ids.js';
+
+export const ZERO_USAGE: TokenUsage = {
+  inputTokens: 0,
+  cachedInputTokens: 0,
+  cacheCreationInputTokens: 0,
+  outputTokens: 0,
+  reasoningTokens: 0,
+};
+
+export interface Outcome {
+  status: number;
+  errorCode: string | null;
+  usage: TokenUsage;
+  provider: string;
+  upstreamModel: string;
+  stream: boolean;
+  endpoint: string;
+  uncompressedInputTokens?: number | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The commit of this request's usage row, once metered; see `usageCommitted`. */
+    usageCommit: Promise<void> | null;
+  }
+}
+
+/** Gives every request of `app` its `usageCommit` slot (a decorated member, not a WeakMap entry per request). */
+export function decorateUsageCommit(app: FastifyInstance): void {
+  app.decorateRequest('usageCommit', null);
+}
+
+/**
+ * Resolves once the request's usage row is committed (or at once when it has none); when the
+ * database is slow or away, after the writer's MAX_COMMIT_WAIT_MS (the row stays queued). Routes
+ * await it before the last byte of their response, so an answer that reached the client is
+ * always accounted for, even if the process dies right after.
+ */
+export function usageCommitted(request: FastifyRequest): Promise<void> {
+  return request.usageCommit ?? Promise.resolve();
+}
+
+/** Like `usageCommitted`, for a caller that can do without a promise when there is no row. */
+export function pendingUsageCommit(request: FastifyRequest): Promise<void> | undefined {
+  return request.usageCommit ?? undefined;
+}
+
+/**
+ * Every admitted request ends here exactly once, whatever happened: one usage row, group-committed
+ * together with the key's spend (the budget reservation settled to the actual cost).
+ */
+export function meter(services: CoreServices, request: FastifyRequest, admission: Admission, outcome: Outcome): number {
+  const cost = costMicroUsd(admission.model.pricing, outcome.usage);
+  const now = Date.now();
+  recordUsageMetrics({
+    // Unlisted names are the client's choice: one label per provider keeps the series bounded.
+    model: admission.model.unlisted ? `${admission.model.author}/unlisted` : admission.model.id,
+    provider: outcome.provider,
+    status: outcome.status,
+    usage: outcome.usage,
+    costMicroUsd: cost,
+    latencyMs: now - admission.startedAt,
+  });
+  const committed = services.usage.write(
+    {
+      id: timeOrderedUuid(now),
+      request_id: admission.requestId,
+      created_at: now,
+      organization_id: request.apiKey.organizationId,
+      api_key_id: request.apiKey.id,
+      model: admission.model.id,
+      provider: outcome.provider,
+      upstream_model: outcome.upstreamModel,
+      endpoint: outcome.endpoint,
+      input_tokens: outcome.usage.inputTokens,
+      cached_input_tokens: outcome.usage.cachedInputTokens,
+      cache_creation_input_tokens: outcome.usage.cacheCreationInputTokens,
+      output_tokens: outcome.usage.outputTokens,
+      reasoning_tokens: outcome.usage.reasoningTokens,
+      uncompressed_input_tokens: outcome.uncompressedInputTokens ?? null,
+      // Priced from the usage the upstream reported, caching counted (apply-compression.ts).
+      compression_savings_micro_usd:
+        admission.compression && outcome.status === 200 ? admission.compression.settle(outcome.usage) : null,
+      cost_micro_usd: cost,
+      tags: admission.tags.length === 0 ? '[]' : JSON.stringify(admission.tags),
+      status_code: outcome.status,
+      error_code: outcome.errorCode,
+      latency_ms: now - admission.startedAt,
+      stream: outcome.stream ? 1 : 0,
+      model_unlisted: admission.model.unlisted ? 1 : 0,
+    },
+    admission.reservation === undefined,
+    admission.reservation,
+  );
+  request.usageCommit = committed;
+  return cost;
+}

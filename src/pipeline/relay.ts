@@ -1,0 +1,63 @@
+import type { FastifyReply } from 'fastify';
+import type { Call } from './call.js';
+import { GatewayError } from './errors.js';
+import { usageCommitted } from './meter.js';
+import { SseWriter } from './sse-writer.js';
+
+/**
+ * Relay: what leaves for the client. Each endpoint's codec says how its wire format frames
+ * events; the core writes them with backpressure, holds the last bytes until the usage row is
+ * committed, and ends a stream that failed after its headers with the surface's error event.
+ */
+export interface StreamEncoder<E> {
+  /** Send the headers at once rather than with the first event (a native first event may be slow to come). */
+  readonly flushHeaders?: boolean;
+  /** Framed events sent before the first upstream event ('' for none). */
+  start(): string;
+  /** Framed events for one upstream event ('' for none). */
+  push(event: E): string;
+  /** The stream's last framed events, sent with the end of the response once the usage row is committed. */
+  finish(): string;
+  /** The framed events that end a stream which failed after its headers were sent. */
+  fail(error: GatewayError): string;
+}
+
+/** A JSON answer, with the headers naming who answered. Its usage row is committed before it leaves (gateway/app.ts). */
+export function sendJson(call: Call, body: unknown): FastifyReply {
+  return call.reply.headers(call.answerHeaders()).send(body);
+}
+
+/**
+ * Streams `events` (already metered by the core as they are consumed) to the client. A client
+ * that leaves stops the iteration, which aborts the upstream; the request is then metered 499.
+ * An exception anywhere ends the stream with the encoder's error event; one that is not a
+ * gateway error is logged with its stack (Call.toClientError).
+ */
+export async function relayStream<E>(call: Call, events: AsyncIterable<E>, encoder: StreamEncoder<E>): Promise<void> {
+  const { reply, request } = call;
+  reply.hijack();
+  const writer = new SseWriter(reply.raw);
+  writer.start({ 'x-request-id': request.id, ...call.answerHeaders() }, encoder.flushHeaders ? { flush: true } : {});
+  try {
+    const opening = encoder.start();
+    if (opening) await writer.sendFramed(opening);
+    for await (const event of events) {
+      let framed: string;
+      try {
+        framed = encoder.push(event);
+      } catch (error) {
+        throw call.consumerFailed(error);
+      }
+      if (framed) await writer.sendFramed(framed);
+      if (writer.isClosed) break;
+    }
+    if (writer.isClosed) return;
+    writer.holdForEnd();
+    await usageCommitted(request);
+    // The last events and the end of the response leave in one write.
+    writer.end(encoder.finish());
+  } catch (error) {
+    const clientError = error instanceof GatewayError ? error : call.toClientError(error);
+    writer.end(encoder.fail(clientError));
+  }
+}

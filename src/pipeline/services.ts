@@ -1,0 +1,28 @@
+import type { Logger } from 'pino';
+import type { Catalogue } from '../catalogue/catalogue.js';
+import type { UsageWriter } from '../metering/usage-writer.js';
+import type { BudgetLedger } from '../limits/budget-ledger.js';
+import type { RetryOptions } from '../providers/index.js';
+import type { GatewayToolsService } from '../gateway-tools/service.js';
+import type { Tracing } from '../telemetry/tracing.js';
+import type { ConversationStore } from '../compress/conversation-request.js';
+
+export interface UpstreamPolicy {
+  timeouts: { connectMs: number; firstByteMs: number; betweenChunksMs: number };
+  retry: Required<RetryOptions>;
+}
+
+/** What the call core needs, built once at start-up (server/start.ts); the gateway surface adds its own. */
+export interface CoreServices {
+  catalogue: Catalogue;
+  usage: UsageWriter;
+  budget: BudgetLedger;
+  upstream: UpstreamPolicy;
+  logger: Logger;
+  /** Built-in gateway tools; without it no tool is ever injected. */
+  gatewayTools?: GatewayToolsService | undefined;
+  /** Request traces (OpenTelemetry); absent or disabled: nothing is built for them. */
+  tracing?: Tracing | undefined;
+  /** Compression's per-conversation state (src/store/compression-conversations.ts); absent: compression is stateless. */
+  compression?: ConversationStore | undefined;
+}
