@@ -3,7 +3,7 @@
 // compressed as the gateway would, and priced by a simulated provider cache
 // (src/catalogue/prompt-cache-simulator.ts) against the same session uncompressed.
 //
-//   node --import tsx bench/compress/cost.ts [--dataset DIR]... [--interval SECONDS] [--engine gateway|first-sight]
+//   node --import tsx bench/compress/cost.ts [--dataset DIR]... [--interval SECONDS] [--engine gateway|first-sight|ceiling]
 //
 // Datasets: SWE-agent `.traj` or mini-swe-agent `.json` directories, each reported on its own
 // (default: both of ../shared/datasets). Price models, per dataset:
@@ -141,6 +141,27 @@ function firstSightEngine(): SessionCompressor {
 }
 
 /**
+ * The ceiling of anything that only touches tool output (`--engine ceiling`): every tool output
+ * removed entirely the first time it is sent (stable, so every cache keeps hitting). No
+ * compressor that keeps the latest outputs readable can save more; the system prompt, the task
+ * and the assistant's own messages stay.
+ */
+function ceilingEngine(): SessionCompressor {
+  const blank = (body: Body): Body => ({
+    ...body,
+    messages: (body.messages as Body[]).map((m) => {
+      if (m.role === 'tool') return { ...m, content: '' };
+      if (!Array.isArray(m.content)) return m;
+      return {
+        ...m,
+        content: (m.content as Body[]).map((b) => (b.type === 'tool_result' ? { ...b, content: '' } : b)),
+      };
+    }),
+  });
+  return { compress: blank, observe: () => {} };
+}
+
+/**
  * What the gateway does: conversation state, history rewrites when the policy says they pay
  * (priced for this scenario's provider), the gateway's breakpoints where it manages them, and
  * the upstream's usage fed back into the state.
@@ -236,7 +257,9 @@ const NO_HISTORY = args.includes('--no-history');
 const engineFor = (s: Scenario, total: number) =>
   engine === 'first-sight'
     ? firstSightEngine()
-    : gatewayEngine(s, total, NO_HISTORY ? [] : (histories.get(s.name) ?? []));
+    : engine === 'ceiling'
+      ? ceilingEngine()
+      : gatewayEngine(s, total, NO_HISTORY ? [] : (histories.get(s.name) ?? []));
 // Experiments: the real number of requests left (an upper bound for any estimate), no risk budget.
 const ORACLE = args.includes('--oracle');
 const NO_BUDGET = args.includes('--no-budget');
