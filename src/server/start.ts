@@ -23,6 +23,7 @@ import { trackUsageQueue } from '../metrics/metrics.js';
 import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.js';
 import { configureOffload } from '../offload/index.js';
 import { ConnectionGate } from './connection-gate.js';
+import { CompressionConversations } from '../store/compression-conversations.js';
 import { readTelemetrySettings } from '../config/telemetry-settings.js';
 import { createTracing } from '../telemetry/tracing.js';
 
@@ -130,6 +131,7 @@ export async function startGateway(
             gatewayTools,
             tracing,
             bodyLimits: settings.routeBodyLimits,
+            compression: new CompressionConversations(store),
           },
         ),
         connections,
