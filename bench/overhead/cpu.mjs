@@ -1,21 +1,43 @@
 #!/usr/bin/env node
 // Gateway CPU per request: the number that latency and throughput mirror once the machine is
-// CPU-bound, and much less disturbed by other work on the machine than latency is.
-//   node bench/overhead/cpu.mjs [--requests=N] [--concurrency=C] [--repeats=R] [--modes=json,stream] [--no-build] [--cpu-prof=DIR]
-//                               [--target=gateway|bare-https|bare-http]
+// CPU-bound, and much less disturbed by other work on the machine than latency is. And the idle
+// gateway's resident memory, all surfaces and gateway-only.
+//   node bench/overhead/cpu.mjs [--requests=N] [--concurrency=C] [--repeats=R] [--modes=json,stream] [--no-build]
+//                               [--cpu-prof=DIR] [--target=gateway|bare-https|bare-http]
+//                               [--baseline=<git ref>|.] [--node-args="…"] [--baseline-node-args="…"] [--warmup=N]
+//                               [--rss-repeats=N] [--idle-wait=S] [--no-rss] [--no-cpu]
 // Starts the mock upstream and the gateway exactly as run.mjs does, warms the gateway up, then
 // for each mode sends N requests R times (autocannon, closed loop) and reads the gateway
 // process's user + system CPU ticks from /proc/<pid>/stat before and after each batch. Prints
 // µs of gateway CPU per request for every batch, and the median and minimum per mode (on a
 // shared machine, contention inflates CPU time too: the minimum is the steadier figure). `--cpu-prof=DIR`
 // starts the gateway with `node --cpu-prof` and writes its V8 profile into DIR when it stops.
+//
+// `--baseline=<ref>` measures a second build in the same run: `git archive <ref>` into a temp
+// dir, built there, both gateways running side by side; batches alternate between the two
+// (order flipped every round), so drift of a shared machine falls on both alike. Then, unless
+// `--no-rss`, the idle memory of each build: a fresh `bin/gateway serve` with all surfaces and
+// one with GATEWAY_SURFACES=gateway, `--idle-wait` seconds (default 3) after its listening line,
+// no request sent: VmRSS, RssAnon, RssFile from /proc/<pid>/status, median of `--rss-repeats`
+// (default 3) starts. Everything is printed side by side with the change. `--baseline=.` compares
+// this tree with itself, e.g. under other node flags: `--node-args` and `--baseline-node-args` add
+// flags to the gateway processes of this tree and of the baseline (after bin/gateway's own).
 import { createRequire } from 'node:module';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeTargets, startUpstream, checkTarget, buildGateway } from './lib/targets.mjs';
-import { processTicks, stopAll, killAllSync } from './lib/processes.mjs';
+import { execFileSync } from 'node:child_process';
+import {
+  makeTargets,
+  startUpstream,
+  checkTarget,
+  buildGateway,
+  prepareBaseline,
+  spawnGateway,
+  startGatewayProcess,
+} from './lib/targets.mjs';
+import { processTicks, stopAll, killAllSync, sleep } from './lib/processes.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(benchDir, '../..');
@@ -32,6 +54,13 @@ const repeats = Number(arg('repeats', 3));
 const modes = arg('modes', 'json,stream').split(',');
 const cpuProfDir = arg('cpu-prof', '');
 const targetId = arg('target', 'gateway');
+const baselineRef = arg('baseline', '');
+const rssRepeats = Number(arg('rss-repeats', 3));
+const idleWaitMs = Number(arg('idle-wait', 3)) * 1000;
+const measureRss = !process.argv.includes('--no-rss') && targetId === 'gateway';
+const warmup = Number(arg('warmup', 3000));
+const measureCpu = !process.argv.includes('--no-cpu');
+const nodeArgs = (flags) => flags.split(/\s+/).filter(Boolean);
 const TICK_US = 1e6 / 100; // USER_HZ is 100 on Linux
 
 function run(url, headers, body, amount) {
@@ -54,55 +83,175 @@ function run(url, headers, body, amount) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+/** One batch of `requests` in `mode` against `server`: µs of the server process's CPU per request. */
+async function batch(server, mode, label) {
+  const before = processTicks(server.pid);
+  const started = performance.now();
+  const result = await run(server.url, server.headers, server.body(mode), requests);
+  const seconds = (performance.now() - started) / 1000;
+  const ticks = processTicks(server.pid) - before;
+  const ok = result['2xx'];
+  if (ok !== requests)
+    throw new Error(
+      `${label} ${mode}: ${ok} of ${requests} requests answered 2xx (non-2xx ${result.non2xx}, errors ${result.errors})`,
+    );
+  const us = (ticks * TICK_US) / ok;
+  process.stderr.write(
+    `· ${label} ${mode} c=${connections}: ${us.toFixed(0)} µs CPU/request, ${(ok / seconds).toFixed(0)} req/s\n`,
+  );
+  return us;
+}
+
+/** VmRSS, RssAnon and RssFile of a process, in MB. */
+function residentMemory(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
+  return { rss: field('VmRSS'), anon: field('RssAnon'), file: field('RssFile') };
+}
+
+/** A fresh gateway of `build`, idle `idleWaitMs` after it listens: its resident memory. */
+async function idleMemory(ctx, build, surfaces, round) {
+  const env = surfaces === 'gateway' ? { GATEWAY_SURFACES: 'gateway' } : {};
+  const name = `idle-${build.id}-${surfaces}-${round}`;
+  const started = await spawnGateway({ ...ctx, repoRoot: build.root, gatewayNodeArgs: build.nodeArgs }, { name, env });
+  try {
+    await sleep(idleWaitMs);
+    return residentMemory(started.entry.pid);
+  } finally {
+    await started.stop();
+  }
+}
+
+function describeCommit(root) {
+  try {
+    const head = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no'], {
+      encoding: 'utf8',
+    }).trim();
+    return dirty ? `${head} + uncommitted changes` : head;
+  } catch {
+    return 'unknown commit';
+  }
+}
+
+const fmt = (v, digits = 0) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a');
+const change = (before, after) =>
+  before > 0 ? `${after >= before ? '+' : ''}${(((after - before) / before) * 100).toFixed(1)} %` : 'n/a';
+
 async function main() {
-  if (targetId === 'gateway' && !process.argv.includes('--no-build')) await buildGateway(repoRoot);
+  const build = !process.argv.includes('--no-build');
+  if (targetId === 'gateway' && build) await buildGateway(repoRoot);
   const tmpDir = mkdtempSync(join(tmpdir(), 'bench-cpu-'));
   const logDir = join(tmpDir, 'logs');
   mkdirSync(logDir);
   const childEnv = { ...process.env };
   delete childEnv.NODE_OPTIONS;
   const ctx = { repoRoot, benchDir, tmpDir, logDir, childEnv, upstream: null };
+  const builds = [
+    {
+      id: 'this',
+      label: `this tree (${describeCommit(repoRoot)})`,
+      root: repoRoot,
+      nodeArgs: nodeArgs(arg('node-args', '')),
+    },
+  ];
+  if (baselineRef === '.') {
+    builds.unshift({
+      id: 'baseline',
+      label: `this tree, node ${arg('baseline-node-args', '(no extra flags)')}`,
+      root: repoRoot,
+      nodeArgs: nodeArgs(arg('baseline-node-args', '')),
+    });
+    builds[1].label = `this tree, node ${arg('node-args', '(no extra flags)')}`;
+  } else if (baselineRef) {
+    if (targetId !== 'gateway') throw new Error('--baseline compares two gateway builds (--target=gateway)');
+    const root = join(tmpDir, 'baseline');
+    process.stderr.write(`· building the baseline ${baselineRef} in ${root}\n`);
+    const commit = await prepareBaseline(repoRoot, baselineRef, root);
+    builds.unshift({
+      id: 'baseline',
+      label: `baseline ${baselineRef} (${commit.slice(0, 7)})`,
+      root,
+      nodeArgs: nodeArgs(arg('baseline-node-args', '')),
+    });
+  }
   ctx.upstream = await startUpstream(ctx, 0);
-  const gatewayCtx = cpuProfDir
-    ? { ...ctx, gatewayNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${resolve(cpuProfDir)}`] }
-    : ctx;
-  const [target] = makeTargets(gatewayCtx, [targetId]);
-  const gateway = await target.start();
+  const profArgs = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(cpuProfDir)}`] : [];
+  const buildCtx = (b) => ({ ...ctx, repoRoot: b.root, gatewayNodeArgs: [...b.nodeArgs, ...profArgs] });
   try {
-    for (const mode of modes) {
-      const problem = await checkTarget(gateway, mode);
-      if (problem) throw new Error(`gateway ${mode} check: ${problem}`);
-      await run(gateway.url, gateway.headers, gateway.body(mode), 2000);
+    // Idle memory first, before any load has run on the machine's page cache or the CPU.
+    const memory = new Map(builds.map((b) => [b.id, { all: [], gateway: [] }]));
+    if (measureRss) {
+      for (let round = 0; round < rssRepeats; round++) {
+        const order = round % 2 === 0 ? builds : [...builds].reverse();
+        for (const b of order)
+          for (const surfaces of ['all', 'gateway']) {
+            const m = await idleMemory(ctx, b, surfaces, round);
+            memory.get(b.id)[surfaces].push(m);
+            process.stderr.write(
+              `· ${b.id} idle ${surfaces === 'all' ? 'all surfaces' : 'gateway-only'}: RSS ${fmt(m.rss, 1)} MB (anon ${fmt(m.anon, 1)}, file ${fmt(m.file, 1)})\n`,
+            );
+          }
+      }
     }
+
+    const servers = [];
+    for (const b of measureCpu ? builds : []) {
+      const server =
+        targetId === 'gateway'
+          ? await startGatewayProcess(buildCtx(b), { name: `gateway-${b.id}` })
+          : await makeTargets(buildCtx(b), [targetId])[0].start();
+      servers.push({ build: b, server, cpu: new Map(modes.map((m) => [m, []])) });
+      for (const mode of modes) {
+        const problem = await checkTarget(server, mode);
+        if (problem) throw new Error(`${b.id} ${mode} check: ${problem}`);
+        await run(server.url, server.headers, server.body(mode), warmup);
+      }
+    }
+    for (let i = 0; i < repeats; i++) {
+      const order = i % 2 === 0 ? servers : [...servers].reverse();
+      for (const mode of modes) for (const s of order) s.cpu.get(mode).push(await batch(s.server, mode, s.build.id));
+    }
+
+    const cpuOf = new Map(servers.map((s) => [s.build.id, s.cpu]));
     const lines = [];
-    for (const mode of modes) {
-      const perRequest = [];
-      for (let i = 0; i < repeats; i++) {
-        const before = processTicks(gateway.pid);
-        const started = performance.now();
-        const result = await run(gateway.url, gateway.headers, gateway.body(mode), requests);
-        const seconds = (performance.now() - started) / 1000;
-        const ticks = processTicks(gateway.pid) - before;
-        const ok = result['2xx'];
-        if (ok !== requests)
-          throw new Error(
-            `${mode}: ${ok} of ${requests} requests answered 2xx (non-2xx ${result.non2xx}, errors ${result.errors})`,
-          );
-        const us = (ticks * TICK_US) / ok;
-        perRequest.push(us);
-        process.stderr.write(
-          `· ${mode} c=${connections} batch ${i + 1}: ${us.toFixed(0)} µs CPU/request, ${(ok / seconds).toFixed(0)} req/s\n`,
+    for (const b of builds) {
+      for (const mode of measureCpu ? modes : []) {
+        const perRequest = cpuOf.get(b.id).get(mode);
+        lines.push(
+          `${b.id.padEnd(8)} ${mode.padEnd(6)} c=${connections}: ${targetId} CPU ${fmt(median(perRequest))} µs/request median, ${fmt(Math.min(...perRequest))} min ` +
+            `(${repeats} × ${requests}; all: ${perRequest.map((v) => fmt(v)).join(', ')})`,
         );
       }
-      lines.push(
-        `${mode.padEnd(6)} c=${connections}: ${targetId} CPU ${median(perRequest).toFixed(0)} µs/request median, ${Math.min(...perRequest).toFixed(0)} min ` +
-          `(${repeats} × ${requests}; all: ${perRequest.map((v) => v.toFixed(0)).join(', ')})`,
-      );
+      for (const surfaces of measureRss ? ['all', 'gateway'] : []) {
+        const ms = memory.get(b.id)[surfaces];
+        lines.push(
+          `${b.id.padEnd(8)} idle RSS ${surfaces === 'all' ? 'all surfaces' : 'gateway-only'}: ${fmt(median(ms.map((m) => m.rss)), 1)} MB median ` +
+            `(anon ${fmt(median(ms.map((m) => m.anon)), 1)}, file ${fmt(median(ms.map((m) => m.file)), 1)}; all: ${ms.map((m) => fmt(m.rss, 1)).join(', ')})`,
+        );
+      }
+    }
+    if (builds.length === 2) {
+      const [before, after] = builds;
+      lines.push('', `${''.padEnd(34)} ${before.label.padEnd(34)} ${after.label.padEnd(34)} change`);
+      const row = (name, b, a, digits) =>
+        lines.push(`${name.padEnd(34)} ${fmt(b, digits).padEnd(34)} ${fmt(a, digits).padEnd(34)} ${change(b, a)}`);
+      for (const mode of measureCpu ? modes : []) {
+        const [b, a] = [cpuOf.get(before.id).get(mode), cpuOf.get(after.id).get(mode)];
+        row(`${mode} c=${connections} CPU µs/req, median`, median(b), median(a));
+        row(`${mode} c=${connections} CPU µs/req, min`, Math.min(...b), Math.min(...a));
+      }
+      for (const surfaces of measureRss ? ['all', 'gateway'] : []) {
+        const b = memory.get(before.id)[surfaces];
+        const a = memory.get(after.id)[surfaces];
+        const label = surfaces === 'all' ? 'all surfaces' : 'gateway-only';
+        row(`idle RSS MB, ${label}`, median(b.map((m) => m.rss)), median(a.map((m) => m.rss)), 1);
+        row(`  of which anonymous`, median(b.map((m) => m.anon)), median(a.map((m) => m.anon)), 1);
+      }
     }
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
-    await gateway.stop();
-    await ctx.upstream.stop();
+    await stopAll();
     rmSync(tmpDir, { recursive: true, force: true });
   }
 }

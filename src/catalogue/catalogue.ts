@@ -16,9 +16,8 @@ export type { CatalogueModel } from './catalogue-model.js';
  */
 export class Catalogue {
   private readonly models = new Map<string, CatalogueModel>();
-  private readonly activeList: CatalogueModel[];
-  /** Active ids by bare model name, for names sent without an author. */
-  private readonly byModelName = new Map<string, string[]>();
+  /** Active models by id, and active ids by bare model name (for names sent without an author): see `sorted`. */
+  private sortedActive: { activeList: CatalogueModel[]; byModelName: Map<string, string[]> } | undefined;
   private readonly providers = new Map<string, ProviderConfig>();
   private readonly ceilings = new Map<string, Ceiling | undefined>();
 
@@ -51,11 +50,22 @@ export class Catalogue {
         routes,
       });
     }
-    this.activeList = [...this.models.values()].filter((m) => m.active).sort((a, b) => a.id.localeCompare(b.id));
-    for (const model of this.activeList) {
+  }
+
+  /**
+   * Active models sorted by id, and active ids by bare name in that order: built on first use,
+   * because localeCompare loads ICU's collation data (~2.6 MB resident), which a process that
+   * never lists models or resolves a bare name does not need.
+   */
+  private sorted(): { activeList: CatalogueModel[]; byModelName: Map<string, string[]> } {
+    if (this.sortedActive) return this.sortedActive;
+    const activeList = [...this.models.values()].filter((m) => m.active).sort((a, b) => a.id.localeCompare(b.id));
+    const byModelName = new Map<string, string[]>();
+    for (const model of activeList) {
       const bare = model.id.slice(model.id.indexOf('/') + 1).toLowerCase();
-      this.byModelName.set(bare, [...(this.byModelName.get(bare) ?? []), model.id]);
+      byModelName.set(bare, [...(byModelName.get(bare) ?? []), model.id]);
     }
+    return (this.sortedActive = { activeList, byModelName });
   }
 
   /** Active models only; an inactive model behaves as unknown. */
@@ -80,7 +90,7 @@ export class Catalogue {
       name,
       {
         has: (id) => this.find(id) !== undefined,
-        authorsOf: (bare) => this.byModelName.get(bare) ?? [],
+        authorsOf: (bare) => this.sorted().byModelName.get(bare) ?? [],
         aliases: DEFAULT_ALIASES,
       },
       defaultAuthor,
@@ -105,12 +115,13 @@ export class Catalogue {
   }
 
   private ceilingOf(providerId: string): Ceiling | undefined {
-    if (!this.ceilings.has(providerId)) this.ceilings.set(providerId, providerCeiling(providerId, this.activeList));
+    if (!this.ceilings.has(providerId))
+      this.ceilings.set(providerId, providerCeiling(providerId, this.sorted().activeList));
     return this.ceilings.get(providerId);
   }
 
   active(): readonly CatalogueModel[] {
-    return this.activeList;
+    return this.sorted().activeList;
   }
 
   /**
@@ -131,7 +142,7 @@ export class Catalogue {
 
   /** The models `GET /v1/models` lists: active and routable now, sorted by id. */
   routable(): CatalogueModel[] {
-    return this.activeList.filter((model) => this.isRoutable(model));
+    return this.sorted().activeList.filter((model) => this.isRoutable(model));
   }
 
   /**

@@ -21,7 +21,8 @@ export function registerConcurrencyLimit(app: FastifyInstance, limit: number): v
       return;
     }
     inFlight++;
-    reply.raw.once('close', release);
+    // `on`, not `once`: a response closes once, and `once` costs a wrapper and a removal per request.
+    reply.raw.on('close', release);
     done();
   });
 }

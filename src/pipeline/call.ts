@@ -1,7 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
+  batchesOf,
+  eventsOf,
   RoutingError,
   UpstreamError,
+  type EventBatches,
   type AbortSignalLike,
   type Attempt,
   type RouteOptions,
@@ -203,23 +206,24 @@ export class Call {
   /**
    * Relays an upstream event stream and settles the request when it ends: 200 when it ran to
    * its end; the failure's status when it broke (the error thrown is the client's error); 499
-   * when the client left, or the consumer stopped iterating (it stops when its client left;
-   * the upstream is aborted by then). `usage` is read once the stream is over.
+   * when the client left, or the consumer stopped reading (it stops when its client left; the
+   * upstream is aborted by then). `usage` is read once the stream is over. `observe` sees every
+   * event as it is read; `failure` turns what broke the source into the error the client gets
+   * (e.g. `upstreamFailure`). Read a batch at a time (EventBatches), or iterated.
    */
-  async *relayEvents<E>(source: AsyncIterable<E>, usage: () => TokenUsage): AsyncGenerator<E> {
-    let outcome: { status: number; errorCode: string | null } | undefined;
-    try {
-      for await (const event of source) yield event;
-      outcome = ANSWERED;
-    } catch (error) {
-      const clientError = this.toClientError(error);
-      outcome = this.clientGone ? CLIENT_CLOSED : { status: clientError.status, errorCode: clientError.code };
-      throw clientError;
-    } finally {
-      const consumerError = this.consumerError;
-      outcome ??= consumerError ? { status: consumerError.status, errorCode: consumerError.code } : CLIENT_CLOSED;
-      this.settle({ status: outcome.status, errorCode: outcome.errorCode, usage: usage() }, true);
-    }
+  relayEvents<E>(
+    source: AsyncIterable<E>,
+    usage: () => TokenUsage,
+    options: { observe?: (event: E) => void; failure?: (error: unknown) => unknown } = {},
+  ): EventBatches<E> {
+    return new RelayedEvents(this, batchesOf(source), usage, options.observe, options.failure);
+  }
+
+  /** Settles a stream relayed by `relayEvents`: at its end, its failure, or when its consumer stopped reading. */
+  settleStream(outcome: { status: number; errorCode: string | null } | undefined, usage: TokenUsage): void {
+    const consumerError = this.consumerError;
+    outcome ??= consumerError ? { status: consumerError.status, errorCode: consumerError.code } : CLIENT_CLOSED;
+    this.settle({ status: outcome.status, errorCode: outcome.errorCode, usage }, true);
   }
 
   /** The consumer of `relayEvents` failed while handling an event: it stops iterating, and the request is settled with this error. */
@@ -281,5 +285,53 @@ export class Call {
       extra.debug = debug;
     }
     return extra;
+  }
+}
+
+/** The stream `Call.relayEvents` returns: the source's batches, observed, the request settled once when it is over. */
+class RelayedEvents<E> implements EventBatches<E> {
+  private over = false;
+
+  constructor(
+    private readonly call: Call,
+    private readonly source: EventBatches<E>,
+    private readonly usage: () => TokenUsage,
+    private readonly observe: ((event: E) => void) | undefined,
+    private readonly failure: ((error: unknown) => unknown) | undefined,
+  ) {}
+
+  async nextBatch(): Promise<readonly E[] | undefined> {
+    if (this.over) return undefined;
+    let batch: readonly E[] | undefined;
+    try {
+      batch = await this.source.nextBatch();
+    } catch (error) {
+      const call = this.call;
+      const clientError = call.toClientError(this.failure ? this.failure(error) : error);
+      this.end(call.clientGone ? CLIENT_CLOSED : { status: clientError.status, errorCode: clientError.code });
+      throw clientError;
+    }
+    if (batch === undefined) {
+      this.end(ANSWERED);
+      return undefined;
+    }
+    const observe = this.observe;
+    if (observe) for (const event of batch) observe(event);
+    return batch;
+  }
+
+  cancel(): void {
+    if (this.over) return;
+    this.source.cancel();
+    this.end(undefined);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<E> {
+    return eventsOf(this);
+  }
+
+  private end(outcome: { status: number; errorCode: string | null } | undefined): void {
+    this.over = true;
+    this.call.settleStream(outcome, this.usage());
   }
 }

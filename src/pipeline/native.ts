@@ -84,15 +84,10 @@ export async function nativeStream<J, E>(call: Call, route: NativeRoute<J, E>): 
   const upstream = await nativeAttempt(call, route, true, (target, options) => route.stream(target, options));
   if (!upstream) return undefined;
   const providerId = call.providerId;
-  async function* observed(): AsyncGenerator<E> {
-    try {
-      yield* upstream!.events;
-    } catch (error) {
-      throw call.upstreamFailure(error, providerId);
-    }
-  }
   let finalUsage: TokenUsage = ZERO_USAGE;
-  const events = call.relayEvents(observed(), () => (finalUsage = streamUsage(call, upstream)));
+  const events = call.relayEvents(upstream.events, () => (finalUsage = streamUsage(call, upstream)), {
+    failure: (error) => call.upstreamFailure(error, providerId),
+  });
   return { native: true, events, usage: () => finalUsage, extras: () => call.extras() };
 }
 

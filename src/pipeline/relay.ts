@@ -3,6 +3,7 @@ import type { Call } from './call.js';
 import { GatewayError } from './errors.js';
 import { usageCommitted } from './meter.js';
 import { SseWriter } from './sse-writer.js';
+import { batchesOf } from '../providers/index.js';
 
 /**
  * Relay: what leaves for the client. Each endpoint's codec says how its wire format frames
@@ -28,36 +29,49 @@ export function sendJson(call: Call, body: unknown): FastifyReply {
 }
 
 /**
- * Streams `events` (already metered by the core as they are consumed) to the client. A client
- * that leaves stops the iteration, which aborts the upstream; the request is then metered 499.
- * An exception anywhere ends the stream with the encoder's error event; one that is not a
- * gateway error is logged with its stack (Call.toClientError).
+ * Streams `events` (already metered by the core as they are consumed) to the client, a batch
+ * at a time when the source reads in batches (EventBatches): the framed events of one upstream
+ * read go to the writer together. A client that leaves stops the reading, which aborts the
+ * upstream; the request is then metered 499. An exception anywhere ends the stream with the
+ * encoder's error event; one that is not a gateway error is logged with its stack
+ * (Call.toClientError).
  */
 export async function relayStream<E>(call: Call, events: AsyncIterable<E>, encoder: StreamEncoder<E>): Promise<void> {
   const { reply, request } = call;
   reply.hijack();
   const writer = new SseWriter(reply.raw);
   writer.start({ 'x-request-id': request.id, ...call.answerHeaders() }, encoder.flushHeaders ? { flush: true } : {});
+  const batches = batchesOf(events);
+  let reading = true;
   try {
     const opening = encoder.start();
     if (opening) await writer.sendFramed(opening);
-    for await (const event of events) {
-      let framed: string;
+    for (let batch = await batches.nextBatch(); batch !== undefined; batch = await batches.nextBatch()) {
+      let framed = '';
       try {
-        framed = encoder.push(event);
+        for (const event of batch) framed += encoder.push(event);
       } catch (error) {
         throw call.consumerFailed(error);
       }
       if (framed) await writer.sendFramed(framed);
       if (writer.isClosed) break;
     }
+    // Ended, or the client left (break): either way nothing more is read.
     if (writer.isClosed) return;
+    reading = false;
     writer.holdForEnd();
     await usageCommitted(request);
     // The last events and the end of the response leave in one write.
     writer.end(encoder.finish());
   } catch (error) {
+    // An encoder that failed stops the reading: the upstream is aborted and the request settled
+    // (with the encoder's error) before the error event leaves.
+    if (reading) batches.cancel();
+    reading = false;
     const clientError = error instanceof GatewayError ? error : call.toClientError(error);
     writer.end(encoder.fail(clientError));
+  } finally {
+    // Stopped before the end because the client left: the upstream is aborted, the request settled as 499.
+    if (reading) batches.cancel();
   }
 }

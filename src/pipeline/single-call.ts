@@ -51,21 +51,15 @@ export async function singleStream(call: Call): Promise<CanonicalStream> {
   }
   const providerId = call.providerId;
   const accumulator = new StreamAccumulator();
-  async function* observed(): AsyncGenerator<ProviderStreamEvent> {
-    try {
-      for await (const event of upstream) {
-        accumulator.add(event);
-        yield event;
-      }
-    } catch (error) {
-      // Whatever broke the upstream stream is the provider's failure as the client sees it.
-      throw call.upstreamFailure(error, providerId);
-    }
-  }
   let finalUsage: TokenUsage = ZERO_USAGE;
   const events = call.relayEvents(
-    observed(),
+    upstream,
     () => (finalUsage = accumulator.usage ?? call.estimateUsage(admission.promptEstimate, accumulator.producedText())),
+    {
+      observe: (event) => accumulator.add(event),
+      // Whatever broke the upstream stream is the provider's failure as the client sees it.
+      failure: (error) => call.upstreamFailure(error, providerId),
+    },
   );
   return { native: false, events, usage: () => finalUsage, extras: () => call.extras() };
 }

@@ -21,7 +21,8 @@ export class SseWriter {
   private drained: Promise<void> | undefined;
 
   constructor(private readonly response: ServerResponse) {
-    response.once('close', () => (this.closed = true));
+    // `on`, not `once`: a response closes once, and `once` costs a wrapper and a removal per request.
+    response.on('close', () => (this.closed = true));
   }
 
   get isClosed(): boolean {

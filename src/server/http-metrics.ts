@@ -34,7 +34,8 @@ export function registerHttpMetrics(app: FastifyInstance, surface: string): void
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const started = performance.now();
     inFlight.inc();
-    reply.raw.once('close', () => {
+    // `on`, not `once`: a response closes once, and `once` costs a wrapper and a removal per request.
+    reply.raw.on('close', () => {
       inFlight.dec();
       const status = reply.raw.writableFinished ? reply.raw.statusCode : 499;
       const observer = observerFor(request.routeOptions.url ?? '(unmatched)', request.method, status);

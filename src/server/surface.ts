@@ -33,7 +33,8 @@ export class Surface {
     // Callback style: no promise per request on the hot path.
     app.addHook('onRequest', (_request, reply, done) => {
       this.inFlight++;
-      reply.raw.once('close', finished);
+      // `on`, not `once`: a response closes once, and `once` costs a wrapper and a removal per request.
+      reply.raw.on('close', finished);
       if (this.draining) reply.header('connection', 'close');
       done();
     });

@@ -129,3 +129,36 @@ export function startSqliteCheckpointer(
     },
   };
 }
+
+/** Rows changed on the connection after which the checkpoint thread is started. */
+const START_AFTER_CHANGES = 200;
+/** How often the connection's change count is read until then. */
+const START_POLL_MS = 1_000;
+
+/**
+ * `startSqliteCheckpointer` once the connection has changed `startAfterChanges` rows: an idle
+ * instance, or one that writes little, runs no worker thread (its isolate is ~8 MB resident).
+ * Until then the connection checkpoints inline as SQLite does by default, every 1,000 WAL pages,
+ * which the writes before the start (a few hundred rows, one count read a second) do not reach
+ * unless they come in a burst; such a first checkpoint stalls the event loop once for a few ms.
+ */
+export function startSqliteCheckpointerOnWrites(
+  database: SQLite.Database,
+  file: string,
+  options: CheckpointerOptions & { startAfterChanges?: number; pollMs?: number } = {},
+): { stop(): Promise<void> } {
+  const changes = database.prepare('select total_changes() as n').pluck();
+  const startAt = (changes.get() as number) + (options.startAfterChanges ?? START_AFTER_CHANGES);
+  let running: SqliteCheckpointer | undefined;
+  const poll = setInterval(() => {
+    if (!database.open || (changes.get() as number) < startAt) return;
+    clearInterval(poll);
+    running = startSqliteCheckpointer(database, file, options);
+  }, options.pollMs ?? START_POLL_MS).unref();
+  return {
+    async stop() {
+      clearInterval(poll);
+      await running?.stop();
+    },
+  };
+}

@@ -5,7 +5,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync, existsSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { spawnNode, waitForListening, waitUntil, stopChild, freePort, tail } from './processes.mjs';
@@ -229,12 +229,12 @@ function gatewayEnv(ctx, dataDir, configFile) {
 }
 
 /**
- * `bin/gateway serve` with its own data dir, bootstrapped (`admin bootstrap --org bench`) and a
- * gateway key made through the console API. `name` names the process, its log files and its
- * data dir (several gateways in one run: bench/attack starts a fresh one per attack); `env` adds
- * to the gateway's environment.
+ * `bin/gateway serve` with its own data dir and config (one provider `mock`), started and listening,
+ * nothing else: `startGatewayProcess` bootstraps it; the idle-memory measurement reads it as it is.
+ * `name` names the process, its log files and its data dir; `env` adds to the gateway's
+ * environment; `ctx.repoRoot` is the tree whose `bin/gateway` runs (cpu.mjs --baseline runs two).
  */
-export async function startGatewayProcess(ctx, { name = 'gateway', env: extraEnv = {} } = {}) {
+export async function spawnGateway(ctx, { name = 'gateway', env: extraEnv = {} } = {}) {
   const dataDir = join(ctx.tmpDir, `${name}-data`);
   mkdirSync(dataDir, { recursive: true });
   const configFile = join(ctx.tmpDir, `${name}-config.yaml`);
@@ -254,7 +254,7 @@ export async function startGatewayProcess(ctx, { name = 'gateway', env: extraEnv
   const env = { ...gatewayEnv(ctx, dataDir, configFile), ...extraEnv };
   const bin = join(ctx.repoRoot, 'bin/gateway');
   if (!existsSync(join(ctx.repoRoot, 'dist/cli/main.js')))
-    throw new Error('dist/cli/main.js is missing: the build did not run (--no-build?)');
+    throw new Error(`${ctx.repoRoot}/dist/cli/main.js is missing: the build did not run (--no-build?)`);
 
   // `gatewayNodeArgs`: node flags for the gateway process only (cpu.mjs passes --cpu-prof). The
   // process runs with the V8 flags of bin/gateway's shebang (what `bin/gateway serve` and
@@ -276,7 +276,15 @@ export async function startGatewayProcess(ctx, { name = 'gateway', env: extraEnv
     await stopChild(entry);
     throw error;
   }
-  const stop = () => stopChild(entry, 10_000);
+  return { entry, urls, env, bin, dataDir, stop: () => stopChild(entry, 10_000) };
+}
+
+/**
+ * `bin/gateway serve` (spawnGateway), bootstrapped (`admin bootstrap --org bench`) and with a
+ * gateway key made through the console API.
+ */
+export async function startGatewayProcess(ctx, options = {}) {
+  const { entry, urls, env, bin, dataDir, stop } = await spawnGateway(ctx, options);
   try {
     const boot = await execFileAsync(process.execPath, [bin, 'admin', 'bootstrap', '--org', 'bench'], {
       cwd: ctx.repoRoot,
@@ -319,6 +327,23 @@ function gateway(ctx) {
     protocol: 'https',
     start: () => startGatewayProcess(ctx),
   };
+}
+
+/**
+ * A second tree to compare with: `git archive <ref>` of this repository in `dir`, sharing this
+ * tree's node_modules (a symlink: the dependencies must not have changed in between), built with
+ * `tsc -p tsconfig.build.json`. Returns the commit the ref names.
+ */
+export async function prepareBaseline(repoRoot, ref, dir) {
+  const { stdout } = await execFileAsync('git', ['-C', repoRoot, 'rev-parse', '--verify', `${ref}^{commit}`]);
+  const commit = stdout.trim();
+  mkdirSync(dir, { recursive: true });
+  await execFileAsync('sh', ['-c', `git -C "$0" archive "$1" | tar -x -C "$2"`, repoRoot, commit, dir], {
+    maxBuffer: 16 << 20,
+  });
+  symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  await buildGateway(dir);
+  return commit;
 }
 
 export function portkeyEntry(benchDir) {

@@ -1,16 +1,17 @@
+import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { SseEvent } from '../types.js';
 
-const STREAM = { stream: true } as const;
 const NONE: readonly SseEvent[] = Object.freeze([]);
 
 /**
- * Turns the chunks of a byte stream into SSE events as they arrive. The streaming TextDecoder
- * keeps a multi-byte character that straddles two TCP reads intact; eventsource-parser handles
- * CR, LF and CRLF line endings, multi-line `data:` fields and comments.
+ * Turns the chunks of a byte stream into SSE events as they arrive. The StringDecoder keeps a
+ * multi-byte character that straddles two TCP reads intact (and decodes several times faster
+ * than a streaming TextDecoder, to the same text, invalid bytes included); eventsource-parser
+ * handles CR, LF and CRLF line endings, multi-line `data:` fields and comments.
  */
 export class SseDecoder {
-  private readonly decoder = new TextDecoder('utf-8');
+  private readonly decoder = new StringDecoder('utf8');
   private readonly parser: EventSourceParser;
   private queue: SseEvent[] = [];
   private atStart = true;
@@ -28,10 +29,10 @@ export class SseDecoder {
 
   /** The events completed by this chunk. */
   push(chunk: Uint8Array | string): readonly SseEvent[] {
-    let text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, STREAM);
-    // TextDecoder drops a byte-order mark at the start of the stream; text chunks get the same.
+    let text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
+    // A byte-order mark at the start of the stream is dropped (as TextDecoder does).
     if (this.atStart && text !== '') {
-      if (typeof chunk === 'string' && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       this.atStart = false;
     }
     this.parser.feed(text);
@@ -40,8 +41,8 @@ export class SseDecoder {
 
   /** The events left when the stream ends. */
   end(): readonly SseEvent[] {
-    const tail = this.decoder.decode();
-    if (tail) this.parser.feed(tail);
+    const tail = this.decoder.end();
+    if (tail) this.parser.feed(this.atStart && tail.charCodeAt(0) === 0xfeff ? tail.slice(1) : tail);
     // Some servers end the body without the final blank line; the last event still counts.
     this.parser.feed('\n\n');
     return this.take();
