@@ -15,6 +15,7 @@
 //   --addresses=N           slowloris: source addresses 127.0.2.1… the attack comes from (default 50)
 //   --dribble-ms=N          slowloris: one byte per connection every N ms (default 2000)
 //   --flood-connections=N   flood: concurrent senders of POST /_gateway/event (default 32)
+//   --flood-addresses=N     flood: source addresses 127.0.3.1… the flood comes from (default 8)
 //   --big-token-bytes=N     bigtoken: length of the one-character message (default 1000000)
 //   --depth=N               nested: JSON nesting depth (default 10000)
 //   --gateway-env=K=V,…     extra environment for the gateway (e.g. a collector quota)
@@ -64,7 +65,8 @@ function parseOptions(argv) {
     process.stdout.write(
       readFileSync(fileURLToPath(import.meta.url), 'utf8')
         .split('\n')
-        .slice(1, 24)
+        .slice(1)
+        .filter((line, i, lines) => lines.slice(0, i + 1).every((l) => l.startsWith('//')))
         .map((l) => l.replace(/^\/\/ ?/, ''))
         .join('\n') + '\n',
     );
@@ -92,6 +94,7 @@ function parseOptions(argv) {
     addresses: number('addresses', 50),
     dribbleMs: number('dribble-ms', 2000),
     floodConnections: number('flood-connections', 32),
+    floodAddresses: number('flood-addresses', 8),
     bigTokenBytes: number('big-token-bytes', 1_000_000),
     depth: number('depth', 10_000),
     gatewayEnv,
@@ -176,6 +179,7 @@ class NormalClient {
     const started = performance.now();
     let status = 0;
     let error;
+    let refusal;
     try {
       if (spec.fresh) {
         const res = await fetchText(spec.url, {
@@ -184,6 +188,7 @@ class NormalClient {
           timeoutMs: NORMAL_TIMEOUT_MS,
         });
         status = res.status;
+        if (status === 429) refusal = refusalScope(res.text);
       } else {
         const res = await request(spec.url, {
           method: spec.method,
@@ -192,14 +197,15 @@ class NormalClient {
           dispatcher: this.dispatcher,
         });
         status = res.statusCode;
-        await res.body.dump();
+        if (status === 429) refusal = refusalScope(await res.body.text());
+        else await res.body.dump();
       }
     } catch (e) {
       error = e.code ?? e.name ?? String(e);
     }
     const ms = performance.now() - started;
     const ok = status >= 200 && status < 300;
-    window?.samples.push({ kind: spec.kind, ms, ok, status, error });
+    window?.samples.push({ kind: spec.kind, ms, ok, status, error: error ?? (refusal && `HTTP 429 (${refusal})`) });
   }
 
   /** Sends `rate` requests per second until stop(); samples are kept only inside a window (record … takeSamples). */
@@ -242,6 +248,14 @@ class NormalClient {
     while (this.inFlight > 0 && Date.now() < until) await sleep(50);
     await this.dispatcher.close().catch(() => undefined);
   }
+}
+
+/** Which limit a collector 429 came from, by its message (src/collector/limits/limit-errors.ts). */
+function refusalScope(text) {
+  if (/client address/.test(text)) return 'address budget';
+  if (/for this project/.test(text)) return 'project budget';
+  if (/quota/.test(text)) return 'quota';
+  return 'other';
 }
 
 function percentile(sorted, p) {
@@ -334,7 +348,7 @@ function attackOptions(name, options, service) {
         collector: service.urls.collector,
         host: COLLECTOR_HOST,
         connections: options.floodConnections,
-        addresses: 8,
+        addresses: options.floodAddresses,
         addressBlock: 3,
         eventsPerRequest: 10,
       };
