@@ -318,6 +318,19 @@ function connectionMetrics(text) {
   return out;
 }
 
+/**
+ * The gateway's own event-loop delay (prom-client's monitorEventLoopDelay gauges, which every
+ * scrape of /metrics resets): p99 and max in ms since the previous scrape. Measured inside the
+ * service, so unlike the normal client's latency it does not include the client's own scheduling.
+ */
+function eventLoopLag(text) {
+  const value = (name) => {
+    const m = new RegExp(`^nodejs_eventloop_lag_${name}_seconds(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
+    return m ? Number(m[1]) * 1000 : NaN;
+  };
+  return { p50: value('p50'), p99: value('p99'), max: value('max') };
+}
+
 async function setUpCollector(service) {
   const { org, urls } = service;
   const res = await fetchText(`${urls.console}/v1/projects`, {
@@ -395,6 +408,7 @@ async function runAttack(name, options, ctx, log) {
     const client = new NormalClient(service);
     client.start(options.rate);
     await sleep(3000); // warm-up: tokenizer load, JIT, first connections
+    await scrapeMetrics(service); // resets the event-loop delay histogram
     client.record();
     const idleTicks = machineTicks();
     const idleGatewayTicks = processTicks(service.pid);
@@ -402,6 +416,7 @@ async function runAttack(name, options, ctx, log) {
     const idleSampler = setInterval(() => idleMemory.push(memoryOf(service.pid).rssKiB), 500);
     await sleep(options.idleSeconds * 1000);
     clearInterval(idleSampler);
+    const idleLag = eventLoopLag(await scrapeMetrics(service));
     const idle = summarize(await client.takeSamples());
     const idleBusy = busyShare(idleTicks);
     const idleGatewayCpu = cpuShare(service.pid, idleGatewayTicks, idleTicks);
@@ -435,6 +450,7 @@ async function runAttack(name, options, ctx, log) {
     const rampSeconds = (Date.now() - rampStarted) / 1000;
     log(`  ${name}: attack at strength after ${rampSeconds.toFixed(1)} s ${JSON.stringify(last?.extra ?? {})}`);
 
+    await scrapeMetrics(service);
     client.record();
     const attackTicks = machineTicks();
     const attackGatewayTicks = processTicks(service.pid);
@@ -448,6 +464,7 @@ async function runAttack(name, options, ctx, log) {
     const countersAtStart = last?.counters ?? {};
     await sleep(options.attackSeconds * 1000);
     clearInterval(sampler);
+    const attackLag = eventLoopLag(await scrapeMetrics(service));
     const underAttack = summarize(await client.takeSamples());
     const attackBusy = busyShare(attackTicks);
     const attackGatewayCpu = cpuShare(service.pid, attackGatewayTicks, attackTicks);
@@ -470,6 +487,7 @@ async function runAttack(name, options, ctx, log) {
       idle,
       underAttack,
       p99Ratio: underAttack.p99 / idle.p99,
+      eventLoopLagMs: { idle: idleLag, attack: attackLag },
       rssMiB: {
         idleMax: Math.max(...idleMemory) / 1024,
         attackMax: Math.max(...rss) / 1024,
@@ -549,6 +567,11 @@ function report(results, meta) {
     if (r.attacker.statuses && Object.keys(r.attacker.statuses).length)
       lines.push(`  attacker answers: ${JSON.stringify(r.attacker.statuses)}`);
     lines.push(`  service's connection counters: ${JSON.stringify(r.connectionCounts)}`);
+    const lag = r.eventLoopLagMs;
+    lines.push(
+      `  gateway event-loop delay p50/p99/max (ms): idle ${fmt(lag.idle.p50)}/${fmt(lag.idle.p99)}/${fmt(lag.idle.max)}, ` +
+        `attack ${fmt(lag.attack.p50)}/${fmt(lag.attack.p99)}/${fmt(lag.attack.max)}`,
+    );
     if (Object.keys(r.underAttack.failures).length)
       lines.push(`  normal client failures: ${JSON.stringify(r.underAttack.failures)}`);
     lines.push(
