@@ -1,7 +1,9 @@
 /**
  * Paces the start of TLS handshakes: a new connection's handshake runs in a later turn of the
  * event loop, at most `budgetMs` of them per turn, so the requests of connections already open
- * are served between them.
+ * are served between them; and the waiting handshakes are taken from their client addresses in
+ * turn, so one address (or a few) opening connections by the hundred does not make a new client
+ * elsewhere wait behind all of them.
  *
  * Why: a server-side handshake is a few hundred microseconds of synchronous crypto, run when the
  * ClientHello arrives. The event loop handles every socket that became readable in one go, so
@@ -10,15 +12,19 @@
  * client's request on an open connection waited behind all of them: stalls of 100–300 ms under
  * bench/attack's slowloris. Deferred, a burst costs the open connections at most one budget per
  * turn. The same idea as HAProxy's `tune.maxaccept` (connections accepted per loop iteration).
+ * In arrival order alone, a new client's handshake still waited behind the attacker's queue
+ * (up to 200 in flight: ~130 ms, the slowest kind of request under attack); in turn by address
+ * it waits for at most one handshake per other address with some waiting.
  *
- * FIFO: new connections start their handshakes in arrival order, and the listener's handshake
- * deadline (from the accept) keeps counting while one waits, so a backlog larger than the
- * service can handshake in that time drains itself (cut connections are skipped, at no cost).
- * One pacer per instance, shared by its listeners: the CPU is the process's.
+ * Within one address, arrival order. The listener's handshake deadline (from the accept) keeps
+ * counting while a connection waits, so a backlog larger than the service can handshake in that
+ * time drains itself (cut connections are skipped, at no cost). One pacer per instance, shared
+ * by its listeners: the CPU is the process's.
  */
 export class HandshakePacer {
-  private queue: Array<() => void> = [];
-  private head = 0;
+  /** Waiting handshakes by client address; the Map's order is the rotation (served → to the back). */
+  private readonly byAddress = new Map<string, Array<() => void>>();
+  private count = 0;
   private scheduled = false;
 
   /** `budgetMs`: handshake time run per turn of the event loop (at least one handshake a turn). */
@@ -26,12 +32,15 @@ export class HandshakePacer {
 
   /** Handshakes waiting their turn. */
   get waiting(): number {
-    return this.queue.length - this.head;
+    return this.count;
   }
 
-  /** Runs `start` in a later turn of the event loop, after other I/O ready by then. */
-  enqueue(start: () => void): void {
-    this.queue.push(start);
+  /** Runs `start` in a later turn of the event loop, after other I/O ready by then, in turn with other addresses. */
+  enqueue(address: string, start: () => void): void {
+    const queue = this.byAddress.get(address);
+    if (queue) queue.push(start);
+    else this.byAddress.set(address, [start]);
+    this.count++;
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(this.drain);
@@ -41,31 +50,23 @@ export class HandshakePacer {
   private readonly drain = (): void => {
     const started = performance.now();
     try {
-      do {
-        const start = this.queue[this.head]!;
-        this.queue[this.head++] = noop; // not kept reachable until the array is compacted
-        start();
-      } while (this.head < this.queue.length && performance.now() - started < this.budgetMs);
+      do this.next()();
+      while (this.count > 0 && performance.now() - started < this.budgetMs);
     } finally {
       // Also after a throw (the error goes on as an uncaught exception): the rest still run.
-      this.afterTurn();
+      if (this.count > 0)
+        setImmediate(this.drain); // the next turn polls for I/O first
+      else this.scheduled = false;
     }
   };
 
-  private afterTurn(): void {
-    if (this.head === this.queue.length) {
-      this.queue = [];
-      this.head = 0;
-      this.scheduled = false;
-      return;
-    }
-    if (this.head >= 1024) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-    }
-    // setImmediate: the next turn polls for I/O (without blocking) before it runs this again.
-    setImmediate(this.drain);
+  /** The oldest handshake of the address whose turn it is; that address goes to the back. */
+  private next(): () => void {
+    const [address, queue] = this.byAddress.entries().next().value as [string, Array<() => void>];
+    const start = queue.shift()!;
+    this.byAddress.delete(address);
+    if (queue.length > 0) this.byAddress.set(address, queue);
+    this.count--;
+    return start;
   }
 }
-
-function noop(): void {}

@@ -2,7 +2,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import type { Server as HttpsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { connectionsTimedOut } from '../metrics/connection-metrics.js';
-import type { ConnectionGate } from './connection-gate.js';
+import { addressKey, type ConnectionGate } from './connection-gate.js';
 import type { HandshakePacer } from './handshake-pacer.js';
 
 const TLS_HANDSHAKE_RECORD = 0x16;
@@ -74,7 +74,11 @@ export function createHttpsOnlyListener(https: HttpsServer, options: ListenerOpt
         socket.unshift(chunk);
         if (!options.pacer) https.emit('connection', socket);
         // Cut at the handshake deadline while it waited: nothing left to do.
-        else options.pacer.enqueue(() => socket.destroyed || https.emit('connection', socket));
+        else
+          options.pacer.enqueue(
+            addressKey(socket.remoteAddress),
+            () => socket.destroyed || https.emit('connection', socket),
+          );
       } else {
         handshakeDone(key);
         socket.end(PLAIN_HTTP_REFUSAL);

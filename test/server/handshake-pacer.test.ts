@@ -12,7 +12,7 @@ describe('handshake pacer', () => {
   it('runs a burst a budget per turn of the event loop, so a timer due meanwhile runs before the burst is done', async () => {
     const pacer = new HandshakePacer(5);
     const done: number[] = [];
-    for (let i = 0; i < 100; i++) pacer.enqueue(() => (busy(1), done.push(i)));
+    for (let i = 0; i < 100; i++) pacer.enqueue('198.51.100.1', () => (busy(1), done.push(i)));
     assert.equal(pacer.waiting, 100, 'nothing runs in the turn that enqueues');
     // Due in the next turn: unpaced, the 100 ms burst would run first.
     const seenByTimer = await new Promise<number>((resolve) => setTimeout(() => resolve(done.length), 1));
@@ -25,6 +25,23 @@ describe('handshake pacer', () => {
     );
   });
 
+  it('takes the waiting handshakes from their addresses in turn: a new client does not wait behind a flood from one address', async () => {
+    const pacer = new HandshakePacer(5);
+    const order: string[] = [];
+    for (let i = 0; i < 200; i++) pacer.enqueue('203.0.113.1', () => order.push(`flood ${i}`));
+    for (let i = 0; i < 3; i++) pacer.enqueue(`203.0.113.${2 + i}`, () => order.push(`other ${i}`));
+    pacer.enqueue('192.0.2.7', () => order.push('client'));
+    while (pacer.waiting > 0) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(order.length, 204);
+    assert.deepEqual(order.slice(0, 5), ['flood 0', 'other 0', 'other 1', 'other 2', 'client']);
+    const flood = order.filter((o) => o.startsWith('flood'));
+    assert.deepEqual(
+      flood,
+      Array.from({ length: 200 }, (_, i) => `flood ${i}`),
+      'one address: arrival order',
+    );
+  });
+
   it('runs at least one per turn however long each takes, and the rest after one throws', async () => {
     const pacer = new HandshakePacer(0);
     const done: number[] = [];
@@ -33,11 +50,11 @@ describe('handshake pacer', () => {
     process.removeAllListeners('uncaughtException');
     process.on('uncaughtException', (error) => uncaught.push(error));
     try {
-      pacer.enqueue(() => done.push(0));
-      pacer.enqueue(() => {
+      pacer.enqueue('a', () => done.push(0));
+      pacer.enqueue('a', () => {
         throw new Error('boom');
       });
-      pacer.enqueue(() => done.push(2));
+      pacer.enqueue('a', () => done.push(2));
       for (let turn = 0; turn < 5 && pacer.waiting > 0; turn++) await new Promise((resolve) => setImmediate(resolve));
       await new Promise((resolve) => setImmediate(resolve));
     } finally {
