@@ -26,6 +26,7 @@ import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, 
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { Agent, request } from 'undici';
 import { buildGateway, fetchText, startGatewayProcess, startUpstream } from '../overhead/lib/targets.mjs';
 import {
@@ -293,6 +294,34 @@ function summarize(samples) {
 
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * Events and event bytes stored per project (`collected_event_totals`, what the quota is checked
+ * against), read from the gateway's SQLite file while it runs (WAL: readers do not block it).
+ */
+function storedEvents(dataDir) {
+  const Database = createRequire(import.meta.url)('better-sqlite3');
+  const db = new Database(join(dataDir, 'gateway.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    const row = db
+      .prepare(
+        'select coalesce(sum(events), 0) as events, coalesce(sum(bytes), 0) as bytes from collected_event_totals',
+      )
+      .get();
+    return { events: Number(row.events), bytes: Number(row.bytes) };
+  } finally {
+    db.close();
+  }
+}
+
+/** The stored-event quota the gateway runs with: its environment, else the defaults (docs/console-api.md#limits). */
+function configuredQuota(gatewayEnv) {
+  const setting = (name, fallback) => (gatewayEnv[name] !== undefined ? Number(gatewayEnv[name]) : fallback);
+  return {
+    events: setting('GATEWAY_COLLECTOR_QUOTA_EVENTS', 1_000_000),
+    bytes: setting('GATEWAY_COLLECTOR_QUOTA_BYTES', 1024 ** 3),
+  };
+}
+
 function databaseBytes(dataDir) {
   let bytes = 0;
   for (const name of readdirSync(dataDir)) {
@@ -425,6 +454,7 @@ async function runAttack(name, options, ctx, log) {
     );
 
     const dbBefore = databaseBytes(service.dataDir);
+    const storedBefore = storedEvents(service.dataDir);
     const metricsBefore = connectionMetrics(await scrapeMetrics(service));
     const attacker = spawnNode(
       `attacker-${name}`,
@@ -476,6 +506,8 @@ async function runAttack(name, options, ctx, log) {
     await stopChild(attacker, 5_000);
     await client.stop();
     const dbAfter = databaseBytes(service.dataDir);
+    const storedAfter = storedEvents(service.dataDir);
+    const quota = configuredQuota(options.gatewayEnv);
     const metricsAfter = connectionMetrics(await scrapeMetrics(service));
     const connectionCounts = Object.fromEntries(
       Object.entries(metricsAfter).map(([k, v]) => [k, v - (metricsBefore[k] ?? 0)]),
@@ -493,6 +525,15 @@ async function runAttack(name, options, ctx, log) {
         attackMax: Math.max(...rss) / 1024,
       },
       database: { beforeBytes: dbBefore, afterBytes: dbAfter, growthBytes: dbAfter - dbBefore },
+      // The quota is per project; the bench has one, so the totals are that project's.
+      stored: {
+        before: storedBefore,
+        after: storedAfter,
+        quota,
+        withinQuota:
+          (quota.events === 0 || storedAfter.events <= quota.events) &&
+          (quota.bytes === 0 || storedAfter.bytes <= quota.bytes),
+      },
       held: held.length ? { min: Math.min(...held), mean: held.reduce((a, b) => a + b, 0) / held.length } : undefined,
       attacker: {
         final: final?.counters,
@@ -510,7 +551,9 @@ async function runAttack(name, options, ctx, log) {
     };
     result.judged = JUDGED.has(name);
     result.pass = result.judged
-      ? underAttack.successRate >= TARGETS.successRate && result.p99Ratio <= TARGETS.p99Ratio
+      ? underAttack.successRate >= TARGETS.successRate &&
+        result.p99Ratio <= TARGETS.p99Ratio &&
+        (name !== 'flood' || result.stored.withinQuota)
       : null;
     log(
       `  ${name}: under attack p50 ${fmt(underAttack.p50)} ms, p99 ${fmt(underAttack.p99)} ms (×${result.p99Ratio.toFixed(2)} idle), ` +
@@ -567,6 +610,12 @@ function report(results, meta) {
     if (r.attacker.statuses && Object.keys(r.attacker.statuses).length)
       lines.push(`  attacker answers: ${JSON.stringify(r.attacker.statuses)}`);
     lines.push(`  service's connection counters: ${JSON.stringify(r.connectionCounts)}`);
+    const { stored } = r;
+    lines.push(
+      `  collector events stored: ${stored.before.events} → ${stored.after.events} (${(stored.before.bytes / 1048576).toFixed(1)} → ` +
+        `${(stored.after.bytes / 1048576).toFixed(1)} MiB of event JSON); quota ${stored.quota.events} events, ` +
+        `${(stored.quota.bytes / 1048576).toFixed(0)} MiB: ${stored.withinQuota ? 'within' : 'EXCEEDED'}`,
+    );
     const lag = r.eventLoopLagMs;
     lines.push(
       `  gateway event-loop delay p50/p99/max (ms): idle ${fmt(lag.idle.p50)}/${fmt(lag.idle.p99)}/${fmt(lag.idle.max)}, ` +
