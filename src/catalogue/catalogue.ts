@@ -47,6 +47,7 @@ export class Catalogue {
         ownedBy: model.owned_by ?? author,
         pricing: model.pricing,
         maxOutputTokens: model.max_output_tokens ?? 4096,
+        contextWindow: model.context_window,
         routes,
       });
     }

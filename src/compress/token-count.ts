@@ -3,7 +3,6 @@
 import {
   countMessageTokens,
   countRequestTokens,
-  countTextTokens,
   tokenizerForModel,
   type CountableRequest,
   type TokenizerName,
@@ -98,20 +97,10 @@ export function countRewrittenBodyTokens(
   return total;
 }
 
-/**
- * Reverts every rewritten result that does not save a token (a CRLF that tokenizes like LF…)
- * and returns the strategies whose changes remain, in pipeline order. Judged per result,
- * from its own text only, so the decision is the same in every request that carries it.
- */
-export function keepTokenSavingChanges(conversation: Conversation, tokenizer: TokenizerName): string[] {
+/** The strategies that changed something, in pipeline order. */
+export function appliedStrategies(conversation: Conversation): string[] {
   const used = new Set<string>();
-  for (const r of conversation.results) {
-    if (r.text === r.original) continue;
-    if (countTextTokens(r.text, tokenizer) >= countTextTokens(r.original, tokenizer)) {
-      r.text = r.original;
-      r.changedBy.clear();
-    } else for (const name of r.changedBy) used.add(name);
-  }
+  for (const r of conversation.results) for (const name of r.changedBy) used.add(name);
   if (conversation.tools.some((t) => t.changed)) used.add('tool_surface_reduction');
   return STRATEGY_NAMES.filter((name) => used.has(name));
 }

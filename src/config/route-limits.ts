@@ -1,4 +1,4 @@
-import { OFFLOAD_DEFAULTS, type OffloadSettings } from '../offload/pool.js';
+import { OFFLOAD_DEFAULTS, type OffloadSettings } from './offload-settings.js';
 
 /**
  * Per-route body limits of the gateway and the worker pool for big inputs (issue 16), read at

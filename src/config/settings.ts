@@ -4,7 +4,7 @@ import { readTlsSettings, type TlsSettings } from './tls-settings.js';
 import { readConnectionSettings, type ConnectionSettings } from './connection-settings.js';
 import { readHardeningSettings, type HardeningSettings } from './hardening-settings.js';
 import { readOffloadSettings, readRouteBodyLimits, type RouteBodyLimits } from './route-limits.js';
-import type { OffloadSettings } from '../offload/pool.js';
+import type { OffloadSettings } from './offload-settings.js';
 import { readSurfaces, type SurfaceName } from './surface-settings.js';
 
 /** Process settings, read once from the environment at start-up. */

@@ -49,10 +49,14 @@ export function buildGatewayApp(
     registerModelsRoute(authenticated, services);
     registerChatCompletionsRoute(authenticated, services);
     registerCountTokensRoute(authenticated, limits?.countTokensBytes);
-    registerCompressRoute(authenticated, {
-      bodyLimit: limits?.compressBytes ?? base.bodyLimitBytes,
-      jsonMaxDepth: base.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH,
-    });
+    registerCompressRoute(
+      authenticated,
+      {
+        bodyLimit: limits?.compressBytes ?? base.bodyLimitBytes,
+        jsonMaxDepth: base.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH,
+      },
+      services,
+    );
     registerMessagesRoute(authenticated, services);
     registerMessagesCountTokensRoute(authenticated, limits?.countTokensBytes);
     registerResponsesRoute(authenticated, services);

@@ -8,7 +8,7 @@ import {
   type CompressOptions,
   type CompressResult,
 } from '../compress/index.js';
-import type { CompressJsonOutcome } from '../gateway/routes/compress-json.js';
+import type { CompressJsonOutcome } from './compress-json.js';
 import type { ChatRequest } from '../canonical/chat-request.js';
 import { answerLocally, type LocalAnswer } from '../providers/local/local-answer.js';
 import { countRequestTokens, countTextTokens, type CountableRequest, type TokenizerName } from '../tokenize/index.js';

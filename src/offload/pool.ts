@@ -1,7 +1,9 @@
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { OffloadAnswer, OffloadTask } from './tasks.js';
+import { OFFLOAD_DEFAULTS, type OffloadSettings } from '../config/offload-settings.js';
+
+export { OFFLOAD_DEFAULTS, type OffloadSettings };
 
 /**
  * The worker threads that take CPU-heavy work on big inputs (tokenizing, compressing) off the
@@ -9,21 +11,6 @@ import type { OffloadAnswer, OffloadTask } from './tasks.js';
  * (issue 16: 64 KB of one letter froze all three listeners for seconds). A piscina pool,
  * created on first use: a process that never sees a big input starts no thread.
  */
-export interface OffloadSettings {
-  /** Threads at most (`GATEWAY_OFFLOAD_THREADS`). */
-  threads: number;
-  /** Tasks waiting for a thread at most; beyond, `OffloadQueueFull` (`GATEWAY_OFFLOAD_MAX_QUEUE`). */
-  maxQueue: number;
-  /** Inputs with fewer characters of text than this run inline (`GATEWAY_OFFLOAD_MIN_CHARS`). */
-  minChars: number;
-}
-
-export const OFFLOAD_DEFAULTS: OffloadSettings = {
-  threads: Math.max(1, Math.min(4, availableParallelism())),
-  maxQueue: 64,
-  minChars: 64 * 1024,
-};
-
 /** The pool's queue is full: the caller answers 503 rather than wait without bound. */
 export class OffloadQueueFull extends Error {
   constructor() {

@@ -1,5 +1,5 @@
 import type { BundleName, CompressOptions, CompressResult } from '../compress/index.js';
-import type { CompressJsonOutcome } from '../gateway/routes/compress-json.js';
+import type { CompressJsonOutcome } from './compress-json.js';
 import type { ChatRequest } from '../canonical/chat-request.js';
 import type { LocalAnswer } from '../providers/local/local-answer.js';
 import type { CountableRequest, TokenizerName } from '../tokenize/index.js';

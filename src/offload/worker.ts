@@ -1,6 +1,6 @@
 import { compressPayload, CompressionInputError } from '../compress/index.js';
 import { Piscina } from 'piscina';
-import { compressJsonBytes } from '../gateway/routes/compress-json.js';
+import { compressJsonBytes } from './compress-json.js';
 import { answerLocally } from '../providers/local/local-answer.js';
 import { countRequestTokens, countTextTokens } from '../tokenize/index.js';
 import type { OffloadAnswer, OffloadTask } from './tasks.js';

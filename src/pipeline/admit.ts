@@ -57,6 +57,8 @@ export interface AdmitOptions {
     plan: GatewayToolPlan | undefined;
     targets: UpstreamTarget[];
     model: CatalogueModel;
+    /** Compression's conversation state, for a route that compresses its own body. */
+    conversations: CoreServices['compression'];
   }) => boolean | Promise<boolean>;
 }
 
@@ -79,9 +81,15 @@ export async function admit(
   // to compress) and injected after it (their definitions are never rewritten).
   const planned = await planGatewayTools(services.gatewayTools, key, original);
   const compressCanonical =
-    (await options.compressCanonical?.({ body: planned.body, plan: planned.plan, targets, model })) ?? true;
+    (await options.compressCanonical?.({
+      body: planned.body,
+      plan: planned.plan,
+      targets,
+      model,
+      conversations: services.compression,
+    })) ?? true;
   const compressed = compressCanonical
-    ? await applyCompression(request, planned.body, model.pricing)
+    ? await applyCompression(request, planned.body, model, services.compression)
     : { body: planned.body, compression: undefined };
   const compression = compressed.compression;
   const body = injectGatewayTools(compressed.body, planned.plan);

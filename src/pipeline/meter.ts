@@ -85,6 +85,9 @@ export function meter(services: CoreServices, request: FastifyRequest, admission
       output_tokens: outcome.usage.outputTokens,
       reasoning_tokens: outcome.usage.reasoningTokens,
       uncompressed_input_tokens: outcome.uncompressedInputTokens ?? null,
+      // Priced from the usage the upstream reported, caching counted (apply-compression.ts).
+      compression_savings_micro_usd:
+        admission.compression && outcome.status === 200 ? admission.compression.settle(outcome.usage) : null,
       cost_micro_usd: cost,
       tags: admission.tags.length === 0 ? '[]' : JSON.stringify(admission.tags),
       status_code: outcome.status,

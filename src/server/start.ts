@@ -24,6 +24,7 @@ import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.
 import { configureOffload } from '../offload/index.js';
 import { ConnectionGate } from './connection-gate.js';
 import { HandshakePacer } from './handshake-pacer.js';
+import { CompressionConversations } from '../store/compression-conversations.js';
 import { readTelemetrySettings } from '../config/telemetry-settings.js';
 import { createTracing } from '../telemetry/tracing.js';
 
@@ -132,6 +133,7 @@ export async function startGateway(
             gatewayTools,
             tracing,
             bodyLimits: settings.routeBodyLimits,
+            compression: new CompressionConversations(store),
           },
         ),
         connections,

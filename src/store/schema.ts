@@ -32,6 +32,8 @@ export interface ApiKeysTable {
   active: number;
   debug_mode: number;
   compression: number;
+  /** 1: the gateway manages prompt caching (Anthropic breakpoints, OpenAI prompt_cache_key); migration 007. */
+  cache_breakpoints: number;
   email: string | null;
   key_digest: string;
   key_ciphertext: string | null;
@@ -196,6 +198,23 @@ export interface GatewayPendingOperationsTable {
   gateway_results: string;
 }
 
+/** One conversation the compression engine keeps state for (migration 007). */
+export interface CompressionConversationsTable {
+  api_key_id: string;
+  /** SHA-256 of the client's session id, or of the conversation's stable head (src/compress/conversation-id.ts). */
+  conversation_id: string;
+  mask_before: number;
+  rewrite_at: number | null;
+  requests: number;
+  last_request_at: number;
+  last_cache_read: number | null;
+  last_cache_write: number | null;
+  /** Estimated savings so far, in uncached-input-token units (rounded). */
+  saved_units: number;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   console_tokens: ConsoleTokensTable;
@@ -212,4 +231,5 @@ export interface Database {
   collected_events: CollectedEventsTable;
   event_deliveries: EventDeliveriesTable;
   warehouse_events: WarehouseEventsTable;
+  compression_conversations: CompressionConversationsTable;
 }

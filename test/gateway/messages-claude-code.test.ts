@@ -183,7 +183,19 @@ describe('/v1/messages as Claude Code sends it', () => {
       assert.equal(result.status, 200, result.text.slice(0, 400));
       const sent = anthropic.lastRequest()!.body;
       assert.deepEqual(sent.tools, [WEB_SEARCH]);
-      assert.deepEqual(sent.messages, SEARCHED_HISTORY);
+      // The gateway's own cache breakpoint on the last message (issue 19) aside, the history is
+      // passed through as sent.
+      const withoutGatewayBreakpoints = JSON.parse(
+        JSON.stringify(sent.messages, (key, value) => (key === 'cache_control' ? undefined : value)),
+      );
+      const last = withoutGatewayBreakpoints.at(-1);
+      if (
+        Array.isArray(last.content) &&
+        last.content.length === 1 &&
+        typeof SEARCHED_HISTORY.at(-1)!.content === 'string'
+      )
+        last.content = last.content[0].text;
+      assert.deepEqual(withoutGatewayBreakpoints, SEARCHED_HISTORY);
     });
 
     it('tool_choice naming a server tool is no obstacle on the native path', async () => {

@@ -124,10 +124,13 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
         assert.equal(sent.messages.at(-1).tool_call_id, toolUse.id);
         assert.equal(sent.messages.at(-2).tool_calls[0].function.name, 'get_weather');
       } else {
+        // The client placed no cache_control, so the gateway puts its breakpoint on the last
+        // message (docs/compression.md, "Breakpoints the gateway manages").
         assert.deepEqual(sent.messages.at(-1).content[0], {
           type: 'tool_result',
           tool_use_id: toolUse.id,
           content: '{"temp":21}',
+          cache_control: { type: 'ephemeral' },
         });
         assert.equal(sent.messages.at(-2).content[0].type, 'tool_use');
       }

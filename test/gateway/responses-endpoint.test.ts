@@ -134,10 +134,12 @@ describe('POST /v1/responses with the official openai SDK', () => {
         assert.equal(sent.messages.at(-2).tool_calls[0].id, call.call_id);
         assert.equal(sent.tools[0].function.name, 'get_weather');
       } else {
+        // Translated for Anthropic without cache_control: the gateway's breakpoint on the last message.
         assert.deepEqual(sent.messages.at(-1).content[0], {
           type: 'tool_result',
           tool_use_id: call.call_id,
           content: '{"temp":21}',
+          cache_control: { type: 'ephemeral' },
         });
         assert.equal(sent.tools[0].name, 'get_weather');
       }

@@ -43,15 +43,23 @@ const OUTPUT_ITEMS: Record<string, { schema?: SchemaName; callId(item: Obj): str
   local_shell_call_output: { callId: (item) => str(item.call_id) ?? str(item.id) ?? '' },
 };
 
+/**
+ * The entry of `table` for the item's type: only a string type, only the table's own members (a
+ * client's `type` of `{ toString: null }` or `"constructor"` must not reach a prototype).
+ */
+function entryFor<T>(table: Record<string, T>, type: unknown): T | undefined {
+  return typeof type === 'string' && Object.hasOwn(table, type) ? table[type] : undefined;
+}
+
 /** The call an item makes, or undefined when it is not a tool call. Throws on a malformed call. */
 export function readCallItem(item: Obj, at: string): ToolCallInfo | undefined {
-  const read = CALL_ITEMS[item.type as string];
+  const read = entryFor(CALL_ITEMS, item.type);
   return read ? read(item, at) : undefined;
 }
 
 /** The id of the call an item answers, or undefined when it is not a tool output. Throws on a malformed output. */
 export function readOutputItem(item: Obj, at: string): string | undefined {
-  const kind = OUTPUT_ITEMS[item.type as string];
+  const kind = entryFor(OUTPUT_ITEMS, item.type);
   if (!kind) return undefined;
   if (kind.schema) check(kind.schema, item, at);
   return kind.callId(item);
@@ -66,7 +74,9 @@ const TEXT_PARTS = new Set(['input_text', 'output_text']);
 
 function asChatContent(content: unknown): unknown {
   if (!Array.isArray(content)) return content;
-  return content.map((p: Obj) => (p && TEXT_PARTS.has(String(p.type)) ? { type: 'text', text: p.text } : p));
+  return content.map((p: Obj) =>
+    p && typeof p.type === 'string' && TEXT_PARTS.has(p.type) ? { type: 'text', text: p.text } : p,
+  );
 }
 
 const assistantCall = (name: unknown, args: unknown) => ({
@@ -82,8 +92,8 @@ const assistantCall = (name: unknown, args: unknown) => ({
  */
 export function asChatMessage(item: unknown): unknown {
   if (!isObj(item)) return item;
-  const type = item.type as string;
-  if (type in OUTPUT_ITEMS) return { role: 'tool', content: asChatContent(item.output) };
+  const type = item.type;
+  if (entryFor(OUTPUT_ITEMS, type)) return { role: 'tool', content: asChatContent(item.output) };
   if (type === 'function_call') return assistantCall(item.name, item.arguments);
   if (type === 'custom_tool_call') return assistantCall(item.name, item.input);
   if (type === 'local_shell_call') return assistantCall('local_shell', JSON.stringify(item.action ?? null));

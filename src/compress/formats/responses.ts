@@ -21,11 +21,13 @@ export function readResponses(body: Obj): FormatAdapter {
   const topTools = readToolList((body.tools as Obj[] | undefined) ?? [], 'tools', tools);
   const itemTools = new Map<number, PlacedTool[]>();
   let turn = -1;
+  let lastAssistantItem = -1;
   let previousWasCall = false;
 
   items.forEach((item, i) => {
     const at = `input[${i}]`;
     const call = readCallItem(item, at);
+    if (call || item.role === 'assistant') lastAssistantItem = i;
     if (call) {
       // Parallel calls arrive as consecutive items (reasoning between them); they form one turn.
       if (!previousWasCall) turn++;
@@ -35,7 +37,7 @@ export function readResponses(body: Obj): FormatAdapter {
     if (answered !== undefined) {
       const origin = calls.get(answered);
       const { text, editable } = readContent(item.output);
-      results.push(newResult(answered, origin?.info, origin?.turn ?? Math.max(turn, 0), text, editable, false));
+      results.push(newResult(answered, origin?.info, origin?.turn ?? Math.max(turn, 0), text, editable, false, i));
       slots.push(i);
     } else if (item.type === undefined || item.type === 'message') {
       check('InputMessageItem', item, at);
@@ -52,6 +54,7 @@ export function readResponses(body: Obj): FormatAdapter {
     results,
     tools,
     turnCount: turn + 1,
+    lastAssistantItem,
   };
   return {
     conversation,

@@ -71,8 +71,8 @@ function refuseUntranslatable(options: AdmitOptions, nativeOnly: GatewayError | 
   if (!nativeOnly) return options;
   return {
     ...options,
-    compressCanonical: (context) => {
-      const canonical = options.compressCanonical?.(context) ?? true;
+    compressCanonical: async (context) => {
+      const canonical = (await options.compressCanonical?.(context)) ?? true;
       if (canonical) throw nativeOnly;
       return canonical;
     },

@@ -1,12 +1,24 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { CompressionInputError } from '../../compress/index.js';
+import { cachePricingOfModel } from '../../catalogue/cache-pricing.js';
+import { compressPayload, CompressionInputError, isCompressionModel } from '../../compress/index.js';
+import { sessionIdFrom } from '../../compress/conversation-id.js';
+import { compressConversationRequest } from '../../compress/conversation-request.js';
 import { compressJsonBytesOffloaded, compressPayloadOffloaded, offloadSettings } from '../../offload/index.js';
 import { readBodySegments, joinSegments } from '../../server/body-segments.js';
 import { invalidJson, jsonBodyParser } from '../../server/json-body.js';
 import { GatewayError } from '../../pipeline/errors.js';
-import { bundleFromHeader } from '../../pipeline/apply-compression.js';
-import { isJsonObject, NOT_AN_OBJECT } from './compress-json.js';
+import { bundleFromHeader, cacheManagementFrom } from '../../pipeline/apply-compression.js';
+import { isJsonObject, NOT_AN_OBJECT } from '../../offload/compress-json.js';
+import type { GatewayServices } from '../gateway-services.js';
+
+/**
+ * A body this big is compressed from its bytes on a pool thread, without its conversation's
+ * state: the stateful engine reads and writes the store, so it runs on the event loop, where a
+ * body parses and compresses in ~2–4 ms per 100k tokens. Below this size (about 2M tokens) the
+ * route makes the chat path's decisions; a bigger transcript is not a live agent turn.
+ */
+const STATELESS_MIN_BYTES = 8 * 1024 * 1024;
 
 export interface CompressRouteOptions {
   /** GATEWAY_COMPRESS_BODY_LIMIT_BYTES, else the listener's limit. */
@@ -26,11 +38,16 @@ class UnparsedJson {
  * X-Gateway-Compression-Model header (the body wins when both are given).
  *
  * Whole agent transcripts come here (tens of MB where GATEWAY_COMPRESS_BODY_LIMIT_BYTES allows):
- * a body of GATEWAY_OFFLOAD_MIN_CHARS bytes or more is neither joined, decoded nor parsed on the
- * event loop but moved as segments to a pool thread, which parses, compresses and serializes the
- * answer; the answer goes out in segments too, so that no single TLS write encrypts megabytes.
+ * a body of STATELESS_MIN_BYTES (and GATEWAY_OFFLOAD_MIN_CHARS) or more is neither joined,
+ * decoded nor parsed on the event loop but moved as segments to a pool thread, which parses,
+ * compresses and serializes the answer; the answer goes out in segments too, so that no single
+ * TLS write encrypts megabytes.
  */
-export function registerCompressRoute(app: FastifyInstance, options: CompressRouteOptions): void {
+export function registerCompressRoute(
+  app: FastifyInstance,
+  options: CompressRouteOptions,
+  services?: Pick<GatewayServices, 'catalogue' | 'compression'>,
+): void {
   app.register(async (scope) => {
     // This scope's own reader and parser (every content type, as the gateway's): the body is
     // read in segments that can move to a thread; a small one is parsed here as usual.
@@ -39,7 +56,7 @@ export function registerCompressRoute(app: FastifyInstance, options: CompressRou
     scope.addContentTypeParser('*', async (request: FastifyRequest, payload: Readable) => {
       const segments = await readBodySegments(request, payload, options.bodyLimit);
       const bytes = segments.reduce((n, segment) => n + segment.length, 0);
-      if (bytes >= offloadSettings().minChars) return new UnparsedJson(segments);
+      if (bytes >= Math.max(offloadSettings().minChars, STATELESS_MIN_BYTES)) return new UnparsedJson(segments);
       return new Promise((resolve, reject) =>
         parse(request, joinSegments(segments), (error, body) => (error ? reject(error) : resolve(body))),
       );
@@ -64,11 +81,34 @@ export function registerCompressRoute(app: FastifyInstance, options: CompressRou
           throw new GatewayError('invalid_request', { message: outcome.message, param: outcome.param });
         }
         if (!isJsonObject(body)) throw new GatewayError('invalid_request', { message: NOT_AN_OBJECT });
+        const manageCache = cacheManagementFrom(request.headers['x-gateway-cache-breakpoints']);
         try {
-          const result = await compressPayloadOffloaded(
-            body,
-            bundle && !('compression_model' in body) ? { bundle } : {},
-          );
+          const named = bundle && !('compression_model' in body) ? bundle : undefined;
+          const model = typeof body.model === 'string' ? services?.catalogue.resolve(body.model) : undefined;
+          const target = model?.routes[0]?.provider;
+          if (!model || !target) {
+            const result = await compressPayloadOffloaded(body, named ? { bundle: named } : {});
+            return { ...result.body, compression: result.compression };
+          }
+          // When `model` names a catalogue model, the request is compressed as part of its
+          // conversation, exactly as the chat path would (same state, same rewrite decisions), so
+          // a client that calls its provider itself gets the same stable prefixes. Its own cache
+          // hints are added only with `X-Gateway-Cache-Breakpoints: on`.
+          const requested = named ?? (isCompressionModel(body.compression_model) ? body.compression_model : undefined);
+          if (body.compression_model !== undefined && requested === undefined) compressPayload(body); // names the bad value
+          const result = await compressConversationRequest(body, {
+            apiKeyId: request.apiKey.id,
+            sessionId: sessionIdFrom(request.headers),
+            compress: true,
+            bundle: requested,
+            provider: { kind: target.kind, id: target.id, baseUrl: target.base_url },
+            pricing: cachePricingOfModel(model),
+            manageCache: manageCache ?? request.apiKey.cacheBreakpoints,
+            addCacheHints: manageCache === true,
+            store: services?.compression,
+            now: Date.now(),
+            onStoreError: (error) => request.log.warn({ err: error }, 'compression conversation state unavailable'),
+          });
           return { ...result.body, compression: result.compression };
         } catch (error) {
           if (error instanceof CompressionInputError)

@@ -1,5 +1,5 @@
-import { compressPayload, CompressionInputError, type BundleName, type CompressResult } from '../../compress/index.js';
-import { jsonBodyError, parseJsonText } from '../../server/json-body.js';
+import { compressPayload, CompressionInputError, type BundleName, type CompressResult } from '../compress/index.js';
+import { jsonBodyError, parseJsonText } from '../server/json-body.js';
 
 export const NOT_AN_OBJECT = 'The body must be a JSON object: a chat, messages-style or responses-style request.';
 

@@ -1,0 +1,17 @@
+import { availableParallelism } from 'node:os';
+
+/** Settings of the worker pool for big inputs (src/offload/); read in route-limits.ts. */
+export interface OffloadSettings {
+  /** Threads at most (`GATEWAY_OFFLOAD_THREADS`). */
+  threads: number;
+  /** Tasks waiting for a thread at most; beyond, `OffloadQueueFull` (`GATEWAY_OFFLOAD_MAX_QUEUE`). */
+  maxQueue: number;
+  /** Inputs with fewer characters of text than this run inline (`GATEWAY_OFFLOAD_MIN_CHARS`). */
+  minChars: number;
+}
+
+export const OFFLOAD_DEFAULTS: OffloadSettings = {
+  threads: Math.max(1, Math.min(4, availableParallelism())),
+  maxQueue: 64,
+  minChars: 64 * 1024,
+};
