@@ -23,6 +23,7 @@ import { trackUsageQueue } from '../metrics/metrics.js';
 import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.js';
 import { configureOffload } from '../offload/index.js';
 import { ConnectionGate } from './connection-gate.js';
+import { HandshakePacer } from './handshake-pacer.js';
 import { CompressionConversations } from '../store/compression-conversations.js';
 import { readTelemetrySettings } from '../config/telemetry-settings.js';
 import { createTracing } from '../telemetry/tracing.js';
@@ -110,6 +111,7 @@ export async function startGateway(
   const connections = {
     gate: connectionGate(settings, logger),
     handshakeTimeoutMs: settings.connections.handshakeTimeoutMs,
+    pacer: new HandshakePacer(),
   };
   const surfaces: Array<{ surface: Surface; port: number }> = [];
   if (served.has('gateway'))
