@@ -11,7 +11,9 @@ export interface OffloadSettings {
 }
 
 export const OFFLOAD_DEFAULTS: OffloadSettings = {
-  threads: Math.max(1, Math.min(4, availableParallelism())),
+  // One core left to the event loop: with as many busy threads as cores, the threads took the
+  // cores from the main thread, and every other client waited (docs/decisions.md).
+  threads: Math.max(1, Math.min(4, availableParallelism() - 1)),
   maxQueue: 64,
   minChars: 64 * 1024,
 };
