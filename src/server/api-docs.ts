@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import fastifySwagger, { type SwaggerOptions } from '@fastify/swagger';
-import fastifySwaggerUi, { type FastifySwaggerUiOptions } from '@fastify/swagger-ui';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { SwaggerOptions } from '@fastify/swagger';
+import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 
 export type DocumentedSurface = 'gateway' | 'console' | 'collector';
 
@@ -52,24 +52,101 @@ export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
   return routesByApp.get(app) ?? [];
 }
 
+/** What a route gives the document (what @fastify/swagger reads of a route's options). */
+type DocumentedRoute = Pick<RouteOptions, 'method' | 'url' | 'schema' | 'config'> & { links?: unknown };
+
+/** The routes that stand in for Swagger UI on the listener; its own routes live in the documentation app. */
+const DOCS_PREFIX = '/docs';
+const isDocsRoute = (url: string) => url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`);
+
+/** Set by the documentation app on a path it does not serve (never sent to a client). */
+const NOT_DOCUMENTATION = 'x-not-documentation';
+
+/** Headers of the documentation app's answer that are the listener's own business. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length']);
+
 /**
  * The OpenAPI 3.1 document of one listener, built by @fastify/swagger from the same TypeBox
  * schemas that validate requests, served at `/openapi.json`, with Swagger UI (bundled, no CDN)
  * at `/docs`. Must be registered before any route so that every route is collected.
+ *
+ * Loaded on first use: the listener records its routes, and the first request for the document
+ * or the UI builds a documentation app of its own (@fastify/swagger, Swagger UI and its static
+ * files, the same routes without handlers) that answers both from then on. A process whose
+ * documentation nobody reads never loads them (~450 KB of modules per process, ~2 MB of heap).
  */
 export function registerApiDocs(app: FastifyInstance, surface: DocumentedSurface, errors?: DocumentedErrors): void {
   const routes: RegisteredRoute[] = [];
+  const documented: DocumentedRoute[] = [];
   routesByApp.set(app, routes);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const hidden = Boolean((route.schema as { hide?: boolean } | undefined)?.hide);
     for (const method of methods) routes.push({ method: String(method), url: route.url, hidden });
+    // As @fastify/swagger collects them: HEAD twins are left out.
+    if (route.method === 'HEAD' || isDocsRoute(route.url)) return;
+    const { method, url, schema, config } = route;
+    documented.push({ method, url, schema, config, links: (route as { links?: unknown }).links });
   });
 
+  let docsApp: Promise<FastifyInstance> | undefined;
+  const docs = () =>
+    (docsApp ??= buildDocsApp(app, surface, errors, documented).catch((error: unknown) => {
+      docsApp = undefined;
+      throw error;
+    }));
+
+  app.get(
+    '/openapi.json',
+    {
+      schema: {
+        summary: 'This OpenAPI 3.1 document',
+        description: 'A rendered reference is at `/docs`.',
+        tags: ['operations'],
+        security: [],
+      },
+    },
+    async (_request, reply) => reply.header('cache-control', 'no-cache').send((await docs()).swagger()),
+  );
+  const forward = async (request: FastifyRequest, reply: FastifyReply) => {
+    const answer = await (
+      await docs()
+    ).inject({
+      method: request.method as 'GET' | 'HEAD',
+      url: request.url,
+      headers: request.headers,
+    });
+    // Not a documentation path: the listener's own 404, in its surface's envelope.
+    if (answer.headers[NOT_DOCUMENTATION] !== undefined) return reply.callNotFound();
+    for (const [name, value] of Object.entries(answer.headers))
+      if (!HOP_BY_HOP.has(name) && value !== undefined) reply.header(name, value);
+    reply.code(answer.statusCode);
+    return answer.rawPayload.length > 0 ? reply.send(answer.rawPayload) : reply.send();
+  };
+  app.get(DOCS_PREFIX, { schema: { hide: true } }, forward);
+  app.get(`${DOCS_PREFIX}/*`, { schema: { hide: true } }, forward);
+}
+
+/** The documentation app of a listener: the document and Swagger UI over `routes`, never listening. */
+async function buildDocsApp(
+  app: FastifyInstance,
+  surface: DocumentedSurface,
+  errors: DocumentedErrors | undefined,
+  routes: readonly DocumentedRoute[],
+): Promise<FastifyInstance> {
+  const [{ default: Fastify }, { default: fastifySwagger }, { default: fastifySwaggerUi }] = await Promise.all([
+    import('fastify'),
+    import('@fastify/swagger'),
+    import('@fastify/swagger-ui'),
+  ]);
+  const docs = Fastify({ routerOptions: { ignoreTrailingSlash: true } });
+  docs.setNotFoundHandler((_request, reply) => reply.code(404).header(NOT_DOCUMENTATION, '1').send());
+  // Its routes are never called: nothing to validate or serialize.
+  docs.setValidatorCompiler(() => () => true);
+  docs.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  for (const schema of Object.values(app.getSchemas())) docs.addSchema(schema);
+
   const about = SURFACES[surface];
-  // Called directly rather than through app.register: its onRoute hook must be in place before
-  // the first route, and a surface may add routes to the root instance before plugins load.
-  // It is a synchronous fastify-plugin (no encapsulation), so this is what register would do.
   const swaggerOptions: SwaggerOptions = {
     openapi: {
       openapi: '3.1.0',
@@ -84,32 +161,18 @@ export function registerApiDocs(app: FastifyInstance, surface: DocumentedSurface
       security: [{ bearer: [] }],
     },
   };
-  fastifySwagger(app, swaggerOptions, (error) => {
-    if (error) throw error;
-  });
-  // Called from a plugin of our own: registered as itself, it would check that @fastify/swagger
-  // went through app.register, which it did not (see above).
+  await docs.register(fastifySwagger, swaggerOptions);
   const uiOptions: FastifySwaggerUiOptions = {
-    routePrefix: '/docs',
+    routePrefix: DOCS_PREFIX,
     // Swagger UI sets inline styles from script; everything else comes from this listener.
     staticCSP:
       "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'",
     uiConfig: { deepLinking: true, tryItOutEnabled: false },
     validatorUrl: false,
   };
-  // Its types say callback-style; the function is async and never calls a callback.
-  const swaggerUi = fastifySwaggerUi as unknown as FastifyPluginAsync<FastifySwaggerUiOptions>;
-  app.register(async (docs) => swaggerUi(docs, uiOptions));
-  app.get(
-    '/openapi.json',
-    {
-      schema: {
-        summary: 'This OpenAPI 3.1 document',
-        description: 'A rendered reference is at `/docs`.',
-        tags: ['operations'],
-        security: [],
-      },
-    },
-    async (_request, reply) => reply.header('cache-control', 'no-cache').send(app.swagger()),
-  );
+  await docs.register(fastifySwaggerUi, uiOptions);
+  const handler = () => undefined;
+  for (const route of routes) docs.route({ ...route, handler } as RouteOptions);
+  await docs.ready();
+  return docs;
 }
