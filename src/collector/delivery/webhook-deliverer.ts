@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
+import { UndiciAgent, requestThrough, type RequestOptions } from '../../server/undici-parts.js';
 import type { CollectedEventStore } from '../../store/collected-events.js';
 import type { Deliverer, DeliveryBatch } from './deliverer.js';
 import { guardedLookup, isPublicAddress, type TargetPolicy } from './address-guard.js';
@@ -23,7 +24,7 @@ export class WebhookDeliverer implements Deliverer {
     private readonly policy: TargetPolicy,
     private readonly timeoutMs: number,
   ) {
-    this.agent = new Agent({
+    this.agent = new UndiciAgent({
       connect: { lookup: guardedLookup(policy) as never, timeout: timeoutMs },
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
@@ -58,14 +59,13 @@ export class WebhookDeliverer implements Deliverer {
       attempt: batch.attempt,
     });
     const body = `${envelope.slice(0, -1)},"events":[${events.join(',')}]}`;
-    const response = await request(url, {
+    const response = await requestThrough(this.agent, url, {
       method: 'POST',
-      dispatcher: this.agent,
       headers: { 'content-type': 'application/json', 'user-agent': 'llm-gateway-webhook/1.0' },
       body,
       signal: AbortSignal.any([batch.signal, AbortSignal.timeout(this.timeoutMs)]),
       maxRedirections: 0,
-    } as Parameters<typeof request>[1]);
+    } as RequestOptions);
     await response.body.dump().catch(() => undefined);
     if (response.statusCode < 200 || response.statusCode >= 300)
       throw new WebhookError(`webhook answered ${response.statusCode}`);

@@ -1,10 +1,6 @@
-import {
-  BurstyRateLimiter,
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-  type IRateLimiterOptions,
-} from 'rate-limiter-flexible';
+import { createRequire } from 'node:module';
+import type * as Flexible from 'rate-limiter-flexible';
+import type { IRateLimiterOptions } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 import type { EventBudget } from '../../config/collector-limits-settings.js';
 import { addressKey } from './client-address.js';
@@ -26,8 +22,17 @@ export interface RateLimitOptions {
 }
 
 interface Limiter {
-  consume(key: string, points: number): Promise<RateLimiterRes>;
+  consume(key: string, points: number): Promise<Flexible.RateLimiterRes>;
 }
+
+// The four classes used, each from its own file: the package's entry loads the limiters of every
+// store it supports (Mongo, MySQL, Postgres, DynamoDB, Prisma, etc., ~150 KB of modules).
+const require = createRequire(import.meta.url);
+const BurstyRateLimiter = require('rate-limiter-flexible/lib/BurstyRateLimiter') as typeof Flexible.BurstyRateLimiter;
+const RateLimiterMemory = require('rate-limiter-flexible/lib/RateLimiterMemory') as typeof Flexible.RateLimiterMemory;
+const RateLimiterRes = require('rate-limiter-flexible/lib/RateLimiterRes') as typeof Flexible.RateLimiterRes;
+const loadRateLimiterRedis = () =>
+  require('rate-limiter-flexible/lib/RateLimiterRedis') as typeof Flexible.RateLimiterRedis;
 
 /** Entries kept in the local block list before the oldest are dropped (each is a few dozen bytes). */
 const MAX_BLOCKED_KEYS = 100_000;
@@ -127,7 +132,7 @@ function budgetLimiter(
     const options: IRateLimiterOptions = { points, duration, keyPrefix: `${name}:${kind}` };
     const memory = new RateLimiterMemory(options);
     if (!redis) return memory;
-    return new RateLimiterRedis({
+    return new (loadRateLimiterRedis())({
       ...options,
       keyPrefix: `${redis.keyPrefix}${name}:${kind}`,
       storeClient: redis.client,

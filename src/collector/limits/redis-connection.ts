@@ -1,5 +1,9 @@
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+
+/** Loaded only when a Redis URL is configured: an instance that counts in memory never needs the client (~240 KB of modules). */
+const loadRedis = () => (createRequire(import.meta.url)('ioredis') as typeof import('ioredis')).Redis;
 
 /**
  * The Redis client of the collector's rate limits. Commands never wait for a connection: with
@@ -15,7 +19,7 @@ export class RedisConnection {
   private closing = false;
 
   constructor(url: string, timeoutMs: number, logger: Logger) {
-    this.client = new Redis(url, {
+    this.client = new (loadRedis())(url, {
       enableOfflineQueue: false,
       commandTimeout: timeoutMs,
       connectTimeout: Math.max(1_000, timeoutMs * 4),

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import type { Resolver } from 'node:dns/promises';
 import type { LookupOptions } from 'node:dns';
-import { Agent, request } from 'undici';
+import { UndiciAgent, requestThrough } from '../../server/undici-parts.js';
 import { isPublicAddress } from '../../collector/delivery/address-guard.js';
 import { WELL_KNOWN_PATH, type CheckResult } from './challenge.js';
 
@@ -40,7 +40,7 @@ export async function checkWellKnownFile(
   const pinned = addresses[0]!;
   // Resolving took part of the budget; the request gets what is left.
   const remainingMs = Math.max(1, options.timeoutMs - (Date.now() - started));
-  const agent = new Agent({
+  const agent = new UndiciAgent({
     connect: {
       timeout: remainingMs,
       lookup: pinnedLookup(pinned) as never,
@@ -52,9 +52,8 @@ export async function checkWellKnownFile(
   });
   const host = isIP(domain) === 6 ? `[${domain}]` : domain;
   try {
-    const response = await request(`https://${host}:${options.port}${WELL_KNOWN_PATH}`, {
+    const response = await requestThrough(agent, `https://${host}:${options.port}${WELL_KNOWN_PATH}`, {
       method: 'GET',
-      dispatcher: agent,
       headers: { 'user-agent': 'llm-gateway-domain-verification/1.0', accept: 'text/plain' },
       signal: AbortSignal.timeout(remainingMs),
     });

@@ -1,4 +1,9 @@
-import Papa from 'papaparse';
+import { createRequire } from 'node:module';
+import type PapaParse from 'papaparse';
+
+/** Loaded with the first export: a console that never exports a CSV does not hold the parser. */
+let papa: typeof PapaParse | undefined;
+const Papa = () => (papa ??= createRequire(import.meta.url)('papaparse') as typeof PapaParse);
 
 /**
  * A cell a spreadsheet would read as a formula: it starts with `=`, `+`, `-` or `@`, or with a
@@ -16,7 +21,7 @@ const CSV_OPTIONS = { newline: '\n', header: false, escapeFormulae: FORMULA_LEAD
  * Every CSV the console serves goes through here.
  */
 export function csvLines(records: string[][]): string {
-  return `${Papa.unparse(records, CSV_OPTIONS)}\n`;
+  return `${Papa().unparse(records, CSV_OPTIONS)}\n`;
 }
 
 /** A cell as it was before `csvLines` escaped it: what a reader that knows the convention gets back. */

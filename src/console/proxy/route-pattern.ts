@@ -1,4 +1,9 @@
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
+
+/** Loaded with the first pattern compiled: an instance without regex proxy routes never loads the engine (~260 KB). */
+let re2: typeof RE2JS | undefined;
+const engine = () => (re2 ??= (createRequire(import.meta.url)('re2js') as typeof import('re2js')).RE2JS);
 
 /** Why RE2 refused a pattern, in its own words (`invalid or unsupported Perl syntax: (?=`). */
 export class RoutePatternError extends Error {}
@@ -13,7 +18,7 @@ export class RoutePatternError extends Error {}
  */
 export function compileRoutePattern(pattern: string): RE2JS {
   try {
-    return RE2JS.compile(pattern);
+    return engine().compile(pattern);
   } catch (error) {
     const reason = (error as Error).message.replace(/^error parsing regexp: /, '');
     throw new RoutePatternError(reason);
