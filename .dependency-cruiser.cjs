@@ -5,13 +5,15 @@
 // Placement of the folders the issue left open: metrics (the prom-client registry) and telemetry
 // (OpenTelemetry tracing) are instruments every floor may record into, so they sit on the ground
 // floor and import only config and canonical types; the catalogue (models, prices, upstream
-// targets) is data the providers' floor already knows how to reach, so it sits beside them.
+// targets) is data the providers' floor already knows how to reach, so it sits beside them; offload
+// (the worker pool that tokenizes and compresses big inputs off the event loop) runs the adapters'
+// CPU-heavy functions, and the local provider calls it, so it sits on their floor.
 // src/server/ holds two things: the HTTP kit every surface builds on (Fastify app factory,
 // listener, TLS, body parsing: floor 1) and the wiring that starts the surfaces (start.ts: floor 5).
 /** @type {{ name: string, paths: string[] }[]} */
 const FLOORS = [
   { name: 'foundation', paths: ['config', 'secrets', 'tokenize', 'canonical', 'metrics', 'telemetry'] },
-  { name: 'adapters', paths: ['providers', 'store', 'compress', 'catalogue', 'server/(?!start\\.ts$)'] },
+  { name: 'adapters', paths: ['providers', 'store', 'compress', 'catalogue', 'offload', 'server/(?!start\\.ts$)'] },
   { name: 'accounting', paths: ['metering', 'limits', 'gateway-tools'] },
   { name: 'core', paths: ['pipeline'] },
   { name: 'surfaces', paths: ['gateway', 'console', 'collector'] },

@@ -136,7 +136,10 @@ function pools(origin, n, perPool, timeoutMs) {
         keepAliveTimeout: 10_000,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-        connect: { rejectUnauthorized: false, localAddress: address(i) },
+        // The pool's own option: undici overrides `connect.localAddress` with this one (null by
+        // default), so given there the attack would come from 127.0.0.1 like the normal client.
+        localAddress: address(i),
+        connect: { rejectUnauthorized: false },
       }),
   );
 }
@@ -146,13 +149,24 @@ async function send(pool, { path, method = 'POST', headers, body }, label) {
   count(`${label}_sent`);
   try {
     const response = await pool.request({ path, method, headers, body });
-    await response.body.dump();
-    countStatus(`${label} ${response.statusCode}`);
+    if (response.statusCode === 429) countStatus(`${label} 429 ${refusalScope(await response.body.text())}`);
+    else {
+      await response.body.dump();
+      countStatus(`${label} ${response.statusCode}`);
+    }
   } catch (error) {
     countStatus(`${label} ${error.code ?? error.name}`);
   }
   count(`${label}_ms`, performance.now() - started);
   count(`${label}_answered`);
+}
+
+/** Which limit a collector 429 came from, by its message (src/collector/limits/limit-errors.ts). */
+function refusalScope(text) {
+  if (/client address/.test(text)) return 'address';
+  if (/for this project/.test(text)) return 'project';
+  if (/quota/.test(text)) return 'quota';
+  return 'other';
 }
 
 function loops(n, next) {

@@ -1,10 +1,9 @@
 // Where the input tokens of the chat-shape requests are, before and after compression: what
 // the invariants protect (system prompt, user messages, assistant messages, tool output of the
-// latest `keep` turns) and what compression may reduce. Text tokens only (message framing,
+// latest turns) and what compression may reduce. Text tokens only (message framing,
 // a few tokens per message, is left out), so the shares bound what any strategy can reach.
 import { compressPayload } from '../../src/compress/index.js';
 import { countTextTokens } from '../../src/tokenize/index.js';
-import { frozenBefore } from '../../src/compress/window.js';
 import { prefixes, toShape, type Conversation } from './dataset.js';
 
 type Msg = Record<string, unknown>;
@@ -14,9 +13,8 @@ export const CATEGORIES = [
   'system prompt',
   'user messages',
   'assistant messages',
-  'tool output, latest `keep` turns',
-  'tool output, other live turns',
-  'tool output, behind the window',
+  'tool output, latest 4 turns',
+  'tool output, older turns',
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
@@ -29,7 +27,8 @@ function messageTokens(m: Msg): number {
 
 export function tokenBreakdown(
   conversations: Conversation[],
-  window: { keep: number; step: number },
+  keep: number,
+  compress: (body: Record<string, unknown>) => Record<string, unknown> = (b) => compressPayload(b).body,
 ): Record<Category, { before: number; after: number }> {
   const out = Object.fromEntries(CATEGORIES.map((c) => [c, { before: 0, after: 0 }])) as Record<
     Category,
@@ -38,11 +37,10 @@ export function tokenBreakdown(
   for (const conv of conversations) {
     for (const messages of prefixes(conv)) {
       const body = toShape(messages, 'chat') as { messages: Msg[] };
-      const compressed = compressPayload(body).body as { messages: Msg[] };
+      const compressed = compress(body) as { messages: Msg[] };
       const turns = messages.filter(
         (m) => m.role === 'assistant' && ((m.tool_calls as unknown[] | undefined)?.length ?? 0) > 0,
       ).length;
-      const boundary = frozenBefore(turns, window);
       let turn = -1;
       body.messages.forEach((m, i) => {
         if (m.role === 'assistant' && ((m.tool_calls as unknown[] | undefined)?.length ?? 0) > 0) turn++;
@@ -53,11 +51,9 @@ export function tokenBreakdown(
               ? 'user messages'
               : m.role === 'assistant'
                 ? 'assistant messages'
-                : turn >= turns - window.keep
-                  ? 'tool output, latest `keep` turns'
-                  : turn >= boundary
-                    ? 'tool output, other live turns'
-                    : 'tool output, behind the window';
+                : turn >= turns - keep
+                  ? 'tool output, latest 4 turns'
+                  : 'tool output, older turns';
         out[category].before += messageTokens(m);
         out[category].after += messageTokens(compressed.messages[i]!);
       });

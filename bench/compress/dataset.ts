@@ -1,5 +1,7 @@
-// Builds compress requests from the SWE-agent trajectories: every prefix of every conversation
-// that ends right before a model call, in chat, messages and responses shape.
+// Builds compress requests from agent trajectories: every prefix of every conversation that
+// ends right before a model call, in chat, messages and responses shape. Two layouts are read:
+// SWE-agent `.traj` files (`loadConversations`) and mini-swe-agent `.json` files
+// (`loadMiniSweAgent`); `loadDataset` picks by the files it finds.
 //
 // 4 of the 22 trajectories are function-calling runs (tool_calls + tool messages) and are used
 // as recorded. The other 18 are text-action runs: the command is in the assistant's text and
@@ -8,7 +10,7 @@
 // (content = the assistant's thought, arguments = its action). Without that conversion their
 // observations are user messages, which the engine never touches.
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 export type Shape = 'chat' | 'messages' | 'responses';
 type Msg = Record<string, unknown>;
@@ -120,4 +122,61 @@ export function toShape(messages: Msg[], shape: Shape): Record<string, unknown> 
     } else out.push({ role: 'user', content: m.content });
   }
   return { model: 'claude-sonnet-4-5', max_tokens: 4096, system, messages: out };
+}
+
+/**
+ * mini-swe-agent runs (`{ messages: [{role, content}] }`): each assistant message holds a
+ * THOUGHT and one fenced bash block, the next user message is the command's result. As for the
+ * SWE-agent text-action runs, a function-calling agent would send the block as a `bash` tool
+ * call and the result as its tool message, so that is what they become. An assistant message
+ * with no or several bash blocks (a format error the agent is told about) stays plain text, and
+ * so does the user message after it.
+ */
+export function loadMiniSweAgent(dir: string): Conversation[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((file) => {
+      const raw = (
+        JSON.parse(readFileSync(join(dir, file), 'utf8')) as { messages: { role: string; content: unknown }[] }
+      ).messages;
+      const messages: Msg[] = [];
+      let pendingCall: string | undefined;
+      raw.forEach((m, i) => {
+        const content = typeof m.content === 'string' ? m.content : JSON.stringify(m.content);
+        if (m.role === 'assistant') {
+          const blocks = [...content.matchAll(BASH_BLOCK)];
+          if (blocks.length !== 1) {
+            messages.push({ role: 'assistant', content });
+            pendingCall = undefined;
+            return;
+          }
+          pendingCall = `call_${i}`;
+          const thought = content.replace(BASH_BLOCK, '').trim();
+          messages.push({
+            role: 'assistant',
+            content: thought,
+            tool_calls: [
+              {
+                id: pendingCall,
+                type: 'function',
+                function: { name: 'bash', arguments: JSON.stringify({ command: blocks[0]![1]!.trim() }) },
+              },
+            ],
+          });
+        } else if (m.role === 'user' && pendingCall) {
+          messages.push({ role: 'tool', tool_call_id: pendingCall, content });
+          pendingCall = undefined;
+        } else messages.push({ role: m.role, content });
+      });
+      return { name: basename(file, '.json'), native: false, messages };
+    });
+}
+
+const BASH_BLOCK = /```bash[ \t]*\n([\s\S]*?)\n```/g;
+
+/** SWE-agent `.traj` files or mini-swe-agent `.json` files, whichever the directory holds. */
+export function loadDataset(dir: string): Conversation[] {
+  const files = readdirSync(dir);
+  return files.some((f) => f.endsWith('.traj')) ? loadConversations(dir) : loadMiniSweAgent(dir);
 }

@@ -1,7 +1,10 @@
-// Compression benchmark over the SWE-agent trajectories (see dataset.ts for how requests are
-// built). Prints total and per-strategy token reduction, engine speed and prompt-cache
-// stability of consecutive turns.
-//   node --import tsx bench/compress/run.ts [--cold] [--no-warmup] [--speed-only] [--keep N --step M]
+// Compression benchmark: token reduction, engine speed and prompt-cache stability of
+// consecutive turns, first-sight transforms only (no history rewrite: that needs conversation
+// state, measured in money by cost.ts). See dataset.ts for how requests are built.
+//   node --import tsx bench/compress/run.ts [--dataset DIR] [--cold] [--no-warmup] [--speed-only] [--conversation]
+//
+// `--conversation` times the gateway's path instead: each request with its conversation's state
+// (rewrite policy under Anthropic prices, renderings, state for the next request).
 //
 // Timing is meant to be what a real agent gets from /v1/compress:
 // - every request body is a fresh JSON parse (outside the timer), as the route receives it, so
@@ -20,28 +23,27 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { clearCompressionCaches, compressPayload, STRATEGY_NAMES } from '../../src/compress/index.js';
+import {
+  clearCompressionCaches,
+  compressPayload,
+  STRATEGY_NAMES,
+  type ConversationState,
+} from '../../src/compress/index.js';
+import { cachePricingFor } from '../../src/catalogue/cache-pricing.js';
 import { clearPieceMemos, clearTokenCache, preloadEncoders, TOKENIZERS } from '../../src/tokenize/index.js';
 import { GENERIC_BUNDLE } from '../../src/compress/bundles.js';
-import { frozenBefore } from '../../src/compress/window.js';
-import { loadConversations, prefixes, toShape, type Shape } from './dataset.js';
+import { loadDataset, prefixes, toShape, type Shape } from './dataset.js';
 import { warmupConversations } from './warmup.js';
 import { CATEGORIES, tokenBreakdown } from './breakdown.js';
 import { TRAJECTORY_DIR } from '../../test/fixtures/trajectories.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const DATA = TRAJECTORY_DIR;
+const datasetArg = process.argv.indexOf('--dataset');
+const DATA = datasetArg >= 0 ? process.argv[datasetArg + 1]! : TRAJECTORY_DIR;
 const SHAPES: Shape[] = ['chat', 'messages', 'responses'];
 const cold = process.argv.includes('--cold');
-const arg = (name: string) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : undefined;
-};
-// Window experiments: --keep N --step M override the generic bundle's masking window.
-GENERIC_BUNDLE.window = {
-  keep: arg('--keep') ?? GENERIC_BUNDLE.window.keep,
-  step: arg('--step') ?? GENERIC_BUNDLE.window.step,
-};
+const CONVERSATION = process.argv.includes('--conversation');
+const ANTHROPIC = cachePricingFor('anthropic', { input_per_mtok: 3, output_per_mtok: 15 });
 
 type Body = Record<string, unknown>;
 const per100k = (ms: number) => (ms / (stats.before / 100_000)).toFixed(2);
@@ -59,9 +61,6 @@ function prefixStable(prev: Body, next: Body): boolean {
   if (JSON.stringify(prev.tools) !== JSON.stringify(next.tools)) return false;
   return a.every((item, i) => JSON.stringify(item) === JSON.stringify(b[i]));
 }
-
-const turnsOf = (messages: Body[]) =>
-  messages.filter((m) => m.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0).length;
 
 function clearCaches(): void {
   clearCompressionCaches();
@@ -83,7 +82,7 @@ if (warmup) {
   clearCaches();
   clearPieceMemos();
 }
-const conversations = loadConversations(DATA);
+const conversations = loadDataset(DATA);
 const stats = {
   requests: 0,
   before: 0,
@@ -93,8 +92,6 @@ const stats = {
   cpuMs: 0,
   transitions: 0,
   stable: 0,
-  steps: 0,
-  unstableOffStep: 0,
   bySubset: { native: { before: 0, after: 0, requests: 0 }, converted: { before: 0, after: 0, requests: 0 } },
   byShape: {} as Record<string, { before: number; after: number }>,
   applied: {} as Record<string, number>,
@@ -103,14 +100,19 @@ const stats = {
 for (const shape of SHAPES) {
   const s = (stats.byShape[shape] = { before: 0, after: 0 });
   for (const conv of conversations) {
-    let previous: { body: Body; turns: number } | undefined;
+    let previous: Body | undefined;
+    let state: ConversationState | undefined;
+    let turn = 0;
     clearCaches();
     for (const messages of prefixes(conv)) {
       const body = JSON.parse(JSON.stringify(toShape(messages, shape))) as Body;
       if (cold) clearCaches();
       const cpu0 = process.cpuUsage();
       const t0 = performance.now();
-      const result = compressPayload(body);
+      const result = CONVERSATION
+        ? compressPayload(body, { conversation: { pricing: ANTHROPIC, state, now: 20_000 * turn++ } })
+        : compressPayload(body);
+      state = result.conversation?.state;
       stats.wallMs += performance.now() - t0;
       const cpu = process.cpuUsage(cpu0);
       stats.cpuMs += (cpu.user + cpu.system) / 1000;
@@ -126,16 +128,11 @@ for (const shape of SHAPES) {
       sub.after += c.compressed_input_tokens;
       sub.requests++;
       for (const name of c.applied_strategies) stats.applied[name] = (stats.applied[name] ?? 0) + 1;
-      const turns = turnsOf(messages);
       if (previous) {
         stats.transitions++;
-        const stepped =
-          frozenBefore(previous.turns, GENERIC_BUNDLE.window) !== frozenBefore(turns, GENERIC_BUNDLE.window);
-        if (stepped) stats.steps++;
-        if (prefixStable(previous.body, result.body)) stats.stable++;
-        else if (!stepped) stats.unstableOffStep++;
+        if (prefixStable(previous, result.body)) stats.stable++;
       }
-      previous = { body: result.body, turns };
+      previous = result.body;
     }
   }
 }
@@ -155,7 +152,7 @@ for (const name of process.argv.includes('--speed-only') ? [] : STRATEGY_NAMES) 
 
 const breakdown = process.argv.includes('--speed-only')
   ? undefined
-  : tokenBreakdown(conversations, GENERIC_BUNDLE.window);
+  : tokenBreakdown(conversations, GENERIC_BUNDLE.keepTurns);
 const breakdownTotal = breakdown ? CATEGORIES.reduce((n, c) => n + breakdown[c].before, 0) : 0;
 const breakdownLines = breakdown
   ? [
@@ -168,7 +165,7 @@ const breakdownLines = breakdown
   : [];
 
 const lines = [
-  `compression benchmark — window keep ${GENERIC_BUNDLE.window.keep} step ${GENERIC_BUNDLE.window.step}; ${conversations.length} SWE-agent trajectories, ${stats.requests} requests (${SHAPES.join(', ')}); caches emptied ${cold ? 'before every request' : 'when a conversation starts'}; ${warmup ? 'compiled on synthetic conversations first' : 'no warm-up'}`,
+  `compression benchmark (first-sight transforms) — ${DATA.replace(/\/+$/, '').split('/').pop()}: ${conversations.length} sessions, ${stats.requests} requests (${SHAPES.join(', ')}); caches emptied ${cold ? 'before every request' : 'when a conversation starts'}; ${warmup ? 'compiled on synthetic conversations first' : 'no warm-up'}`,
   `input tokens: ${stats.before} → ${stats.after}  (−${pct(stats.before - stats.after, stats.before)} %)`,
   ...SHAPES.map(
     (sh) =>
@@ -183,7 +180,7 @@ const lines = [
       `  ${n.padEnd(32)} ${String(alone[n]).padStart(9)}  −${pct(alone[n]!, stats.before).padStart(4)} %   ${stats.applied[n] ?? 0}`,
   ),
   `speed, ms per 100k input tokens: engine (conversion + strategies) ${per100k(stats.engineMs)}; end to end (what /v1/compress does, token accounting included) ${per100k(stats.wallMs)} wall, ${per100k(stats.cpuMs)} CPU`,
-  `cache stability: ${stats.stable}/${stats.transitions} consecutive turns byte-stable (${pct(stats.stable, stats.transitions)} %); window steps ${stats.steps}; unstable without a step ${stats.unstableOffStep}`,
+  `cache stability: ${stats.stable}/${stats.transitions} consecutive turns byte-stable (${pct(stats.stable, stats.transitions)} %)`,
 ];
 console.log(lines.join('\n'));
 const out = join(here, '../.results');

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { EDGEE_GENERIC_MODELS, EdgeeFieldsSchema } from './gateway-fields.js';
 
 /**
  * The OpenAI-compatible chat request (spec 2.1). Unknown top-level fields that OpenAI accepts
@@ -37,19 +38,69 @@ export const ImagePartSchema = Type.Object(
   },
   { additionalProperties: true },
 );
-export const ContentPartSchema = Type.Union([TextPartSchema, ImagePartSchema]);
+/** Audio in a user message: base64 data and its format (`wav`, `mp3`). */
+export const InputAudioPartSchema = Type.Object(
+  {
+    type: Type.Literal('input_audio'),
+    input_audio: Type.Object({ data: Type.String(), format: Type.String() }, { additionalProperties: true }),
+  },
+  { additionalProperties: true },
+);
+/** A file in a user message: inline `file_data` (a data: URL), or an uploaded `file_id`. */
+export const FilePartSchema = Type.Object(
+  {
+    type: Type.Literal('file'),
+    file: Type.Object(
+      {
+        file_data: Type.Optional(Type.String()),
+        file_id: Type.Optional(Type.String()),
+        filename: Type.Optional(Type.String()),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  { additionalProperties: true },
+);
+/** An assistant's refusal, as OpenAI returns it and clients send it back. */
+export const RefusalPartSchema = Type.Object(
+  { type: Type.Literal('refusal'), refusal: Type.String() },
+  { additionalProperties: true },
+);
+export const ContentPartSchema = Type.Union([
+  TextPartSchema,
+  ImagePartSchema,
+  InputAudioPartSchema,
+  FilePartSchema,
+  RefusalPartSchema,
+]);
 export type ContentPart = Static<typeof ContentPartSchema>;
 
+/** `index` is what a streamed call carried; clients that rebuild messages from deltas send it back. */
 export const ToolCallSchema = Type.Object(
   {
     id: Type.String({ maxLength: 512 }),
     type: Type.Literal('function'),
-    function: Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }), arguments: Type.String() }),
+    function: Type.Object(
+      { name: Type.String({ minLength: 1, maxLength: 256 }), arguments: Type.String() },
+      { additionalProperties: true },
+    ),
+    index: Type.Optional(Type.Integer({ minimum: 0 })),
   },
   { additionalProperties: false },
 );
 export type ToolCall = Static<typeof ToolCallSchema>;
 
+/** The deprecated single function call of an assistant message (before `tool_calls`). */
+export const FunctionCallSchema = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 256 }), arguments: Type.String() },
+  { additionalProperties: true },
+);
+
+/**
+ * Every member OpenAI accepts on a message, including what clients echo back from a response
+ * (`refusal: null`, `annotations`, `audio: {id}`, `tool_calls: null`) and the deprecated
+ * `function_call` / role `function` pair.
+ */
 export const MessageSchema = Type.Object(
   {
     role: Type.Union([
@@ -58,12 +109,16 @@ export const MessageSchema = Type.Object(
       Type.Literal('user'),
       Type.Literal('assistant'),
       Type.Literal('tool'),
+      Type.Literal('function'),
     ]),
     content: Type.Optional(Type.Union([Type.String(), Type.Array(ContentPartSchema), Type.Null()])),
     name: Type.Optional(Type.String({ maxLength: 256 })),
     tool_call_id: Type.Optional(Type.String({ maxLength: 512 })),
     refusal: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    tool_calls: Type.Optional(Type.Array(ToolCallSchema)),
+    tool_calls: Type.Optional(Type.Union([Type.Array(ToolCallSchema), Type.Null()])),
+    function_call: Type.Optional(Type.Union([FunctionCallSchema, Type.Null()])),
+    audio: Type.Optional(Type.Union([Type.Object({ id: Type.String() }, { additionalProperties: true }), Type.Null()])),
+    annotations: Type.Optional(Type.Union([Type.Array(Type.Unknown()), Type.Null()])),
     cache_control: Type.Optional(Type.Object({ type: Type.Literal('ephemeral') })),
   },
   { additionalProperties: false },
@@ -78,7 +133,7 @@ export const ToolSchema = Type.Object(
         name: Type.String({ minLength: 1, maxLength: 256 }),
         description: Type.Optional(Type.String()),
         parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-        strict: Type.Optional(Type.Boolean()),
+        strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
       },
       { additionalProperties: false },
     ),
@@ -137,7 +192,10 @@ export const ChatRequestSchema = Type.Object(
     gateway_pending_id: Type.Optional(Type.String({ maxLength: 128 })),
     tags: Type.Optional(Type.Array(Type.String())),
     enable_debug: Type.Optional(Type.Boolean()),
-    compression_model: Type.Optional(Type.Union(COMPRESSION_MODELS.map((m) => Type.Literal(m)))),
+    compression_model: Type.Optional(
+      Type.Union([...COMPRESSION_MODELS, ...EDGEE_GENERIC_MODELS].map((m) => Type.Literal(m))),
+    ),
+    ...EdgeeFieldsSchema,
   },
   { additionalProperties: true },
 );

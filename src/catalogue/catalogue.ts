@@ -1,21 +1,14 @@
-import type { GatewayConfig, ModelConfig, Pricing, ProviderConfig } from '../config/gateway-config.js';
+import type { GatewayConfig, ModelConfig, ProviderConfig } from '../config/gateway-config.js';
 import { ConfigError } from '../config/gateway-config.js';
 import type { UpstreamTarget } from '../providers/types.js';
 import { DEFAULT_ALIASES, DEFAULT_MODELS, DEFAULT_PROVIDERS } from './default-catalogue.js';
 import { resolveModelName, type NameResolution } from './resolve-name.js';
+import { providerCeiling, unlistedModel, type Ceiling } from './unlisted-model.js';
+import type { CatalogueModel } from './catalogue-model.js';
 
 export const MODEL_ID_PATTERN = /^[a-zA-Z0-9_.-]+\/[a-zA-Z0-9_.:@-]+$/;
 
-export interface CatalogueModel {
-  id: string;
-  author: string;
-  active: boolean;
-  created: number;
-  ownedBy: string;
-  pricing: Pricing;
-  maxOutputTokens: number;
-  routes: Array<{ provider: ProviderConfig; upstreamModel: string }>;
-}
+export type { CatalogueModel } from './catalogue-model.js';
 
 /**
  * The built-in catalogue merged with the deployment's config: a config provider or model with
@@ -25,12 +18,14 @@ export class Catalogue {
   private readonly models = new Map<string, CatalogueModel>();
   /** Active models by id, and active ids by bare model name (for names sent without an author): see `sorted`. */
   private sortedActive: { activeList: CatalogueModel[]; byModelName: Map<string, string[]> } | undefined;
+  private readonly providers = new Map<string, ProviderConfig>();
+  private readonly ceilings = new Map<string, Ceiling | undefined>();
 
   constructor(
     config: GatewayConfig,
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {
-    const providers = new Map<string, ProviderConfig>();
+    const providers = this.providers;
     for (const provider of [...DEFAULT_PROVIDERS, ...(config.providers ?? [])]) providers.set(provider.id, provider);
     const models = new Map<string, ModelConfig>();
     for (const model of [...DEFAULT_MODELS, ...(config.models ?? [])]) models.set(model.id, model);
@@ -51,6 +46,7 @@ export class Catalogue {
         ownedBy: model.owned_by ?? author,
         pricing: model.pricing,
         maxOutputTokens: model.max_output_tokens ?? 4096,
+        contextWindow: model.context_window,
         routes,
       });
     }
@@ -99,6 +95,29 @@ export class Catalogue {
       },
       defaultAuthor,
     );
+  }
+
+  /**
+   * What a request naming `id` (`{author}/{model}`) calls: the catalogue model it resolves to,
+   * else, for a well-formed name of a configured provider, that name forwarded as an unlisted
+   * model priced at the provider's highest prices (see unlisted-model.ts); else undefined.
+   */
+  resolveForCall(id: string): CatalogueModel | undefined {
+    const known = this.resolve(id);
+    if (known || this.namesInactive(id)) return known;
+    return unlistedModel(id, { providers: this.providers, env: this.env }, (providerId) => this.ceilingOf(providerId));
+  }
+
+  /** Whether `id` names a model the deployment (or the built-in list) has deactivated: that stays a 404, never forwarded. */
+  private namesInactive(id: string): boolean {
+    const all = { has: (candidate: string) => this.models.has(candidate), authorsOf: () => [], aliases: {} };
+    return resolveModelName(id, all) !== undefined;
+  }
+
+  private ceilingOf(providerId: string): Ceiling | undefined {
+    if (!this.ceilings.has(providerId))
+      this.ceilings.set(providerId, providerCeiling(providerId, this.sorted().activeList));
+    return this.ceilings.get(providerId);
   }
 
   active(): readonly CatalogueModel[] {

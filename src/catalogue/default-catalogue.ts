@@ -12,6 +12,8 @@ import type { ModelConfig, ProviderConfig } from '../config/gateway-config.js';
  *   `cache_write_per_mtok` is the 5-minute write; `cached_input_per_mtok` the cache hit.
  * - OpenAI: developers.openai.com/api/docs/models and the model pages (snapshots 2026-09 to
  *   2026-11). Cache writes are priced only where the model page lists them (30-minute retention).
+ * Re-checked 2026-11-25 (issue 18): added GPT-6 Luna, GPT-5.6 cache writes (1.25x input),
+ * Claude Mythos 5 and 5.1; Claude Opus 4.1 is retired on Anthropic's API and listed inactive.
  * Long-context surcharges (OpenAI above 272K input tokens, Claude Haiku 5.5 above 100K) are not
  * modelled: the catalogue has one price per token kind. Claude Haiku 5.5 is listed at its
  * long-prompt band, so spend and budget ceilings never under-count; short prompts cost 1/5 of it.
@@ -68,9 +70,11 @@ export const DEFAULT_MODELS: ModelConfig[] = [
   model('openai/gpt-6.1-terra', 'openai', [1, 5], 128_000, '2026-09-29'),
   model('openai/gpt-6-astra', 'openai', [10, 50, 1, 12.5], 128_000, '2026-09-03'),
   model('openai/gpt-6-sol', 'openai', [2, 10, 0.2, 2.5], 128_000, '2026-09-22'),
-  model('openai/gpt-5.6-sol', 'openai', [4, 20, 0.4], 128_000, '2026-06-26'),
-  model('openai/gpt-5.6-terra', 'openai', [2, 12, 0.2], 128_000, '2026-06-26'),
-  model('openai/gpt-5.6-luna', 'openai', [0.2, 1.2, 0.02], 128_000, '2026-06-26'),
+  model('openai/gpt-6-luna', 'openai', [0.1, 0.5, 0.01, 0.125], 128_000, '2026-09-22'),
+  // GPT-5.6: cache writes at 1.25x the input price (model pages).
+  model('openai/gpt-5.6-sol', 'openai', [4, 20, 0.4, 5], 128_000, '2026-06-26'),
+  model('openai/gpt-5.6-terra', 'openai', [2, 12, 0.2, 2.5], 128_000, '2026-06-26'),
+  model('openai/gpt-5.6-luna', 'openai', [0.2, 1.2, 0.02, 0.25], 128_000, '2026-06-26'),
   model('openai/gpt-5.5', 'openai', [5, 30, 0.5], 128_000),
   model('openai/gpt-5.4', 'openai', [2.5, 15, 0.25], 128_000),
   model('openai/gpt-5.4-mini', 'openai', [0.75, 4.5, 0.075], 128_000),
@@ -87,6 +91,9 @@ export const DEFAULT_MODELS: ModelConfig[] = [
   // Anthropic, newest first: [input, output, cache hit, 5-minute cache write].
   model('anthropic/claude-fable-5-1', 'anthropic', [10, 50, 0.25, 12.5], 128_000),
   model('anthropic/claude-fable-5', 'anthropic', [10, 50, 1, 12.5], 128_000),
+  // Mythos: limited availability, priced as the Fable of the same version.
+  model('anthropic/claude-mythos-5-1', 'anthropic', [10, 50, 0.25, 12.5], 128_000),
+  model('anthropic/claude-mythos-5', 'anthropic', [10, 50, 1, 12.5], 128_000),
   model('anthropic/claude-opus-5-5', 'anthropic', [4, 20, 0.2, 5], 128_000),
   model('anthropic/claude-opus-5', 'anthropic', [5, 25, 0.5, 6.25], 128_000, '2026-07-24'),
   model('anthropic/claude-opus-4-8', 'anthropic', [5, 25, 0.5, 6.25], 128_000, '2026-05-28'),
@@ -97,7 +104,8 @@ export const DEFAULT_MODELS: ModelConfig[] = [
   model('anthropic/claude-sonnet-4-6', 'anthropic', [3, 15, 0.3, 3.75], 64_000),
   model('anthropic/claude-haiku-5-5', 'anthropic', [0.5, 2.5, 0.05, 0.625], 128_000, '2026-10-07'),
   model('anthropic/claude-opus-4-5', 'anthropic', [5, 25, 0.5, 6.25], 64_000),
-  model('anthropic/claude-opus-4-1', 'anthropic', [15, 75, 1.5, 18.75], 32_000),
+  // Retired on Anthropic's API (still served on Bedrock and Vertex): listed for its price, inactive.
+  { ...model('anthropic/claude-opus-4-1', 'anthropic', [15, 75, 1.5, 18.75], 32_000), active: false },
   model('anthropic/claude-sonnet-4-5', 'anthropic', [3, 15, 0.3, 3.75], 64_000),
   model('anthropic/claude-haiku-4-5', 'anthropic', [1, 5, 0.1, 1.25], 64_000),
   model('google/gemini-2.5-pro', 'google', [1.25, 10, 0.31], 65_536),
@@ -122,4 +130,16 @@ export const DEFAULT_ALIASES: Record<string, string> = {
   haiku: 'anthropic/claude-haiku-5-5',
   fable: 'anthropic/claude-fable-5-1',
   'gpt-5.6': 'openai/gpt-5.6-sol',
+};
+
+/**
+ * The shape of each built-in provider's model names (lower-cased), for names the catalogue does
+ * not list: a well-formed one is forwarded to its provider (unlisted-model.ts), anything else
+ * stays a 404. Providers a deployment adds accept any model-name characters.
+ */
+export const PROVIDER_MODEL_FAMILIES: Readonly<Record<string, RegExp>> = {
+  anthropic: /^claude-[a-z0-9][a-z0-9.@:-]*$/,
+  openai: /^(?:gpt-|chatgpt-|codex-|computer-use-|o\d)[a-z0-9._:-]*$/,
+  google: /^(?:gemini|gemma)-[a-z0-9._-]+$/,
+  mistral: /^(?:mistral|codestral|devstral|magistral|ministral|pixtral|voxtral|open-mistral|open-mixtral)[a-z0-9._-]*$/,
 };

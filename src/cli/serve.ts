@@ -1,12 +1,14 @@
 import { readSettings } from '../config/settings.js';
 import { createLogger } from '../server/logger.js';
 import { startGateway } from '../server/start.js';
+import { logUnhandledRejections } from '../server/process-guards.js';
 import { preloadEncoders, TOKENIZERS } from '../tokenize/index.js';
 
 /** `gateway serve`: prints one `listening` JSON line when all three listeners are up; SIGTERM drains. */
 export async function serve(): Promise<void> {
   const settings = readSettings();
   const logger = createLogger(settings.logLevel);
+  logUnhandledRejections(logger);
   // Opt-in: before listening, so no request ever waits for a vocabulary to load, at the price of
   // ~35 MB that a gateway which never counts tokens does not need (docs/decisions.md).
   if (settings.preloadTokenizers) preloadEncoders(TOKENIZERS);

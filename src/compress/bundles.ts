@@ -20,8 +20,8 @@ export interface Bundle {
    * request's own tools or system prompt address lines by number (SWE-agent `edit 10:20`).
    */
   stripLineNumbers: boolean | 'auto';
-  /** Observation-masking window, in assistant tool turns. */
-  window: { keep: number; step: number };
+  /** The latest assistant tool turns whose outputs a history rewrite never masks. */
+  keepTurns: number;
 }
 
 // Lower-case names seen across agents; used when no bundle is given and as a fallback.
@@ -81,9 +81,9 @@ const GENERIC_TOOLS: Record<string, ToolKind> = {
   notebookedit: 'edit',
 };
 
-// Keep 4..11 recent turns whole; one step every 8 turns. Measured on the SWE-agent set
-// (docs/compression.md): smaller steps save more but break the prompt cache more often.
-const DEFAULT_WINDOW = { keep: 4, step: 8 };
+// The outputs of the latest 4 turns are never masked (arXiv 2508.21433 keeps about ten
+// observations; 4 is what the masking window kept at its narrowest before issue 19).
+const KEEP_TURNS = 4;
 
 export const GENERIC_BUNDLE: Bundle = {
   name: 'generic',
@@ -91,7 +91,7 @@ export const GENERIC_BUNDLE: Bundle = {
   commandArgs: ['command', 'cmd', 'script', 'commands'],
   pathArgs: ['file_path', 'path', 'filePath', 'target_file', 'filename', 'file'],
   stripLineNumbers: 'auto',
-  window: DEFAULT_WINDOW,
+  keepTurns: KEEP_TURNS,
 };
 
 export const BUNDLES: Record<BundleName, Bundle> = {

@@ -42,10 +42,10 @@ export class BoundedCache<V> {
   }
 }
 
-const caches: BoundedCache<unknown>[] = [];
+const caches: { clear(): void }[] = [];
 
-export function registerCache<V>(cache: BoundedCache<V>): BoundedCache<V> {
-  caches.push(cache as BoundedCache<unknown>);
+export function registerCache<C extends { clear(): void }>(cache: C): C {
+  caches.push(cache);
   return cache;
 }
 

@@ -4,9 +4,27 @@ import { performance } from 'node:perf_hooks';
 import { bundleFor, COMPRESSION_MODELS, isCompressionModel } from './bundles.js';
 import { CompressionInputError } from './errors.js';
 import { readRequest } from './formats/index.js';
-import { runPipeline, type PipelineOptions } from './pipeline.js';
-import { countRewrittenBodyTokens, countSourceTokens, keepTokenSavingChanges, tokenizerFor } from './token-count.js';
-import type { CompressionReport, CompressOptions, CompressResult } from './types.js';
+import {
+  applyRendering,
+  boundaryAnchorItem,
+  effectiveMaskBefore,
+  renderRewrite,
+  runFirstSight,
+  type PipelineOptions,
+} from './pipeline.js';
+import {
+  appliedStrategies,
+  countRewrittenBodyTokens,
+  countSourceTokens,
+  tokenizerFor,
+  type BodyCount,
+} from './token-count.js';
+import type { CompressionReport, CompressOptions, CompressResult, Conversation } from './types.js';
+import type { Bundle } from './bundles.js';
+import { relativePrices, type CachePricing } from '../catalogue/cache-pricing.js';
+import { NEW_CONVERSATION, type ConversationState } from './conversation-state.js';
+import { decideRewrite, removedTokens, type RewriteDecision } from './rewrite-policy.js';
+import { countTextTokens } from '../tokenize/index.js';
 
 export { BUNDLES, COMPRESSION_MODELS, isCompressionModel, type BundleName } from './bundles.js';
 export { CompressionInputError } from './errors.js';
@@ -14,6 +32,42 @@ export { detectFormat } from './formats/index.js';
 export { clearCompressionCaches } from './cache.js';
 export { STRATEGY_NAMES } from './pipeline.js';
 export type { CompressionReport, CompressOptions, CompressResult, RequestFormat } from './types.js';
+export { NEW_CONVERSATION, withObservedUsage, type ConversationState } from './conversation-state.js';
+export type { RewriteDecision, RewriteReason } from './rewrite-policy.js';
+
+/** A request that belongs to a conversation the gateway keeps state for (conversation-state.ts). */
+export interface ConversationOptions {
+  /** How the upstream prices and keeps its prompt cache for this request. */
+  pricing: CachePricing;
+  /** The conversation's state before this request; undefined for a conversation not seen yet. */
+  state: ConversationState | undefined;
+  now: number;
+  /** Requests expected after this one, when the caller has a better estimate than the policy's. */
+  expectedRemaining?: number;
+  /** Lengths (in requests) of the key's finished conversations, for the policy's estimate. */
+  history?: readonly number[];
+  /** Set false to let a rewrite risk more than the conversation saved so far (experiments). */
+  riskBudget?: boolean;
+}
+
+/** What a conversation's request decided, for the caller to store and to place breakpoints. */
+export interface ConversationOutcome {
+  /** The state to store for the next request (the upstream's usage is added when known). */
+  state: ConversationState;
+  decision: RewriteDecision;
+  /**
+   * Item (message index) after which the next rewrite may change anything: the assistant message
+   * of the boundary turn; -1 when none. The gateway's Anthropic breakpoint goes there.
+   */
+  anchorItem: number;
+  /** Estimated money saved on this request, in uncached-input-token units. */
+  savedUnits: number;
+  /**
+   * Tokens removed from what the previous request already sent (read from the cache when it
+   * hits) and from what is new in this one, as o200k_base counts them.
+   */
+  removed: { cached: number; fresh: number };
+}
 
 /** Fraction of input tokens removed, 4 decimals: 1000 → 810 gives 0.19. */
 export function compressionRate(before: number, after: number): number {
@@ -32,7 +86,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * cannot be converted. The bundle comes from `options.bundle` (header or per-key setting,
  * resolved by the caller) or else from the body's `compression_model`.
  */
-export function compressPayload(body: unknown, options: CompressOptions & PipelineOptions = {}): CompressResult {
+export function compressPayload(
+  body: unknown,
+  options: CompressOptions & PipelineOptions & { conversation?: ConversationOptions } = {},
+): CompressResult & { conversation?: ConversationOutcome } {
   const started = performance.now();
   const requested = options.bundle ?? (isObject(body) ? body.compression_model : undefined);
   if (requested !== undefined && !isCompressionModel(requested)) {
@@ -44,34 +101,135 @@ export function compressPayload(body: unknown, options: CompressOptions & Pipeli
   const adapter = readRequest(body);
   const source = body as Record<string, unknown>;
   const { conversation } = adapter;
-  runPipeline(conversation, bundleFor(requested), options);
-  const engineMs = performance.now() - started;
+  const bundle = bundleFor(requested);
   const tokenizer = tokenizerFor(source);
   // The source first: every text of the request is then counted (or found counted) once, and
-  // the gate and the rewritten body only look up what they share with it.
+  // the rewritten body only looks up what it shares with it.
   const counted = countSourceTokens(source, conversation.format, tokenizer);
   const before = counted.total;
-  const applied = keepTokenSavingChanges(conversation, tokenizer);
+  const refs = runFirstSight(conversation, bundle, tokenizer, options);
+  let outcome: ConversationOutcome | undefined;
+  if (options.conversation) {
+    outcome = rewriteForConversation(conversation, bundle, refs, counted, options.conversation);
+  } else {
+    const maskBefore = effectiveMaskBefore(conversation, bundle, options.maskBefore);
+    if (maskBefore > 0 && (!options.only || options.only.includes('observation_masking')))
+      applyRendering(conversation.results, renderRewrite(conversation.results, refs, maskBefore));
+  }
+  const engineMs = performance.now() - started;
+  const applied = appliedStrategies(conversation);
   const candidate = applied.length > 0 ? adapter.write() : source;
   const after = countRewrittenBodyTokens(source, candidate, counted, conversation.format, tokenizer);
-  // A body that would not shrink is returned exactly as received.
-  const useful = after < before;
+  // Every change was kept only if it saved tokens for its own output; the rewritten body is sent
+  // even if the total did not shrink: reverting it for this request alone would change the
+  // prefix the next request shares with it.
   const report: CompressionReport = {
     // The public OpenAPI document of the spec: `tool` when a compression model (bundle) was
     // requested, `auto` when every applicable strategy was tried with the generic tables.
     technique: requested !== undefined ? 'tool' : 'auto',
-    applied_strategies: useful ? applied : [],
-    compression_rate: useful ? compressionRate(before, after) : 0,
+    applied_strategies: applied,
+    compression_rate: compressionRate(before, after),
     uncompressed_input_tokens: before,
-    compressed_input_tokens: useful ? after : before,
+    compressed_input_tokens: after,
     // A whole number of milliseconds (the public OpenAPI document types it integer).
     compression_time_ms: Math.round(performance.now() - started),
   };
   const totalMs = performance.now() - started;
   return {
-    body: useful ? candidate : source,
+    body: candidate,
     compression: report,
     timings: { engine_ms: engineMs, accounting_ms: totalMs - engineMs },
+    ...(outcome ? { conversation: outcome } : {}),
+  };
+}
+
+const o200k = (text: string) => countTextTokens(text, 'o200k_base');
+
+/**
+ * The history rewrite of a conversation's request: the boundary its state holds, moved when the
+ * policy says so (rewrite-policy.ts), applied to the results; and the state for the next request.
+ */
+function rewriteForConversation(
+  conversation: Conversation,
+  bundle: Bundle,
+  refs: string[][],
+  counted: BodyCount,
+  options: ConversationOptions,
+): ConversationOutcome {
+  const state = options.state ?? NEW_CONVERSATION;
+  const results = conversation.results;
+  const current = effectiveMaskBefore(conversation, bundle, state.maskBefore);
+  const candidate = Math.max(current, effectiveMaskBefore(conversation, bundle, Number.MAX_SAFE_INTEGER));
+  const now = renderRewrite(results, refs, current);
+  // Each item's tokens as sent under the current boundary (first-sight and masking applied).
+  const itemTokens = counted.items?.slice();
+  let total = counted.total;
+  results.forEach((r, i) => {
+    if (now.texts[i] === r.original) return;
+    const delta = o200k(r.original) - o200k(now.texts[i]!);
+    if (itemTokens && r.item < itemTokens.length) itemTokens[r.item]! -= delta;
+    total -= delta;
+  });
+  const policy = (savedTokens: number, firstChangedItem: number) =>
+    decideRewrite({
+      pricing: options.pricing,
+      state,
+      now: options.now,
+      current,
+      candidate,
+      itemTokens,
+      totalTokens: total,
+      lastAssistantItem: conversation.lastAssistantItem,
+      anchorItem: boundaryAnchorItem(conversation, current),
+      savedTokens,
+      firstChangedItem,
+      breakpointRules: options.pricing.rules.kind === 'breakpoints',
+      expectedRemaining: options.expectedRemaining,
+      history: options.history,
+      riskBudget: options.riskBudget,
+    });
+  // Most requests move nothing: ask first with the most the rewrite could save (every output it
+  // may touch removed) and the least it could change; only if that could pay is it rendered.
+  let upperBound = 0;
+  let lastChangeable = -1;
+  results.forEach((r, i) => {
+    if (r.turn < current || r.turn >= candidate) return;
+    upperBound += o200k(now.texts[i]!);
+    lastChangeable = Math.max(lastChangeable, r.item);
+  });
+  let next = now;
+  let decision = policy(upperBound, lastChangeable);
+  if (decision.reason !== undefined) {
+    next = renderRewrite(results, refs, candidate);
+    let savedTokens = 0;
+    let firstChangedItem = Number.MAX_SAFE_INTEGER;
+    results.forEach((r, i) => {
+      if (next.texts[i] === now.texts[i]) return;
+      savedTokens += o200k(now.texts[i]!) - o200k(next.texts[i]!);
+      firstChangedItem = Math.min(firstChangedItem, r.item);
+    });
+    decision = policy(savedTokens, firstChangedItem);
+  }
+  applyRendering(results, decision.maskBefore === current ? now : next);
+  const { read, write } = relativePrices(options.pricing);
+  const removed = removedTokens(results, o200k, conversation.lastAssistantItem);
+  const savedUnits = decision.cold
+    ? write * (removed.cached + removed.fresh)
+    : read * removed.cached + write * removed.fresh - decision.extraUnits;
+  return {
+    state: {
+      maskBefore: Math.max(state.maskBefore, decision.maskBefore),
+      rewriteAt: decision.reason ? options.now : state.rewriteAt,
+      requests: state.requests + 1,
+      lastRequestAt: options.now,
+      lastCacheRead: null,
+      lastCacheWrite: null,
+      savedUnits: state.savedUnits + savedUnits,
+    },
+    decision,
+    anchorItem: boundaryAnchorItem(conversation, decision.maskBefore),
+    savedUnits,
+    removed,
   };
 }
 

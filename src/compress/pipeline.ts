@@ -1,26 +1,25 @@
-// Order matters: trimming first (later strategies compare trimmed text), then pointers, then
-// masking of what is still big, and tool definitions last (independent of the rest).
+// Order matters: first-sight transforms decide every output from itself and the outputs before
+// it; the history rewrite (masking) then applies where the rewrite boundary allows; tool
+// definitions are independent of both.
 import type { Bundle } from './bundles.js';
 import { BoundedCache, registerCache } from './cache.js';
-import { duplicateReadElision } from './strategies/duplicate-read-elision.js';
-import { observationMasking } from './strategies/observation-masking.js';
-import type { Strategy, StrategyContext } from './strategies/strategy.js';
-import { statusLineDedup } from './strategies/status-line-dedup.js';
-import { structuredOutputMinification } from './strategies/structured-output-minification.js';
-import { toolResultTrimming } from './strategies/tool-result-trimming.js';
+import { applyFirstSight, clearFirstSightStates, FIRST_SIGHT_STRATEGIES } from './first-sight/first-sight.js';
+import { expandReferences } from './first-sight/line-runs.js';
+import { POINTER_RE } from './filters/markers.js';
+import { maskedText, maskingPlan, OBSERVATION_MASKING } from './strategies/observation-masking.js';
+import type { ToolResult } from './types.js';
+import type { StrategyContext } from './strategies/strategy.js';
 import { toolSurfaceReduction } from './strategies/tool-surface-reduction.js';
 import type { Conversation } from './types.js';
-import { frozenBefore } from './window.js';
+import type { TokenizerName } from '../tokenize/index.js';
 
-export const STRATEGIES: readonly Strategy[] = [
-  toolResultTrimming,
-  structuredOutputMinification,
-  duplicateReadElision,
-  statusLineDedup,
-  observationMasking,
-  toolSurfaceReduction,
+export const STRATEGY_NAMES: readonly string[] = [
+  ...FIRST_SIGHT_STRATEGIES,
+  OBSERVATION_MASKING,
+  toolSurfaceReduction.name,
 ];
-export const STRATEGY_NAMES = STRATEGIES.map((s) => s.name);
+
+registerCache({ clear: clearFirstSightStates });
 
 // Agents whose own tools edit by line number need the numbers in file views.
 const LINE_ADDRESSING = /\b(?:start_line|end_line|line_number|lineno|line_start|line_end|start_line_number)\b/;
@@ -37,19 +36,113 @@ function keepsLineNumbers(conversation: Conversation): boolean {
 export interface PipelineOptions {
   /** Run only these strategies (benchmarks measure each one alone). */
   only?: readonly string[];
+  /**
+   * The history-rewrite boundary: outputs of assistant turns before it may be masked (never the
+   * latest `bundle.keepTurns` turns). 0 or absent: no history is rewritten.
+   */
+  maskBefore?: number;
 }
 
-/** Runs the strategies in order; returns the names of those that changed something. */
-export function runPipeline(conversation: Conversation, bundle: Bundle, opts: PipelineOptions = {}): string[] {
-  const ctx: StrategyContext = {
+/**
+ * The item after which the next history rewrite can change anything: the assistant message that
+ * issued the first calls of turn `maskBefore` (the turns before it are masked already and
+ * messages are never rewritten). The gateway puts a cache breakpoint there, so the next rewrite
+ * re-reads everything up to it. -1 when there is no tool result at or after that turn.
+ */
+export function boundaryAnchorItem(conversation: Conversation, maskBefore: number): number {
+  const first = conversation.results.find((r) => r.turn >= maskBefore);
+  return first ? first.item - 1 : -1;
+}
+
+/** The masking boundary actually used: the latest `keep` turns always stay whole. */
+export function effectiveMaskBefore(conversation: Conversation, bundle: Bundle, requested: number | undefined): number {
+  return Math.max(0, Math.min(requested ?? 0, conversation.turnCount - bundle.keepTurns));
+}
+
+export function strategyContext(conversation: Conversation, bundle: Bundle, tokenizer: TokenizerName): StrategyContext {
+  return {
     bundle,
-    frozenBefore: frozenBefore(conversation.turnCount, bundle.window),
     stripLineNumbers: bundle.stripLineNumbers === 'auto' ? !keepsLineNumbers(conversation) : bundle.stripLineNumbers,
+    only: undefined,
+    tokenizer,
   };
-  const applied: string[] = [];
-  for (const strategy of STRATEGIES) {
-    if (opts.only && !opts.only.includes(strategy.name)) continue;
-    if (strategy.run(conversation, ctx)) applied.push(strategy.name);
-  }
-  return applied;
+}
+
+/** The first-sight phase: every result gets its first-sight text; tool definitions are reduced. */
+export function runFirstSight(
+  conversation: Conversation,
+  bundle: Bundle,
+  tokenizer: TokenizerName,
+  opts: PipelineOptions = {},
+): string[][] {
+  const ctx: StrategyContext = { ...strategyContext(conversation, bundle, tokenizer), only: opts.only };
+  const refs = applyFirstSight(conversation.results, ctx);
+  if (!opts.only || opts.only.includes(toolSurfaceReduction.name)) toolSurfaceReduction.run(conversation, ctx);
+  return refs;
+}
+
+/** What every result shows under a rewrite boundary, computed without changing anything. */
+export interface Rendering {
+  texts: string[];
+  masked: ReadonlySet<number>;
+}
+
+/**
+ * The results as they look with every turn before `before` masked (first-sight texts in
+ * `results`; references into masked outputs written out). Pure: the policy compares renderings.
+ */
+export function renderRewrite(results: readonly ToolResult[], refs: string[][], before: number): Rendering {
+  const masked = before > 0 ? maskingPlan(results, before) : new Set<number>();
+  const texts = results.map((r) => r.text);
+  if (masked.size === 0) return { texts, masked };
+  expandReferencesToMasked(results, refs, masked, texts);
+  for (const i of masked) texts[i] = maskedText(results[i]!)!;
+  return { texts, masked };
+}
+
+/** Puts a rendering in place; results it changed name the rewrite. */
+export function applyRendering(results: ToolResult[], rendering: Rendering): void {
+  results.forEach((r, i) => {
+    const text = rendering.texts[i]!;
+    if (text === r.text) return;
+    r.text = text;
+    if (rendering.masked.has(i)) r.changedBy.clear();
+    r.changedBy.add(OBSERVATION_MASKING);
+  });
+}
+
+/**
+ * A visible output whose first-sight text refers to an output the rewrite masks gets those
+ * references written out again (a pointer becomes the whole text it pointed to), so the model
+ * never has to look into a placeholder. Only targets and outputs before the reference matter,
+ * so this too is the same in every request with the same boundary.
+ */
+function expandReferencesToMasked(
+  results: readonly ToolResult[],
+  refs: string[][],
+  masked: ReadonlySet<number>,
+  texts: string[],
+): void {
+  const byId = new Map<string, number>();
+  results.forEach((r, i) => byId.set(r.callId, i));
+  const maskedIds = new Set([...masked].map((i) => results[i]!.callId));
+  const firstSight = results.map((r) => r.text);
+  const expanded = new Map<number, string>();
+  // The text an output shows with every reference into the masked ones written out.
+  const full = (i: number): string => {
+    const known = expanded.get(i);
+    if (known !== undefined) return known;
+    let text = firstSight[i]!;
+    if ((refs[i] ?? []).some((id) => maskedIds.has(id))) {
+      const pointer = POINTER_RE.test(text) ? /tool call (\S+) above\.\]$/.exec(text) : null;
+      if (pointer && maskedIds.has(pointer[1]!)) text = full(byId.get(pointer[1]!)!);
+      // A run names lines of its target's own first-sight text, which are literal there.
+      else text = expandReferences(text, (id) => (maskedIds.has(id) ? firstSight[byId.get(id)!] : undefined));
+    }
+    expanded.set(i, text);
+    return text;
+  };
+  results.forEach((_, i) => {
+    if (!masked.has(i)) texts[i] = full(i);
+  });
 }

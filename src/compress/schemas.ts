@@ -54,9 +54,23 @@ const FunctionCallOutputItem = Obj({
   call_id: Type.String(),
   output: Type.Union([Type.String(), Parts]),
 });
+const CustomToolCallItem = Obj({
+  type: Type.Literal('custom_tool_call'),
+  call_id: Type.String(),
+  name: Type.String(),
+  input: Type.String(),
+});
+const CustomToolCallOutputItem = Obj({
+  type: Type.Literal('custom_tool_call_output'),
+  call_id: Type.String(),
+  output: Type.Union([Type.String(), Parts]),
+});
 const InputMessageItem = Obj({ role: Type.String(), content: Type.Union([Type.String(), Parts]) });
 const ResponsesTool = Obj({ type: Type.String() });
-const ResponsesFunctionTool = Obj({ type: Type.Literal('function'), name: Type.String() });
+const ResponsesNamedTool = Obj({
+  type: Type.Union([Type.Literal('function'), Type.Literal('custom')]),
+  name: Type.String(),
+});
 const ResponsesBody = Obj({
   input: Type.Union([Type.String(), Type.Array(Type.Object({}, { additionalProperties: true }))]),
   instructions: Type.Optional(Type.String()),
@@ -75,9 +89,11 @@ const compiled = {
   ResponsesBody: TypeCompiler.Compile(ResponsesBody),
   FunctionCallItem: TypeCompiler.Compile(FunctionCallItem),
   FunctionCallOutputItem: TypeCompiler.Compile(FunctionCallOutputItem),
+  CustomToolCallItem: TypeCompiler.Compile(CustomToolCallItem),
+  CustomToolCallOutputItem: TypeCompiler.Compile(CustomToolCallOutputItem),
   InputMessageItem: TypeCompiler.Compile(InputMessageItem),
   ResponsesTool: TypeCompiler.Compile(ResponsesTool),
-  ResponsesFunctionTool: TypeCompiler.Compile(ResponsesFunctionTool),
+  ResponsesNamedTool: TypeCompiler.Compile(ResponsesNamedTool),
 };
 export type SchemaName = keyof typeof compiled;
 

@@ -20,6 +20,8 @@ export interface ToolResult {
   call: ToolCallInfo | undefined;
   /** Index of the assistant turn that issued the call (turns with tool calls only). */
   turn: number;
+  /** Index of the message (or responses item) that holds the result. */
+  item: number;
   original: string;
   text: string;
   /** False when the result holds non-text parts (images…): it is then left as is. */
@@ -46,6 +48,12 @@ export interface Conversation {
   tools: ToolDefinition[];
   /** Number of assistant turns that issued tool calls. */
   turnCount: number;
+  /**
+   * Index of the last assistant message (responses: assistant message or function call), -1 when
+   * none: what comes before it was in the previous request of the conversation, what comes
+   * after it is new.
+   */
+  lastAssistantItem: number;
 }
 
 export interface CompressionReport {

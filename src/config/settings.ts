@@ -3,6 +3,8 @@ import { readDomainSettings, type DomainSettings } from './domain-settings.js';
 import { readTlsSettings, type TlsSettings } from './tls-settings.js';
 import { readConnectionSettings, type ConnectionSettings } from './connection-settings.js';
 import { readHardeningSettings, type HardeningSettings } from './hardening-settings.js';
+import { readOffloadSettings, readRouteBodyLimits, type RouteBodyLimits } from './route-limits.js';
+import type { OffloadSettings } from './offload-settings.js';
 import { readSurfaces, type SurfaceName } from './surface-settings.js';
 
 /** Process settings, read once from the environment at start-up. */
@@ -22,7 +24,12 @@ export interface Settings {
   secretKey: string | undefined;
   configFile: string | undefined;
   logLevel: string;
+  /** Every listener's body limit, and the gateway routes' unless set per route. */
   bodyLimitBytes: number;
+  /** Body limits of the gateway routes that take big inputs (docs/configuration.md). */
+  routeBodyLimits: RouteBodyLimits;
+  /** The worker pool for big inputs: threads, queue, size threshold (docs/configuration.md). */
+  offload: OffloadSettings;
   /** How often another instance's key changes are picked up (multi-instance); see docs/decisions.md. */
   keyCacheTtlMs: number;
   /** Concurrent gateway requests per instance before 503 overloaded. */
@@ -123,6 +130,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     configFile: env.GATEWAY_CONFIG || undefined,
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: positiveInt(env, 'GATEWAY_BODY_LIMIT_BYTES', 10 * 1024 * 1024),
+    routeBodyLimits: readRouteBodyLimits(env, positiveInt(env, 'GATEWAY_BODY_LIMIT_BYTES', 10 * 1024 * 1024)),
+    offload: readOffloadSettings(env),
     keyCacheTtlMs: positiveInt(env, 'GATEWAY_KEY_CACHE_TTL_MS', 1000),
     maxConcurrency: positiveInt(env, 'GATEWAY_MAX_CONCURRENCY', 4096),
     reservationTtlMs: positiveInt(env, 'GATEWAY_RESERVATION_TTL_MS', 15 * 60 * 1000),

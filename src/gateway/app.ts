@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createApp, type AppOptions } from '../server/create-app.js';
+import { DEFAULT_JSON_MAX_DEPTH } from '../server/json-body.js';
 import { GATEWAY_ERROR_DOCS, GatewayError, databaseUnavailableError } from '../pipeline/errors.js';
 import { problemToGatewayError, sendGatewayError } from './send-error.js';
 import type { GatewayServices } from './gateway-services.js';
@@ -29,7 +30,8 @@ export function buildGatewayApp(
       if (error instanceof GatewayError) return sendGatewayError(reply, error);
       const unavailable = databaseUnavailableError(error);
       if (!unavailable) return undefined;
-      request.log.warn({ err: error, reqId: request.id }, 'database unavailable');
+      const what = unavailable.code === 'overloaded' ? 'worker pool for large inputs full' : 'database unavailable';
+      request.log.warn({ err: error, reqId: request.id }, what);
       return sendGatewayError(reply, unavailable);
     },
   });
@@ -41,14 +43,22 @@ export function buildGatewayApp(
     if (committed) void committed.then(() => done(null, payload));
     else done(null, payload);
   });
+  const limits = services.bodyLimits;
   app.register(async (authenticated) => {
     registerGatewayAuth(authenticated, services.authenticator);
     registerModelsRoute(authenticated, services);
     registerChatCompletionsRoute(authenticated, services);
-    registerCountTokensRoute(authenticated);
-    registerCompressRoute(authenticated);
+    registerCountTokensRoute(authenticated, limits?.countTokensBytes);
+    registerCompressRoute(
+      authenticated,
+      {
+        bodyLimit: limits?.compressBytes ?? base.bodyLimitBytes,
+        jsonMaxDepth: base.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH,
+      },
+      services,
+    );
     registerMessagesRoute(authenticated, services);
-    registerMessagesCountTokensRoute(authenticated);
+    registerMessagesCountTokensRoute(authenticated, limits?.countTokensBytes);
     registerResponsesRoute(authenticated, services);
   });
   return app;

@@ -1,6 +1,7 @@
 import type { Store } from '../store/database.js';
 import type { KeyAuthenticator } from './auth/key-authenticator.js';
 import type { CoreServices } from '../pipeline/services.js';
+import type { RouteBodyLimits } from '../config/route-limits.js';
 
 export type { UpstreamPolicy } from '../pipeline/services.js';
 
@@ -10,4 +11,6 @@ export interface GatewayServices extends CoreServices {
   authenticator: KeyAuthenticator;
   /** Concurrent requests this instance accepts before answering 503 overloaded. */
   maxConcurrency: number;
+  /** Body limits of the routes that take big inputs; absent: the listener's limit for all. */
+  bodyLimits?: RouteBodyLimits;
 }

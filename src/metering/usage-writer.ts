@@ -275,16 +275,21 @@ const USAGE_COLUMNS = [
   'output_tokens',
   'reasoning_tokens',
   'uncompressed_input_tokens',
+  'compression_savings_micro_usd',
   'cost_micro_usd',
   'tags',
   'status_code',
   'error_code',
   'latency_ms',
   'stream',
+  'model_unlisted',
 ] as const satisfies ReadonlyArray<keyof UsageRecord>;
 
 function usageValues(record: UsageRecord): unknown[] {
-  return USAGE_COLUMNS.map((column) => record[column]);
+  // Optional members are written as their default: model_unlisted 0, compression_savings_micro_usd NULL.
+  return USAGE_COLUMNS.map((column) =>
+    column === 'model_unlisted' ? (record.model_unlisted ?? 0) : (record[column] ?? null),
+  );
 }
 
 /**

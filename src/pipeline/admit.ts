@@ -8,6 +8,7 @@ import {
   withOutputCap,
   type AllowanceRequest,
 } from '../limits/output-allowance.js';
+import { countRequestTokensOffloaded, isBigInput } from '../offload/index.js';
 import { countRequestTokens, tokenizerForModel, type TokenizerName } from '../tokenize/index.js';
 import type { ChatRequest } from '../canonical/chat-request.js';
 import type { CoreServices } from './services.js';
@@ -31,7 +32,11 @@ export interface Admission {
   tags: string[];
   debug: boolean;
   tokenizer: TokenizerName;
-  /** Our count of the prompt; computed on first use (keys without a ceiling rarely need it). */
+  /**
+   * Our count of the prompt; computed on first use (keys without a ceiling rarely need it). A big
+   * prompt is counted on a pool thread from admission on (src/offload/), so that this synchronous
+   * read finds it done; only a request that fails before that thread answers counts it inline.
+   */
   readonly promptEstimate: number;
   maxOutputTokens: number;
   /** For a key with a ceiling: the output cap its reservation pays for, sent upstream (docs/budgets.md). */
@@ -52,7 +57,9 @@ export interface AdmitOptions {
     plan: GatewayToolPlan | undefined;
     targets: UpstreamTarget[];
     model: CatalogueModel;
-  }) => boolean;
+    /** Compression's conversation state, for a route that compresses its own body. */
+    conversations: CoreServices['compression'];
+  }) => boolean | Promise<boolean>;
 }
 
 /** Prompt estimates are ours, not the provider's tokenizer: leave headroom so a slightly higher real count still fits. */
@@ -74,9 +81,15 @@ export async function admit(
   // to compress) and injected after it (their definitions are never rewritten).
   const planned = await planGatewayTools(services.gatewayTools, key, original);
   const compressCanonical =
-    options.compressCanonical?.({ body: planned.body, plan: planned.plan, targets, model }) ?? true;
+    (await options.compressCanonical?.({
+      body: planned.body,
+      plan: planned.plan,
+      targets,
+      model,
+      conversations: services.compression,
+    })) ?? true;
   const compressed = compressCanonical
-    ? applyCompression(request, planned.body, model.pricing)
+    ? await applyCompression(request, planned.body, model, services.compression)
     : { body: planned.body, compression: undefined };
   const compression = compressed.compression;
   const body = injectGatewayTools(compressed.body, planned.plan);
@@ -99,6 +112,11 @@ export async function admit(
     body.max_completion_tokens ?? body.max_tokens ?? model.maxOutputTokens,
     model.maxOutputTokens,
   );
+
+  // Keys with a ceiling and debug answers need the count now; other big prompts get it counted
+  // off the event loop in the background, for the paths that need it later (aborts, no usage).
+  if (key.maxUsageUsd !== null || debug) await admission.countPrompt();
+  else if (isBigInput(admission.body)) admission.countPrompt().catch(() => undefined);
 
   let reservation: Reservation | undefined;
   if (key.maxUsageUsd !== null) {
@@ -147,6 +165,7 @@ class AdmittedRequest implements Admission {
   outputCapApplied: number | undefined = undefined;
   reservation: Reservation | undefined = undefined;
   private estimate: number | undefined = undefined;
+  private counting: Promise<number> | undefined = undefined;
   /** The estimate counts the body as admitted, even if a route replaces `body` afterwards. */
   private readonly admittedBody: ChatRequest;
 
@@ -167,5 +186,15 @@ class AdmittedRequest implements Admission {
 
   get promptEstimate(): number {
     return (this.estimate ??= countRequestTokens(this.admittedBody, this.tokenizer));
+  }
+
+  /** Counts the prompt (on a pool thread when it is big) unless already counted or counting. */
+  countPrompt(): Promise<number> {
+    if (this.estimate !== undefined) return Promise.resolve(this.estimate);
+    this.counting ??= countRequestTokensOffloaded(this.admittedBody, this.tokenizer).then((count) => {
+      this.estimate ??= count;
+      return count;
+    });
+    return this.counting;
   }
 }

@@ -1,15 +1,31 @@
 import type { FastifyRequest } from 'fastify';
-import { compressPayload, COMPRESSION_MODELS, isCompressionModel, type BundleName } from '../compress/index.js';
-import type { Pricing } from '../config/gateway-config.js';
+import type { CatalogueModel } from '../catalogue/catalogue.js';
+import { cachePricingOfModel } from '../catalogue/cache-pricing.js';
+import { CompressionInputError, COMPRESSION_MODELS, isCompressionModel, type BundleName } from '../compress/index.js';
+import { sessionIdFrom } from '../compress/conversation-id.js';
+import {
+  compressConversationRequest,
+  type ConversationRequest,
+  type ConversationResult,
+  type ConversationStore,
+} from '../compress/conversation-request.js';
 import type { ChatRequest } from '../canonical/chat-request.js';
+import type { TokenUsage } from '../canonical/completion.js';
 import { GatewayError } from './errors.js';
+import { compressionAsked } from './compression-asked.js';
 
 export interface AppliedCompression {
   savedTokens: number;
+  /**
+   * Money compression saved on this request, micro-USD, caching counted: the engine's estimate
+   * at admission, replaced by `settle` with the price the upstream's usage says applied.
+   */
   costSavingsMicroUsd: number;
   reductionPercent: number;
   timeMs: number;
   uncompressedTokens: number;
+  /** Called by metering with the upstream's usage; returns the settled saving (micro-USD). */
+  settle(usage: TokenUsage): number;
 }
 
 /** A coding-agent key compresses with the bundle tuned for its assistant. */
@@ -20,33 +36,75 @@ const BUNDLE_FOR_ASSISTANT: Record<string, BundleName> = {
 };
 
 /**
- * Compression inside chat completions: on when the request names a bundle (body or header) or
- * the key has compression enabled. Returns the body to forward and what was saved; a request
- * that would not shrink is forwarded unchanged and reports nothing.
+ * Compression and prompt-cache management for one request (chat path and the native Messages
+ * and Responses paths). Compression is on when the request asks for it (body members or the
+ * X-Gateway-Compression-Model header) or the key has it enabled; it keeps per-conversation state
+ * in `conversations` (src/compress/conversation-request.ts). Cache management (Anthropic
+ * breakpoints, OpenAI prompt_cache_key) is on unless the key or X-Gateway-Cache-Breakpoints
+ * turns it off. Returns the body to forward and what compression did (undefined when it did not
+ * run or removed nothing); the body is the rewritten one even then (cache hints, and first-sight
+ * changes that must stay the same from turn to turn).
  */
-export function applyCompression(
+export async function applyCompression(
   request: FastifyRequest,
   body: ChatRequest,
-  pricing: Pricing,
-): { body: ChatRequest; compression: AppliedCompression | undefined } {
+  model: CatalogueModel,
+  conversations: ConversationStore | undefined,
+): Promise<{ body: ChatRequest; compression: AppliedCompression | undefined }> {
   const key = request.apiKey;
-  const requested = body.compression_model ?? bundleFromHeader(request.headers['x-gateway-compression-model']);
-  if (!requested && !key.compression) return { body, compression: undefined };
-  const bundle = requested ?? (key.codingAssistant ? BUNDLE_FOR_ASSISTANT[key.codingAssistant] : undefined);
-  const result = compressPayload(body, bundle ? { bundle } : {});
+  const asked = compressionAsked(body as unknown as Record<string, unknown>, () =>
+    bundleFromHeader(request.headers['x-gateway-compression-model']),
+  );
+  const compress = asked.on === true || (asked.on === undefined && key.compression);
+  const manageCache = cacheManagementFrom(request.headers['x-gateway-cache-breakpoints']) ?? key.cacheBreakpoints;
+  const target = model.routes[0]?.provider;
+  if (!target || (!compress && !manageCache)) return { body, compression: undefined };
+  // The bundle is passed explicitly; a compression_model that names none (Edgee's generic modes) is not the engine's to read.
+  const { compression_model: _named, ...source } = body;
+  const result = await compressOrRefuse(source, {
+    apiKeyId: key.id,
+    sessionId: sessionIdFrom(request.headers),
+    compress,
+    bundle: asked.bundle ?? (key.codingAssistant ? BUNDLE_FOR_ASSISTANT[key.codingAssistant] : undefined),
+    provider: { kind: target.kind, id: target.id, baseUrl: target.base_url },
+    pricing: cachePricingOfModel(model),
+    manageCache,
+    addCacheHints: manageCache,
+    store: conversations,
+    now: Date.now(),
+    onStoreError: (error) => request.log.warn({ err: error }, 'compression conversation state unavailable'),
+  });
   const report = result.compression;
-  const saved = report.uncompressed_input_tokens - report.compressed_input_tokens;
-  if (saved <= 0) return { body, compression: undefined };
-  return {
-    body: result.body as ChatRequest,
-    compression: {
-      savedTokens: saved,
-      costSavingsMicroUsd: Math.round(saved * pricing.input_per_mtok),
-      reductionPercent: Math.round(report.compression_rate * 10_000) / 100,
-      timeMs: report.compression_time_ms,
-      uncompressedTokens: report.uncompressed_input_tokens,
+  const saved = report ? report.uncompressed_input_tokens - report.compressed_input_tokens : 0;
+  // Unchanged by the engine and without cache hints: the client's own body object goes on.
+  const out = result.body === source ? body : (result.body as unknown as ChatRequest);
+  if (!report || saved <= 0) return { body: out, compression: undefined };
+  const applied: AppliedCompression = {
+    savedTokens: saved,
+    costSavingsMicroUsd: result.estimatedSavingsMicroUsd,
+    reductionPercent: Math.round(report.compression_rate * 10_000) / 100,
+    timeMs: report.compression_time_ms,
+    uncompressedTokens: report.uncompressed_input_tokens,
+    settle(usage) {
+      applied.costSavingsMicroUsd = result.settle(usage);
+      return applied.costSavingsMicroUsd;
     },
   };
+  return { body: out, compression: applied };
+}
+
+/** The engine's refusal of a body it cannot read is the client's 400, not the gateway's 500. */
+async function compressOrRefuse(
+  body: Record<string, unknown>,
+  request: ConversationRequest,
+): Promise<ConversationResult> {
+  try {
+    return await compressConversationRequest(body, request);
+  } catch (error) {
+    if (error instanceof CompressionInputError)
+      throw new GatewayError('invalid_request', { message: error.message, param: error.param });
+    throw error;
+  }
 }
 
 export function formatCompression(applied: AppliedCompression) {
@@ -69,4 +127,20 @@ export function bundleFromHeader(header: string | string[] | undefined): BundleN
     });
   }
   return value;
+}
+
+/**
+ * X-Gateway-Cache-Breakpoints (also read by POST /v1/compress): `off` turns the gateway's
+ * prompt-cache management off for one request (Anthropic breakpoints, OpenAI prompt_cache_key),
+ * `on` turns it on for a key that has it off; absent: the key's setting.
+ */
+export function cacheManagementFrom(header: string | string[] | undefined): boolean | undefined {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase();
+  if (value === undefined || value === '') return undefined;
+  if (value === 'on' || value === 'true' || value === '1') return true;
+  if (value === 'off' || value === 'false' || value === '0') return false;
+  throw new GatewayError('invalid_request', {
+    message: `X-Gateway-Cache-Breakpoints must be "on" or "off", not "${value.slice(0, 40)}".`,
+    param: 'x-gateway-cache-breakpoints',
+  });
 }

@@ -1,3 +1,4 @@
+import { OffloadQueueFull } from '../offload/pool.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';
 
 /**
@@ -116,8 +117,13 @@ export class GatewayError extends Error {
   }
 }
 
-/** A store failure that a retry may cure (database away, restarting, locked) as a 503 with `retry-after`; else undefined. */
+/**
+ * A failure that a retry may cure as a 503 with `retry-after`: the store away, restarting or locked,
+ * or the worker pool for big inputs full (src/offload/); else undefined.
+ */
 export function databaseUnavailableError(error: unknown): GatewayError | undefined {
+  if (error instanceof OffloadQueueFull)
+    return new GatewayError('overloaded', { message: error.message, headers: { 'retry-after': '1' } });
   if (!isDatabaseUnavailable(error)) return undefined;
   return new GatewayError('database_unavailable', { headers: { 'retry-after': '1' } });
 }

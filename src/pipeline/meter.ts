@@ -60,7 +60,8 @@ export function meter(services: CoreServices, request: FastifyRequest, admission
   const cost = costMicroUsd(admission.model.pricing, outcome.usage);
   const now = Date.now();
   recordUsageMetrics({
-    model: admission.model.id,
+    // Unlisted names are the client's choice: one label per provider keeps the series bounded.
+    model: admission.model.unlisted ? `${admission.model.author}/unlisted` : admission.model.id,
     provider: outcome.provider,
     status: outcome.status,
     usage: outcome.usage,
@@ -84,12 +85,16 @@ export function meter(services: CoreServices, request: FastifyRequest, admission
       output_tokens: outcome.usage.outputTokens,
       reasoning_tokens: outcome.usage.reasoningTokens,
       uncompressed_input_tokens: outcome.uncompressedInputTokens ?? null,
+      // Priced from the usage the upstream reported, caching counted (apply-compression.ts).
+      compression_savings_micro_usd:
+        admission.compression && outcome.status === 200 ? admission.compression.settle(outcome.usage) : null,
       cost_micro_usd: cost,
       tags: admission.tags.length === 0 ? '[]' : JSON.stringify(admission.tags),
       status_code: outcome.status,
       error_code: outcome.errorCode,
       latency_ms: now - admission.startedAt,
       stream: outcome.stream ? 1 : 0,
+      model_unlisted: admission.model.unlisted ? 1 : 0,
     },
     admission.reservation === undefined,
     admission.reservation,

@@ -113,7 +113,12 @@ async function nativeAttempt<J, E, T>(
       call.path = { member: route.debugMember, value: 'translated_fallback' };
       admission.targets = rest;
       admission.compression = undefined;
-      const compressed = applyCompression(call.request, admission.body, admission.model.pricing);
+      const compressed = await applyCompression(
+        call.request,
+        admission.body,
+        admission.model,
+        call.services.compression,
+      );
       admission.body = compressed.body;
       admission.compression = compressed.compression;
       return undefined;

@@ -11,7 +11,8 @@ export function resolveModel(catalogue: Catalogue, key: ApiKey, modelId: string)
       param: 'model',
     });
   }
-  const model = catalogue.resolve(modelId);
+  // A name the catalogue does not list is forwarded when it is well-formed for a configured provider.
+  const model = catalogue.resolveForCall(modelId);
   if (!model)
     throw new GatewayError('model_not_found', {
       message: `Model "${modelId}" does not exist or is not active.`,

@@ -5,6 +5,7 @@ import type { BudgetLedger } from '../limits/budget-ledger.js';
 import type { RetryOptions } from '../providers/index.js';
 import type { GatewayToolsService } from '../gateway-tools/service.js';
 import type { Tracing } from '../telemetry/tracing.js';
+import type { ConversationStore } from '../compress/conversation-request.js';
 
 export interface UpstreamPolicy {
   timeouts: { connectMs: number; firstByteMs: number; betweenChunksMs: number };
@@ -22,4 +23,6 @@ export interface CoreServices {
   gatewayTools?: GatewayToolsService | undefined;
   /** Request traces (OpenTelemetry); absent or disabled: nothing is built for them. */
   tracing?: Tracing | undefined;
+  /** Compression's per-conversation state (src/store/compression-conversations.ts); absent: compression is stateless. */
+  compression?: ConversationStore | undefined;
 }

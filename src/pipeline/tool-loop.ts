@@ -3,6 +3,7 @@ import type { ProviderCompletion, ProviderStreamEvent, TokenUsage } from '../can
 import type { ChatMessage, ChatRequest, ToolCall } from '../canonical/chat-request.js';
 import { worstCaseMicroUsd } from '../metering/cost.js';
 import { countRequestTokens } from '../tokenize/index.js';
+import { countRequestTokensOffloaded } from '../offload/index.js';
 import { runGatewayTool } from '../gateway-tools/run-tool.js';
 import type { GatewayToolResult } from '../gateway-tools/pending-operations.js';
 import { GatewayError } from './errors.js';
@@ -151,7 +152,7 @@ class ToolLoop {
     const { admission, services, request } = this.call;
     const ceiling = request.apiKey.maxUsageUsd;
     if (ceiling === null || !admission.reservation) return;
-    const prompt = Math.ceil(countRequestTokens(this.body, admission.tokenizer) * ESTIMATE_HEADROOM);
+    const prompt = Math.ceil((await countRequestTokensOffloaded(this.body, admission.tokenizer)) * ESTIMATE_HEADROOM);
     const worstCase = worstCaseMicroUsd(admission.model.pricing, prompt, admission.maxOutputTokens);
     if (!(await services.budget.extend(admission.reservation, ceiling * 1_000_000, worstCase))) {
       throw new GatewayError('usage_limit_exceeded', {

@@ -13,17 +13,30 @@ export function validateChatRequest(request: ChatRequest): void {
     } else if (message.tool_call_id !== undefined) {
       throw invalid(`${at}.tool_call_id`, 'tool_call_id is only allowed on tool messages.');
     }
-    if (message.tool_calls !== undefined && message.role !== 'assistant') {
+    if (message.role === 'function' && !message.name)
+      throw invalid(`${at}.name`, 'A function message needs the name of the function it answers.');
+    // `null` is what clients echo back from a response without calls: the same as absent.
+    if (message.tool_calls != null && message.role !== 'assistant') {
       throw invalid(`${at}.tool_calls`, 'tool_calls is only allowed on assistant messages.');
     }
+    if (message.function_call != null && message.role !== 'assistant') {
+      throw invalid(`${at}.function_call`, 'function_call is only allowed on assistant messages.');
+    }
     const hasContent = message.content !== undefined && message.content !== null;
-    if (!hasContent && !(message.role === 'assistant' && (message.tool_calls?.length || message.refusal))) {
+    const assistantAct =
+      message.role === 'assistant' &&
+      Boolean(message.tool_calls?.length || message.refusal || message.function_call || message.audio);
+    if (!hasContent && !assistantAct) {
       throw invalid(`${at}.content`, `A ${message.role} message needs content.`);
     }
     if (Array.isArray(message.content) && message.role !== 'user') {
-      const nonText = message.content.findIndex((part) => part.type !== 'text');
-      if (nonText >= 0)
-        throw invalid(`${at}.content[${nonText}]`, `Only text parts are allowed in ${message.role} messages.`);
+      const allowed = message.role === 'assistant' ? ASSISTANT_PARTS : TEXT_ONLY;
+      const other = message.content.findIndex((part) => !allowed.has(part.type));
+      if (other >= 0)
+        throw invalid(
+          `${at}.content[${other}]`,
+          `Only ${[...allowed].join(' and ')} parts are allowed in ${message.role} messages.`,
+        );
     }
   });
   const choice = request.tool_choice;
@@ -36,6 +49,9 @@ export function validateChatRequest(request: ChatRequest): void {
     throw invalid('tool_choice', 'tool_choice "required" needs at least one tool.');
   }
 }
+
+const TEXT_ONLY: ReadonlySet<string> = new Set(['text']);
+const ASSISTANT_PARTS: ReadonlySet<string> = new Set(['text', 'refusal']);
 
 function invalid(param: string, message: string): GatewayError {
   return new GatewayError('invalid_request', { message, param });

@@ -2,7 +2,8 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import type { Server as HttpsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { connectionsTimedOut } from '../metrics/connection-metrics.js';
-import type { ConnectionGate } from './connection-gate.js';
+import { addressKey, type ConnectionGate } from './connection-gate.js';
+import type { HandshakePacer } from './handshake-pacer.js';
 
 const TLS_HANDSHAKE_RECORD = 0x16;
 
@@ -24,6 +25,8 @@ export interface ListenerOptions {
   gate: ConnectionGate;
   /** Budget from the TCP accept to the end of the TLS handshake, first byte included. */
   handshakeTimeoutMs: number;
+  /** Defers handshakes so a burst of new connections does not stall open ones; absent: at once. */
+  pacer?: HandshakePacer | undefined;
 }
 
 /**
@@ -36,7 +39,8 @@ export interface ListenerOptions {
  * sends nothing, a first byte and nothing, or a ClientHello a byte at a time. (Node's own TLS
  * handshake timeout, kept as a backstop, starts only when the HTTPS server gets the socket, after
  * the first byte, and is an inactivity timer by its API.) After the handshake the HTTPS server's
- * header, body and keep-alive timeouts apply (create-app.ts).
+ * header, body and keep-alive timeouts apply (create-app.ts). With a pacer, a TLS connection's
+ * handshake waits its turn (handshake-pacer.ts); its deadline runs meanwhile.
  */
 export function createHttpsOnlyListener(https: HttpsServer, options: ListenerOptions): Server {
   startConnectionChecks(https);
@@ -68,7 +72,13 @@ export function createHttpsOnlyListener(https: HttpsServer, options: ListenerOpt
       socket.pause();
       if (chunk[0] === TLS_HANDSHAKE_RECORD) {
         socket.unshift(chunk);
-        https.emit('connection', socket);
+        if (!options.pacer) https.emit('connection', socket);
+        // Cut at the handshake deadline while it waited: nothing left to do.
+        else
+          options.pacer.enqueue(
+            addressKey(socket.remoteAddress),
+            () => socket.destroyed || https.emit('connection', socket),
+          );
       } else {
         handshakeDone(key);
         socket.end(PLAIN_HTTP_REFUSAL);

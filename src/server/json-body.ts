@@ -22,11 +22,22 @@ export interface JsonBodyOptions {
  */
 export function registerJsonBodyParser(app: FastifyInstance, options: JsonBodyOptions): void {
   app.removeContentTypeParser('application/json');
-  const parse = (
-    _request: FastifyRequest,
-    body: string | Buffer,
-    done: (err: Error | null, body?: unknown) => void,
-  ) => {
+  app.addContentTypeParser(
+    options.lenient ? '*' : 'application/json',
+    { parseAs: 'string', bodyLimit: options.bodyLimitBytes },
+    jsonBodyParser(options),
+  );
+}
+
+type BodyParser = (
+  request: FastifyRequest,
+  body: string | Buffer,
+  done: (err: Error | null, body?: unknown) => void,
+) => void;
+
+/** The parse callback of registerJsonBodyParser, for a route scope that wraps it (routes/compress.ts). */
+export function jsonBodyParser(options: Pick<JsonBodyOptions, 'maxDepth' | 'lenient'>): BodyParser {
+  return (_request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.length === 0) {
       // A lenient listener takes "no body" for "no JSON"; application/json with nothing is an error.
@@ -36,18 +47,16 @@ export function registerJsonBodyParser(app: FastifyInstance, options: JsonBodyOp
     try {
       done(null, parseJsonText(text, options.maxDepth));
     } catch (error) {
-      done(
-        error instanceof JsonBodyRejection
-          ? invalidJson(error.message)
-          : invalidJson(`The request body is not valid JSON: ${(error as Error).message}`),
-      );
+      done(jsonBodyError(error));
     }
   };
-  app.addContentTypeParser(
-    options.lenient ? '*' : 'application/json',
-    { parseAs: 'string', bodyLimit: options.bodyLimitBytes },
-    parse,
-  );
+}
+
+/** What parseJsonText threw, as the 400 every surface answers with `invalid_json`. */
+export function jsonBodyError(error: unknown): FastifyError {
+  return error instanceof JsonBodyRejection
+    ? invalidJson(error.message)
+    : invalidJson(`The request body is not valid JSON: ${(error as Error).message}`);
 }
 
 /** A body that is JSON but outside what the service accepts: too deep, or a number out of range. */
@@ -133,7 +142,7 @@ function closingQuote(text: string, open: number): number {
   return -1;
 }
 
-function invalidJson(message: string): FastifyError {
+export function invalidJson(message: string): FastifyError {
   const error = new Error(message) as FastifyError;
   error.statusCode = 400;
   error.code = 'FST_ERR_CTP_INVALID_JSON_BODY';

@@ -21,7 +21,10 @@ import { Surface } from './surface.js';
 import { buildMetricsApp } from './metrics-app.js';
 import { trackUsageQueue } from '../metrics/metrics.js';
 import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.js';
+import { configureOffload } from '../offload/index.js';
 import { ConnectionGate } from './connection-gate.js';
+import { HandshakePacer } from './handshake-pacer.js';
+import { CompressionConversations } from '../store/compression-conversations.js';
 import { readTelemetrySettings } from '../config/telemetry-settings.js';
 import { createTracing } from '../telemetry/tracing.js';
 
@@ -47,6 +50,8 @@ export async function startGateway(
   logger: Logger = createLogger(settings.logLevel),
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RunningGateway> {
+  // Process-wide: the pool is created on first use with these (threads, queue) and keeps them.
+  configureOffload(settings.offload);
   const config = loadGatewayConfig(settings.configFile);
   const catalogue = new Catalogue(config, env);
   // Off unless an OTLP endpoint is configured; then the SDK is loaded and each request traced.
@@ -106,6 +111,7 @@ export async function startGateway(
   const connections = {
     gate: connectionGate(settings, logger),
     handshakeTimeoutMs: settings.connections.handshakeTimeoutMs,
+    pacer: new HandshakePacer(),
   };
   const surfaces: Array<{ surface: Surface; port: number }> = [];
   if (served.has('gateway'))
@@ -126,6 +132,8 @@ export async function startGateway(
             logger,
             gatewayTools,
             tracing,
+            bodyLimits: settings.routeBodyLimits,
+            compression: new CompressionConversations(store),
           },
         ),
         connections,

@@ -3,11 +3,14 @@ import type { Server as HttpsServer } from 'node:https';
 import type { Server } from 'node:net';
 import { createHttpsOnlyListener, listen } from './https-only-listener.js';
 import type { ConnectionGate } from './connection-gate.js';
+import type { HandshakePacer } from './handshake-pacer.js';
 
 export interface SurfaceConnections {
   /** The instance's connection caps, shared by all its surfaces. */
   gate: ConnectionGate;
   handshakeTimeoutMs: number;
+  /** The instance's handshake pacing, shared by all its surfaces; without it handshakes start at once. */
+  pacer?: HandshakePacer;
 }
 
 /**

@@ -23,6 +23,8 @@ export interface ApiKey {
   active: boolean;
   debugMode: boolean;
   compression: boolean;
+  /** The gateway manages prompt caching for this key's requests (on unless turned off). */
+  cacheBreakpoints: boolean;
   email: string | null;
   createdAt: number;
   updatedAt: number;
@@ -41,6 +43,7 @@ export interface NewApiKey {
   email: string | null;
   debugMode: boolean;
   compression: boolean;
+  cacheBreakpoints?: boolean;
 }
 
 export interface ApiKeyPatch {
@@ -50,6 +53,7 @@ export interface ApiKeyPatch {
   maxUsageUsd?: number | null;
   debugMode?: boolean;
   compression?: boolean;
+  cacheBreakpoints?: boolean;
   type?: 'api' | 'coding_agent';
   codingAssistant?: string | null;
   /** ms; null: never expires. */
@@ -70,6 +74,7 @@ export function toApiKey(row: ApiKeyRow): ApiKey {
     active: row.active === 1,
     debugMode: row.debug_mode === 1,
     compression: row.compression === 1,
+    cacheBreakpoints: row.cache_breakpoints !== 0,
     email: row.email,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -102,6 +107,7 @@ export class ApiKeyRepository {
       active: 1,
       debug_mode: input.debugMode ? 1 : 0,
       compression: input.compression ? 1 : 0,
+      cache_breakpoints: input.cacheBreakpoints === false ? 0 : 1,
       email: input.email,
       key_digest: digestSecret(secret),
       key_ciphertext: encryptSecret(this.masterKey, secret, sealContext(id)),
@@ -140,6 +146,7 @@ export class ApiKeyRepository {
     if (patch.maxUsageUsd !== undefined) changes.max_usage_usd = patch.maxUsageUsd;
     if (patch.debugMode !== undefined) changes.debug_mode = patch.debugMode ? 1 : 0;
     if (patch.compression !== undefined) changes.compression = patch.compression ? 1 : 0;
+    if (patch.cacheBreakpoints !== undefined) changes.cache_breakpoints = patch.cacheBreakpoints ? 1 : 0;
     if (patch.type !== undefined) changes.type = patch.type;
     if (patch.codingAssistant !== undefined) changes.coding_assistant = patch.codingAssistant;
     if (patch.expiresAt !== undefined) changes.expires_at = patch.expiresAt;

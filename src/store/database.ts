@@ -186,6 +186,9 @@ async function runMigrator(db: Kysely<Database>, schema: string | undefined): Pr
   const migrator = new Migrator({
     db,
     provider: migrationProvider,
+    // Numbers are reserved per piece of work and land out of order (007 after 008 and 009): a
+    // store migrated before a lower number existed runs it then instead of refusing to start.
+    allowUnorderedMigrations: true,
     // Names are `NNN-words`: plain code-unit order is their order. Kysely's default,
     // localeCompare, loads ICU's collation data at every start (~2.6 MB resident) for this.
     nameComparator: (a, b) => (a < b ? -1 : a > b ? 1 : 0),

@@ -32,6 +32,8 @@ export interface ApiKeysTable {
   active: number;
   debug_mode: number;
   compression: number;
+  /** 1: the gateway manages prompt caching (Anthropic breakpoints, OpenAI prompt_cache_key); migration 007. */
+  cache_breakpoints: number;
   email: string | null;
   key_digest: string;
   key_ciphertext: string | null;
@@ -65,6 +67,11 @@ export interface UsageRecordsTable {
    * before the request path fills it; a row written without it stores null.
    */
   compression_savings_micro_usd?: number | null;
+  /**
+   * 1 when the model is not in the catalogue and was priced at its provider's highest prices
+   * (migration 010, default 0); optional so rows built elsewhere (refusals, seeds) store 0.
+   */
+  model_unlisted?: number;
   tags: string;
   status_code: number;
   error_code: string | null;
@@ -191,6 +198,23 @@ export interface GatewayPendingOperationsTable {
   gateway_results: string;
 }
 
+/** One conversation the compression engine keeps state for (migration 007). */
+export interface CompressionConversationsTable {
+  api_key_id: string;
+  /** SHA-256 of the client's session id, or of the conversation's stable head (src/compress/conversation-id.ts). */
+  conversation_id: string;
+  mask_before: number;
+  rewrite_at: number | null;
+  requests: number;
+  last_request_at: number;
+  last_cache_read: number | null;
+  last_cache_write: number | null;
+  /** Estimated savings so far, in uncached-input-token units (rounded). */
+  saved_units: number;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   console_tokens: ConsoleTokensTable;
@@ -207,4 +231,5 @@ export interface Database {
   collected_events: CollectedEventsTable;
   event_deliveries: EventDeliveriesTable;
   warehouse_events: WarehouseEventsTable;
+  compression_conversations: CompressionConversationsTable;
 }

@@ -25,10 +25,20 @@ const SLOT_INTS = 4; // bytes 0–3, 4–7, 8–11, length | rank << 8 (0 = empt
 export class MergeRanks {
   private readonly mask: number;
   private readonly slots: Int32Array;
-  /** Tokens longer than 12 bytes, keyed by their bytes as a Latin-1 string. */
-  private readonly long = new Map<string, number>();
+  /** Tokens longer than 12 bytes: their bytes end to end, and per token its start, length, rank. */
+  private longBytes = new Uint8Array(1 << 16);
+  private longBytesUsed = 0;
+  private longStart: number[] = [];
+  private longLength: number[] = [];
+  private longRank: number[] = [];
+  /** Open addressing over the long tokens by hash of their bytes: index + 1 (0 = empty). */
+  private longSlots = new Int32Array(0);
   /** Ranks of the two-byte tokens by `first << 8 | second`: the first merges need no hashing. */
   readonly pairs = new Int32Array(1 << 16).fill(NONE);
+  /** Bytes of the longest token: a longer range is no token, without a lookup. */
+  maxTokenBytes = 0;
+  /** One more than the highest rank: ranks index arrays of this length. */
+  rankLimit = 0;
 
   constructor(tokens: number) {
     let capacity = 1024;
@@ -40,9 +50,11 @@ export class MergeRanks {
   /** `bytes`: one character per byte (Latin-1). */
   add(bytes: string, rank: number): void {
     const length = bytes.length;
+    if (length > this.maxTokenBytes) this.maxTokenBytes = length;
+    if (rank >= this.rankLimit) this.rankLimit = rank + 1;
     if (length === 2) this.pairs[(bytes.charCodeAt(0) << 8) | bytes.charCodeAt(1)] = rank;
     if (length > MAX_PACKED_BYTES) {
-      this.long.set(bytes, rank);
+      this.addLong(bytes, rank);
       return;
     }
     let a = 0;
@@ -64,10 +76,59 @@ export class MergeRanks {
     slots[at + 3] = length | (rank << 8);
   }
 
+  private addLong(latin1: string, rank: number): void {
+    const length = latin1.length;
+    if (this.longBytesUsed + length > this.longBytes.length) {
+      const grown = new Uint8Array(Math.max(this.longBytes.length * 2, this.longBytesUsed + length));
+      grown.set(this.longBytes);
+      this.longBytes = grown;
+    }
+    const start = this.longBytesUsed;
+    for (let k = 0; k < length; k++) this.longBytes[start + k] = latin1.charCodeAt(k);
+    this.longBytesUsed += length;
+    this.longStart.push(start);
+    this.longLength.push(length);
+    this.longRank.push(rank);
+    if (this.longStart.length * 2 > this.longSlots.length) this.rehashLong();
+    else this.slotLong(this.longStart.length - 1);
+  }
+
+  private rehashLong(): void {
+    this.longSlots = new Int32Array(Math.max(1024, this.longSlots.length * 2));
+    for (let index = 0; index < this.longStart.length; index++) this.slotLong(index);
+  }
+
+  private slotLong(index: number): void {
+    const start = this.longStart[index]!;
+    const mask = this.longSlots.length - 1;
+    let slot = hashBytes(this.longBytes, start, start + this.longLength[index]!) & mask;
+    while (this.longSlots[slot] !== 0) slot = (slot + 1) & mask;
+    this.longSlots[slot] = index + 1;
+  }
+
+  /** Rank of a token of more than 12 bytes: one hash over the range, one compare on a hit. */
+  private longRankOf(bytes: Uint8Array, start: number, end: number): number {
+    const slots = this.longSlots;
+    if (slots.length === 0) return NONE;
+    const mask = slots.length - 1;
+    const length = end - start;
+    const pool = this.longBytes;
+    for (let slot = hashBytes(bytes, start, end) & mask; ; slot = (slot + 1) & mask) {
+      const index = slots[slot]! - 1;
+      if (index < 0) return NONE;
+      if (this.longLength[index] !== length) continue;
+      const at = this.longStart[index]!;
+      let k = 0;
+      while (k < length && pool[at + k] === bytes[start + k]) k++;
+      if (k === length) return this.longRank[index]!;
+    }
+  }
+
   /** Rank of the token `bytes[start, end)`, NONE if it is no token. */
   rank(bytes: Uint8Array, start: number, end: number): number {
     const length = end - start;
-    if (length > MAX_PACKED_BYTES) return this.long.get(latin1(bytes, start, end)) ?? NONE;
+    if (length > this.maxTokenBytes) return NONE;
+    if (length > MAX_PACKED_BYTES) return this.longRankOf(bytes, start, end);
     let a = 0;
     let b = 0;
     let c = 0;
@@ -87,10 +148,12 @@ export class MergeRanks {
   }
 }
 
-function latin1(bytes: Uint8Array, start: number, end: number): string {
-  let out = '';
-  for (let k = start; k < end; k++) out += String.fromCharCode(bytes[k]!);
-  return out;
+function hashBytes(bytes: Uint8Array, start: number, end: number): number {
+  let hash = end - start;
+  for (let k = start; k < end; k++) hash = Math.imul(hash ^ bytes[k]!, 0x01000193);
+  hash ^= hash >>> 15;
+  hash = Math.imul(hash, 0x2c1b3c6d);
+  return hash ^ (hash >>> 13);
 }
 
 const requireModule = createRequire(import.meta.url);

@@ -1,3 +1,4 @@
+import { codePointPieceEnd } from './code-point-scanner.js';
 import type { TokenizerName } from './tokenizer-names.js';
 
 /**
@@ -216,12 +217,21 @@ const REGEXES: Record<TokenizerName, RegExp> = {
   o200k_base: pieceRegex('o200k_base'),
 };
 
-/** The regex's piece at `i`, for a position the scanner could not decide. */
-function regexPieceEnd(regex: RegExp, text: string, i: number): number {
+/**
+ * The regex's piece at `i`, for a position the scanner could not decide. A piece of millions of
+ * non-ASCII letters or marks exhausts the regex engine's backtracking stack (RangeError); the
+ * same branches written over code points (code-point-scanner.ts) decide that one instead.
+ */
+function regexPieceEnd(regex: RegExp, text: string, i: number, name: TokenizerName): number {
   regex.lastIndex = i;
-  // Every character is matched by some branch (white space by the last one, anything else by
-  // the punctuation or word branches); the fallback only guards the caller's loop.
-  return regex.test(text) ? regex.lastIndex : i + 1;
+  try {
+    // Every character is matched by some branch (white space by the last one, anything else by
+    // the punctuation or word branches); the fallback only guards the caller's loop.
+    return regex.test(text) ? regex.lastIndex : i + 1;
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return codePointPieceEnd(text, i, name);
+  }
 }
 
 // One function per encoding, so that a counter calls the same one for every piece (a lookup
@@ -229,11 +239,11 @@ function regexPieceEnd(regex: RegExp, text: string, i: number): number {
 const PIECE_ENDS: Record<TokenizerName, (text: string, i: number) => number> = {
   cl100k_base: (text, i) => {
     const end = cl100kPieceEnd(text, i);
-    return end !== UNDECIDED ? end : regexPieceEnd(REGEXES.cl100k_base, text, i);
+    return end !== UNDECIDED ? end : regexPieceEnd(REGEXES.cl100k_base, text, i, 'cl100k_base');
   },
   o200k_base: (text, i) => {
     const end = o200kPieceEnd(text, i);
-    return end !== UNDECIDED ? end : regexPieceEnd(REGEXES.o200k_base, text, i);
+    return end !== UNDECIDED ? end : regexPieceEnd(REGEXES.o200k_base, text, i, 'o200k_base');
   },
 };
 

@@ -8,12 +8,12 @@ export interface FunctionDefinition {
 }
 
 /**
- * Reads a tool in the chat (`{type:'function', function:{…}}`), responses-style (flat
- * `{type:'function', name, …}`) or messages-style (`{name, input_schema}`) shape; undefined
- * for anything else (server tools, unknown types), which the caller counts as JSON.
+ * Reads a tool in the chat (`{type:'function', function:{…}}`) or responses-style (flat
+ * `{type:'function', name, …}`) shape; undefined for anything else (messages-style tools,
+ * server tools, unknown types), which the caller counts another way.
  */
 export function toFunctionDefinition(tool: unknown): FunctionDefinition | undefined {
-  if (!isRecord(tool)) return undefined;
+  if (!isRecord(tool) || isMessagesStyleTool(tool)) return undefined;
   const fn = isRecord(tool.function) ? tool.function : tool;
   if (typeof fn.name !== 'string') return undefined;
   if (tool.type !== undefined && tool.type !== 'function' && tool.type !== 'custom') return undefined;
@@ -79,4 +79,33 @@ function renderType(schema: Record<string, unknown>, indent: number): string {
     default:
       return 'any';
   }
+}
+
+/** A client tool in Anthropic's shape: `{name, description?, input_schema}`, type absent or `custom`. */
+export function isMessagesStyleTool(tool: Record<string, unknown>): boolean {
+  return (
+    typeof tool.name === 'string' &&
+    isRecord(tool.input_schema) &&
+    tool.function === undefined &&
+    (tool.type === undefined || tool.type === 'custom')
+  );
+}
+
+/**
+ * Anthropic shows client tools to the model as JSON, the whole `input_schema` included (its
+ * `$schema`, `additionalProperties`, …, which the TypeScript rendering leaves out), one
+ * `<function>` element per tool: the layout of its published tool-use prompt. Counting the
+ * same text is what makes compression's savings on Claude Code's tool definitions show.
+ */
+export function renderAnthropicToolDefinitions(tools: readonly Record<string, unknown>[]): string {
+  const lines = ['<functions>'];
+  for (const tool of tools) {
+    const shown: Record<string, unknown> = {};
+    if (typeof tool.description === 'string') shown.description = tool.description;
+    shown.name = tool.name;
+    shown.parameters = tool.input_schema;
+    lines.push(`<function>${JSON.stringify(shown)}</function>`);
+  }
+  lines.push('</functions>');
+  return lines.join('\n');
 }

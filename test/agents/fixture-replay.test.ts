@@ -11,7 +11,8 @@ import { toolRoundTrip } from '../support/agents/tool-round-trip.js';
  * The requests Claude Code, Codex and opencode really send (test/fixtures/agents, recorded by
  * test/support/agents/record-fixtures.ts), replayed against the gateway without the CLIs: each
  * model call must be admitted and streamed from the provider. Fast regression tests for every
- * blocker of issue 18; the ones today's gateway fails are todo with the refusal they hit.
+ * blocker of issue 18 (each CLI's own regression tests: test/gateway/messages-claude-code,
+ * responses-codex-conversion, chat-openai-fields, unlisted-models).
  */
 const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'agents');
 const UPSTREAM_KEY = 'sk-upstream-only';
@@ -25,13 +26,8 @@ interface Fixture {
   body: any;
 }
 
-/** What refuses each recorded call today, first refusal only. */
-const PENDING: Record<string, string> = {
-  'claude-code/02-tool-call.json':
-    'gateway fix pending: messages[1].role "system" (mid-conversation system message) refused by src/gateway/messages/messages-schema.ts:84',
-  'claude-code/03-tool-result.json':
-    'gateway fix pending: messages[1].role "system" (mid-conversation system message) refused by src/gateway/messages/messages-schema.ts:84',
-};
+/** What refuses a recorded call today (first refusal only), as a todo; none since issue 18. */
+const PENDING: Record<string, string> = {};
 
 const fixtures: Array<{ name: string; fixture: Fixture }> = readdirSync(FIXTURES).flatMap((cli) =>
   readdirSync(join(FIXTURES, cli))

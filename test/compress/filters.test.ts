@@ -68,11 +68,44 @@ describe('tool_result_trimming filters', () => {
     assert.match(status, /modified: {3}src\/marshmallow\/fields.py/);
   });
 
-  it('tsc: a diagnostic repeated across files is kept three times with a count', () => {
+  it('tsc: every error stays, even the same message at many sites', () => {
     const out = trimOutput(fixtureText('tsc-errors.txt'), 'build', keep);
-    assert.equal(out.match(/TS2322/g)?.length, 3);
+    assert.equal(out.match(/TS2322/g)?.length, 9);
     assert.match(out, /TS2304: Cannot find name 'foo'/);
-    assert.match(out, /6 repeats of diagnostics/);
+  });
+
+  it('lint: a warning repeated across files is kept three times with a count', () => {
+    const lint = Array.from({ length: 9 }, (_, i) => `src/r${i}.py:${i + 3}:80: W505 doc line too long (90 > 79)`).join(
+      '\n',
+    );
+    const out = trimOutput(lint, 'build', keep);
+    assert.equal(out.match(/W505/g)?.length, 3);
+    assert.match(out, /6 repeats of warnings/);
+  });
+
+  it('ls -l keeps type, permissions, size and name; owner, links and dates are said once', () => {
+    const ls = [
+      'total 708',
+      'drwxrwxrwx  1 root root   4096 Oct 24  2024 .',
+      'drwxr-xr-x  1 root root   4096 Nov 18 23:37 ..',
+      '-rw-r--r--  1 root root   1701 Oct 24  2024 .git-blame-ignore-revs',
+      'drwxrwxrwx  8 root root   4096 Oct 24  2024 .git',
+      '-rwxr-xr-x  1 root root   1647 Oct 24  2024 setup.py',
+      'lrwxrwxrwx  1 root root     11 Oct 24  2024 link -> setup.py',
+    ].join('\n');
+    assert.equal(
+      trimOutput(ls, 'list', keep),
+      [
+        'total 708',
+        '[ls -l rows: owner root:root on every row; link counts and dates left out; sizes in bytes]',
+        'drwxrwxrwx ./',
+        'drwxr-xr-x ../',
+        '-rw-r--r-- 1701 .git-blame-ignore-revs',
+        'drwxrwxrwx .git/',
+        '-rwxr-xr-x 1647 setup.py',
+        'lrwxrwxrwx 11 link -> setup.py',
+      ].join('\n'),
+    );
   });
 
   it('rg output is grouped by file; find output by directory', () => {

@@ -10,9 +10,10 @@ import {
   type BundleName,
 } from '../../src/compress/index.js';
 import { GENERIC_BUNDLE } from '../../src/compress/bundles.js';
-import { isPlaceholder } from '../../src/compress/filters/markers.js';
+import { MASKED_RE } from '../../src/compress/filters/markers.js';
+import { isErrorLine } from '../../src/compress/filters/error-lines.js';
+import { normalize } from '../../src/compress/filters/normalize.js';
 import { countBodyTokens, tokenizerFor } from '../../src/compress/token-count.js';
-import { frozenBefore } from '../../src/compress/window.js';
 import { build, callIds, items, outputs, SHAPES, type Dialogue, type Shape } from './helpers/build.js';
 import { fixtureText, observations } from './helpers/fixtures.js';
 
@@ -35,8 +36,37 @@ const realOutputs = [
   'File updated.',
   '',
 ];
+// Numbered views of one file (nl -ba, cat -n, SWE-agent, grep -n): overlapping ranges, edits that
+// shift later numbers, a range shown twice (an edit preview), non-consecutive numbers.
+const CODE = Array.from({ length: 60 }, (_, i) => `    statement_${i % 23} = compute(${i % 7}, option=${i % 3 === 0})`);
+const numberedView = fc
+  .record({
+    from: fc.integer({ min: 0, max: 50 }),
+    length: fc.integer({ min: 3, max: 30 }),
+    insertAt: fc.option(fc.integer({ min: 0, max: 59 }), { nil: undefined }),
+    style: fc.constantFrom(
+      (n: number) => `${String(n).padStart(6)}\t`,
+      (n: number) => `${n}:`,
+      (n: number) => `${String(n).padStart(5, '0')}| `,
+    ),
+    twice: fc.boolean(),
+    sparse: fc.boolean(),
+  })
+  .map(({ from, length, insertAt, style, twice, sparse }) => {
+    const code =
+      insertAt === undefined ? CODE : [...CODE.slice(0, insertAt), '    inserted = True', ...CODE.slice(insertAt)];
+    const rows = code
+      .map((line, i) => `${style(i + 1)}${line}`)
+      .slice(from, from + length)
+      .filter((_, i) => !sparse || i % 3 !== 1);
+    const view = rows.join('\n');
+    return twice
+      ? `Edit preview:\n${view}\nOriginal:\n${rows.map((r) => r.replace('option', 'opt')).join('\n')}`
+      : view;
+  });
 const output = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...realOutputs) },
+  { weight: 2, arbitrary: numberedView },
   {
     weight: 1,
     arbitrary: fc
@@ -99,9 +129,60 @@ const dialogueArb: fc.Arbitrary<Dialogue> = fc
   }));
 const shapeArb = fc.constantFrom<Shape>(...SHAPES);
 const bundleArb = fc.constantFrom<BundleName | undefined>(undefined, ...COMPRESSION_MODELS);
+/** The history-rewrite boundary a conversation's state may hold (0: none yet). */
+const maskArb = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 20 }));
 
-const opts = (bundle: BundleName | undefined) => (bundle ? { bundle } : {});
-const windowOf = (bundle: BundleName | undefined) => (bundle ? BUNDLES[bundle] : GENERIC_BUNDLE).window;
+const opts = (bundle: BundleName | undefined, maskBefore = 0) => ({ ...(bundle ? { bundle } : {}), maskBefore });
+const keepOf = (bundle: BundleName | undefined) => (bundle ? BUNDLES[bundle] : GENERIC_BUNDLE).keepTurns;
+const effective = (turns: number, bundle: BundleName | undefined, maskBefore: number) =>
+  Math.max(0, Math.min(maskBefore, turns - keepOf(bundle)));
+
+const RUN_REF = /^\[… (\d+) lines as in the output of tool call (\S+) \(its lines (\d+)-(\d+)\) …\]$/;
+const NUMBERED_REF =
+  /^\[… lines numbered (\d+)-(\d+) as (?:numbered (\d+)-(\d+) |its lines (\d+)-(\d+) )?in the output of tool call (\S+) …\]$/;
+const NUMBER_PREFIX = /^( *)(\d{1,7})(\t|:|→|\| ?)/;
+const OWN_REF = /^\[… (?:\d+ lines|lines numbered (\d+)-(\d+)) as its own lines (\d+)-(\d+) above …\]$/;
+
+/** A numbered line with its number replaced by `n`, padding kept (spaces, or zeros for OpenCode). */
+function renumbered(line: string, n: number): string {
+  const m = NUMBER_PREFIX.exec(line)!;
+  const zero = m[2]!.length > 1 && m[2]![0] === '0';
+  const digits = zero ? String(n).padStart(m[2]!.length, '0') : String(n);
+  return `${digits.padStart(m[1]!.length + m[2]!.length)}${line.slice(m[1]!.length + m[2]!.length)}`;
+}
+
+/** An output with every run reference replaced by the lines it stands for (written independently of the engine). */
+function expandReferences(text: string, visible: Map<string, string>): string {
+  const out: string[] = [];
+  const own = text.split('\n');
+  for (const line of own) {
+    const mine = OWN_REF.exec(line);
+    if (mine) {
+      for (let i = Number(mine[3]) - 1; i < Number(mine[4]); i++) {
+        if (mine[1] === undefined) out.push(own[i]!);
+        else out.push(renumbered(own[i]!, Number(mine[1]) + i - (Number(mine[3]) - 1)));
+      }
+      continue;
+    }
+    const plain = RUN_REF.exec(line);
+    const numbered = NUMBERED_REF.exec(line);
+    if (plain) {
+      const source = visible.get(plain[2]!)!.split('\n');
+      out.push(...source.slice(Number(plain[3]) - 1, Number(plain[4])));
+    } else if (numbered) {
+      const [first, last] = [Number(numbered[1]), Number(numbered[2])];
+      const source = visible.get(numbered[7]!)!.split('\n');
+      let from: number;
+      if (numbered[5] !== undefined) from = Number(numbered[5]) - 1;
+      else {
+        const oldFirst = numbered[3] === undefined ? first : Number(numbered[3]);
+        from = source.findIndex((l) => Number(NUMBER_PREFIX.exec(l)?.[2]) === oldFirst);
+      }
+      for (let k = 0; k <= last - first; k++) out.push(renumbered(source[from + k]!, first + k));
+    } else out.push(line);
+  }
+  return out.join('\n');
+}
 
 /** An item with its tool-result text blanked, to compare everything else. */
 function withoutOutputs(item: Record<string, unknown>): unknown {
@@ -146,26 +227,101 @@ describe('safety invariants (property-based)', () => {
     );
   });
 
-  it('system prompt, user and assistant messages are untouched; the latest turns are never masked or elided', () => {
+  it('system prompt, user and assistant messages are untouched; the latest turns are never masked', () => {
     fc.assert(
-      fc.property(dialogueArb, shapeArb, bundleArb, (d, shape, bundle) => {
+      fc.property(dialogueArb, shapeArb, bundleArb, maskArb, (d, shape, bundle, maskBefore) => {
         const body = build(d, shape);
-        const out = compressPayload(body, opts(bundle)).body;
+        const out = compressPayload(body, opts(bundle, maskBefore)).body;
         assert.deepEqual(out.system, body.system);
         assert.deepEqual(out.instructions, body.instructions);
         assert.deepEqual(items(out).map(withoutOutputs), items(body).map(withoutOutputs));
-        const live = frozenBefore(d.turns.length, windowOf(bundle));
         const after = outputs(out);
         d.turns.forEach((t, i) => {
-          if (i < Math.max(live, d.turns.length - windowOf(bundle).keep)) return;
+          const old = i < effective(d.turns.length, bundle, maskBefore);
           for (const c of t.calls) {
             const text = after.get(c.id)!;
             const pointer = /^\[Identical to the output of tool call (\S+) above\.\]$/.exec(text);
-            // A live pointer is allowed only to an identical, still-visible earlier output.
+            // A pointer only ever goes to an identical earlier output.
             if (pointer) assert.equal(outputs(body).get(pointer[1]!), c.output);
-            else assert.ok(!isPlaceholder(text), `turn ${i} of ${d.turns.length} was masked`);
+            if (!old) assert.ok(!MASKED_RE.test(text), `turn ${i} of ${d.turns.length} was masked`);
           }
         });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('every reference to earlier lines reconstructs the output exactly', () => {
+    fc.assert(
+      fc.property(dialogueArb, shapeArb, bundleArb, (d, shape, bundle) => {
+        const body = build(d, shape);
+        const all = outputs(compressPayload(body, opts(bundle)).body);
+        const without = outputs(
+          compressPayload(body, {
+            ...opts(bundle),
+            only: [
+              'duplicate_read_elision',
+              'tool_result_trimming',
+              'structured_output_minification',
+              'status_line_dedup',
+            ],
+          }).body,
+        );
+        // Without references, an output whose filtering alone saves no token is sent as it came
+        // (CRLF, trailing blanks); compare line endings and trailing blanks loosely for those.
+        const loose = (t: string) =>
+          t
+            .replace(/\r\n?/g, '\n')
+            .replace(/[ \t]+$/gm, '')
+            .trimEnd();
+        for (const [id, text] of all) {
+          const expanded = expandReferences(text, all);
+          if (expanded !== without.get(id)) assert.equal(loose(expanded), loose(without.get(id)!), id);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('after a history rewrite nothing visible refers to a masked output, and what it shows is unchanged', () => {
+    fc.assert(
+      fc.property(dialogueArb, shapeArb, bundleArb, maskArb, (d, shape, bundle, maskBefore) => {
+        const body = build(d, shape);
+        const first = outputs(compressPayload(body, opts(bundle)).body);
+        const rewritten = outputs(compressPayload(body, opts(bundle, maskBefore)).body);
+        // The full text an output stands for: pointers followed, runs written out.
+        const resolve = (text: string): string => {
+          const pointer = /^\[Identical to the output of tool call (\S+) above\.\]$/.exec(text);
+          if (pointer) return resolve(first.get(pointer[1]!)!);
+          return expandReferences(text, first);
+        };
+        for (const [id, text] of rewritten) {
+          if (MASKED_RE.test(text)) continue;
+          for (const m of text.matchAll(/tool call (\S+?)(?: \(its lines| …\]| above\.\])/g)) {
+            assert.ok(!MASKED_RE.test(rewritten.get(m[1]!)!), `${id} refers to masked ${m[1]}`);
+          }
+          assert.equal(resolve(text), resolve(first.get(id)!), id);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('no error or failure line of the newest outputs is lost', () => {
+    fc.assert(
+      fc.property(dialogueArb, shapeArb, bundleArb, (d, shape, bundle) => {
+        const body = build(d, shape);
+        const after = outputs(compressPayload(body, opts(bundle, 20)).body);
+        for (const c of d.turns[d.turns.length - 1]!.calls) {
+          const text = after.get(c.id)!;
+          if (/^\[Identical to the output of tool call/.test(text)) continue;
+          for (const line of normalize(c.output, { fileContent: false }).split('\n')) {
+            // Search and listing filters group rows under their directory: `dir/` then `  file:…`.
+            const row = line.trim();
+            if (isErrorLine(line))
+              assert.ok(text.includes(row) || text.includes(row.replace(/^\S*\//, '')), `lost: ${line}`);
+          }
+        }
       }),
       { numRuns: RUNS },
     );
@@ -201,15 +357,14 @@ describe('safety invariants (property-based)', () => {
     );
   });
 
-  it('cache stability: one more turn leaves the shared prefix byte-identical unless the window steps', () => {
+  it('cache stability: one more turn leaves the shared prefix byte-identical unless the rewrite boundary moved', () => {
     fc.assert(
-      fc.property(dialogueArb, shapeArb, bundleArb, (d, shape, bundle) => {
+      fc.property(dialogueArb, shapeArb, bundleArb, maskArb, (d, shape, bundle, maskBefore) => {
         fc.pre(d.turns.length >= 2);
         const shorter = { ...d, turns: d.turns.slice(0, -1) };
-        const w = windowOf(bundle);
-        fc.pre(frozenBefore(shorter.turns.length, w) === frozenBefore(d.turns.length, w));
-        const a = compressPayload(build(shorter, shape), opts(bundle)).body;
-        const b = compressPayload(build(d, shape), opts(bundle)).body;
+        fc.pre(effective(shorter.turns.length, bundle, maskBefore) === effective(d.turns.length, bundle, maskBefore));
+        const a = compressPayload(build(shorter, shape), opts(bundle, maskBefore)).body;
+        const b = compressPayload(build(d, shape), opts(bundle, maskBefore)).body;
         assert.equal(JSON.stringify(b.system ?? b.instructions), JSON.stringify(a.system ?? a.instructions));
         assert.equal(JSON.stringify(b.tools), JSON.stringify(a.tools));
         items(a).forEach((item, i) => assert.equal(JSON.stringify(items(b)[i]), JSON.stringify(item), `item ${i}`));
@@ -220,23 +375,18 @@ describe('safety invariants (property-based)', () => {
 });
 
 describe('invariants on a real trajectory (SWE-agent, function calling)', () => {
-  it('every prefix: ids intact, idempotent, stable between window steps', async () => {
+  it('every prefix: ids intact, idempotent, byte-stable from one turn to the next', async () => {
     const { marshmallowChat } = await import('./helpers/fixtures.js');
     const msgs = marshmallowChat.messages;
     let previous: Record<string, unknown>[] | undefined;
-    let prevTurns = 0;
     for (let i = 1; i < msgs.length; i++) {
       if (msgs[i]!.role !== 'assistant') continue;
       const body = { model: 'openai/gpt-4o', messages: msgs.slice(0, i) };
       const out = compressPayload(body).body;
       assert.deepEqual(callIds(out), callIds(body));
       assert.equal(JSON.stringify(compressPayload(out).body), JSON.stringify(out));
-      const turns = (body.messages as { tool_calls?: unknown[] }[]).filter((m) => m.tool_calls?.length).length;
-      if (previous && frozenBefore(prevTurns, GENERIC_BUNDLE.window) === frozenBefore(turns, GENERIC_BUNDLE.window)) {
-        previous.forEach((m, k) => assert.equal(JSON.stringify(items(out)[k]), JSON.stringify(m)));
-      }
+      previous?.forEach((m, k) => assert.equal(JSON.stringify(items(out)[k]), JSON.stringify(m)));
       previous = items(out);
-      prevTurns = turns;
     }
   });
 });

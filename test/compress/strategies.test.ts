@@ -1,8 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { compressPayload } from '../../src/compress/index.js';
-import { frozenBefore } from '../../src/compress/window.js';
-import { minifyJson } from '../../src/compress/strategies/structured-output-minification.js';
+import { minifyJson } from '../../src/compress/filters/json.js';
 import { build, outputs, type Call, type Dialogue, type Turn } from './helpers/build.js';
 import { fixtureText, observations } from './helpers/fixtures.js';
 
@@ -18,43 +17,123 @@ const dialogue = (turns: Turn[], extra: Partial<Dialogue> = {}): Dialogue => ({
   ...extra,
 });
 
-describe('observation_masking', () => {
-  it('the window moves in steps of 8 and always leaves the latest 4 turns', () => {
-    assert.deepEqual(
-      [0, 4, 11, 12, 19, 20].map((n) => frozenBefore(n, { keep: 4, step: 8 })),
-      [0, 0, 0, 8, 8, 16],
-    );
-  });
-
-  it('masks old results with a placeholder that states their size', () => {
+describe('observation_masking (history rewrite at the boundary the rewrite policy chose)', () => {
+  it('masks results of turns before the boundary with a placeholder that states their size', () => {
     const turns = Array.from({ length: 12 }, (_, i) => turn(i));
-    const out = outputs(compressPayload(build(dialogue(turns), 'chat')).body);
+    const out = outputs(compressPayload(build(dialogue(turns), 'chat'), { maskBefore: 8 }).body);
     assert.match(out.get('c0')!, /^\[Earlier tool output removed to save context \(40 lines, [\d,]+ chars\)/);
     assert.match(out.get('c7')!, /^\[Earlier tool output removed/);
     assert.equal(out.get('c8'), bigOutput(8));
     assert.equal(out.get('c11'), bigOutput(11));
   });
 
+  it('never masks the latest 4 turns, whatever the boundary', () => {
+    const turns = Array.from({ length: 12 }, (_, i) => turn(i));
+    const out = outputs(compressPayload(build(dialogue(turns), 'chat'), { maskBefore: 50 }).body);
+    assert.match(out.get('c7')!, /^\[Earlier tool output removed/);
+    assert.equal(out.get('c8'), bigOutput(8));
+  });
+
+  it('without a boundary nothing is masked', () => {
+    const turns = Array.from({ length: 12 }, (_, i) => turn(i));
+    const out = outputs(compressPayload(build(dialogue(turns), 'chat')).body);
+    assert.equal(out.get('c0'), bigOutput(0));
+  });
+
   it('keeps short old results: the placeholder would not be cheaper', () => {
     const turns = Array.from({ length: 12 }, (_, i) => turn(i, { output: 'File updated.' }));
-    const out = outputs(compressPayload(build(dialogue(turns), 'chat')).body);
+    const out = outputs(compressPayload(build(dialogue(turns), 'chat'), { maskBefore: 8 }).body);
     assert.equal(out.get('c0'), 'File updated.');
+  });
+
+  it('a masked output keeps its status footer; a visible pointer to it is written out in full again', () => {
+    const footer = '\n(Open file: /r/a.py)\n(Current directory: /r)\nbash-$';
+    const turns = [
+      turn(0, { output: `${bigOutput(0)}${footer}` }),
+      turn(1),
+      ...Array.from({ length: 8 }, (_, i) => turn(i + 2)),
+      turn(10, { output: bigOutput(1) }),
+    ];
+    const body = build(dialogue(turns), 'chat');
+    assert.equal(outputs(compressPayload(body).body).get('c10'), '[Identical to the output of tool call c1 above.]');
+    const out = outputs(compressPayload(body, { maskBefore: 6 }).body);
+    assert.match(
+      out.get('c0')!,
+      /^\[Earlier tool output removed[^\n]*\n\(Open file: \/r\/a\.py\)\n\(Current directory: \/r\)\nbash-\$$/,
+    );
+    assert.match(out.get('c1')!, /^\[Earlier tool output removed/);
+    assert.equal(out.get('c10'), bigOutput(1));
   });
 });
 
-describe('duplicate_read_elision', () => {
-  it('live turns: a newer identical output points back to the older one, which stays', () => {
+describe('duplicate_read_elision (exact repeats, at first sight)', () => {
+  it('a later identical output points back to the first one, which stays', () => {
     const same = { name: 'read_file', args: { path: 'a.py' }, output: bigOutput(99) };
     const out = outputs(compressPayload(build(dialogue([turn(0, same), turn(1), turn(2, same)]), 'chat')).body);
     assert.equal(out.get('c0'), bigOutput(99));
     assert.equal(out.get('c2'), '[Identical to the output of tool call c0 above.]');
   });
 
-  it('old turns: an older read of a file read again later points to the later one', () => {
-    const read = (i: number) => turn(i, { name: 'read_file', args: { path: 'src/a.py' }, output: bigOutput(100 + i) });
-    const turns = [read(0), turn(1), read(2), ...Array.from({ length: 9 }, (_, i) => turn(i + 3))];
+  it('however old the first copy is', () => {
+    const same = { output: bigOutput(99) };
+    const turns = [turn(0, same), ...Array.from({ length: 20 }, (_, i) => turn(i + 1)), turn(21, same)];
     const out = outputs(compressPayload(build(dialogue(turns), 'chat')).body);
-    assert.equal(out.get('c0'), '[Older view of src/a.py; superseded by the later output of tool call c2.]');
+    assert.equal(out.get('c21'), '[Identical to the output of tool call c0 above.]');
+  });
+});
+
+describe('near_duplicate_reference (runs of lines seen before, at first sight)', () => {
+  const file = (lines: string[], first = 1) => lines.map((l, i) => `${String(first + i).padStart(6)}\t${l}`).join('\n');
+  const code = Array.from({ length: 30 }, (_, i) => `    value_${i} = compute_something(${i}, option=True)`);
+
+  it('numbered views keep their numbers: a shifted run names the old and the new numbers', () => {
+    const edited = [...code.slice(0, 10), '    inserted_line = 1', ...code.slice(10)];
+    const turns = [
+      { assistant: 'a', calls: [{ id: 'v1', name: 'bash', args: { command: 'python show.py' }, output: file(code) }] },
+      {
+        assistant: 'b',
+        calls: [{ id: 'v2', name: 'bash', args: { command: 'python show.py' }, output: file(edited) }],
+      },
+    ];
+    const out = outputs(compressPayload(build(dialogue(turns), 'chat')).body).get('v2')!;
+    assert.equal(
+      out,
+      [
+        '[… lines numbered 1-10 as in the output of tool call v1 …]',
+        `${'11'.padStart(6)}\t    inserted_line = 1`,
+        '[… lines numbered 12-31 as numbered 11-30 in the output of tool call v1 …]',
+      ].join('\n'),
+    );
+  });
+
+  it('an overlapping range of the same file refers to the lines already shown', () => {
+    const turns = [
+      {
+        assistant: 'a',
+        calls: [{ id: 'v1', name: 'bash', args: { command: 'python show.py' }, output: file(code.slice(0, 20)) }],
+      },
+      {
+        assistant: 'b',
+        calls: [{ id: 'v2', name: 'bash', args: { command: 'python show.py' }, output: file(code.slice(10), 11) }],
+      },
+    ];
+    const out = outputs(compressPayload(build(dialogue(turns), 'chat')).body).get('v2')!;
+    assert.equal(out.split('\n')[0], '[… lines numbered 11-20 as in the output of tool call v1 …]');
+    assert.equal(out.split('\n')[1], `${'21'.padStart(6)}\t${code[20]}`);
+  });
+
+  it('error and failure lines stay in the new output even when seen before', () => {
+    const log = [...code.slice(0, 8), 'AssertionError: value_3 is wrong', ...code.slice(8, 16)].join('\n');
+    const turns = [
+      { assistant: 'a', calls: [{ id: 't1', name: 'bash', args: { command: 'python run.py' }, output: log }] },
+      {
+        assistant: 'b',
+        calls: [{ id: 't2', name: 'bash', args: { command: 'python run.py' }, output: `${log}\nmore` }],
+      },
+    ];
+    const out = outputs(compressPayload(build(dialogue(turns), 'chat')).body).get('t2')!;
+    assert.ok(out.includes('AssertionError: value_3 is wrong'));
+    assert.match(out, /^\[… 8 lines as in the output of tool call t1 \(its lines 1-8\) …\]$/m);
   });
 });
 

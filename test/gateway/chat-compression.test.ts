@@ -100,8 +100,12 @@ describe('compression inside chat completions', () => {
     assert.ok(compression, 'compression object in the response');
     assert.deepEqual(Object.keys(compression).sort(), ['cost_savings', 'reduction', 'saved_tokens', 'time_ms']);
     assert.ok(Number.isInteger(compression.saved_tokens) && compression.saved_tokens > 0);
-    // Savings are priced at the model's input price ($0.15/MTok = 0.15 micro-USD per token).
-    assert.equal(compression.cost_savings, Math.round(compression.saved_tokens * PRICING.input_per_mtok));
+    // Savings are money with caching counted (issue 19), priced from the usage the mock reported:
+    // it reads nothing from a cache, so removed tokens are worth the input price ($0.15/MTok), less
+    // what a history rewrite paid to send the rewritten tail again; never more than that price.
+    assert.ok(Number.isInteger(compression.cost_savings));
+    assert.ok(compression.cost_savings > 0, `cost_savings ${compression.cost_savings}`);
+    assert.ok(compression.cost_savings <= Math.round(compression.saved_tokens * PRICING.input_per_mtok) + 1);
     assert.ok(compression.reduction > 0 && compression.reduction < 100, `reduction ${compression.reduction}`);
     assert.ok(Number.isInteger(compression.time_ms), 'whole milliseconds');
     // prompt_tokens is what the provider billed for the compressed prompt.

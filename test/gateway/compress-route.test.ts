@@ -5,6 +5,18 @@ import { startMockOpenAI, type MockUpstream } from '../support/mock-upstreams/in
 import { PRICING, assertGatewayError } from '../support/chat-kit.js';
 import { build, outputs, type Dialogue, type Shape } from '../compress/helpers/build.js';
 import { fixtureText } from '../compress/helpers/fixtures.js';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** A request Codex 0.169 sent (test/fixtures/agents/codex): custom tool output, tools in an input item. */
+const codexRequest = () =>
+  JSON.parse(
+    readFileSync(
+      join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'agents', 'codex', '02-tool-result.json'),
+      'utf8',
+    ),
+  ).body as Record<string, any>;
 
 /** An agent conversation with long, repeated tool outputs (real npm and pytest logs). */
 function dialogue(): Dialogue {
@@ -212,5 +224,36 @@ describe('POST /v1/compress', () => {
     }
     assert.equal((await compress(body)).json.compression.technique, 'auto', 'no bundle requested');
     assert.equal((await compress({ ...body, compression_model: 'codex' })).json.compression.technique, 'tool');
+  });
+
+  it('compresses a recorded Codex request: its custom tool outputs and additional_tools, every other item as sent', async () => {
+    const sent = codexRequest();
+    // The conversation continued: a second exec call printed a pytest log (its command sits in
+    // the JavaScript, so the filter is chosen from the output).
+    const log = fixtureText('pytest-verbose-failure.txt');
+    sent.input.push(
+      {
+        type: 'custom_tool_call',
+        call_id: 'call_2',
+        name: 'exec',
+        input: 'text((await tools.exec_command({ cmd: "pytest -v" })).output);',
+      },
+      { type: 'custom_tool_call_output', call_id: 'call_2', output: [{ type: 'input_text', text: log }] },
+    );
+    const result = await compress(sent, { 'x-gateway-compression-model': 'codex' });
+    assert.equal(result.status, 200, result.text);
+    const { compression, ...returned } = result.json;
+    assert.equal(compression.technique, 'tool');
+    assert.ok(compression.applied_strategies.includes('tool_result_trimming'), JSON.stringify(compression));
+    assert.ok(compression.applied_strategies.includes('tool_surface_reduction'), JSON.stringify(compression));
+    assert.ok(compression.compressed_input_tokens < compression.uncompressed_input_tokens);
+    assert.deepEqual(Object.keys(returned), Object.keys(sent));
+    const last = sent.input.length - 1;
+    for (let i = 1; i < last; i++) assert.deepEqual(returned.input[i], sent.input[i], `input[${i}]`);
+    const output = returned.input[last];
+    assert.equal(output.type, 'custom_tool_call_output');
+    assert.equal(output.call_id, 'call_2');
+    assert.equal(output.output[0].type, 'input_text');
+    assert.ok(output.output[0].text.length < log.length / 2, `${log.length} → ${output.output[0].text.length}`);
   });
 });

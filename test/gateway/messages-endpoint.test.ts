@@ -124,10 +124,13 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
         assert.equal(sent.messages.at(-1).tool_call_id, toolUse.id);
         assert.equal(sent.messages.at(-2).tool_calls[0].function.name, 'get_weather');
       } else {
+        // The client placed no cache_control, so the gateway puts its breakpoint on the last
+        // message (docs/compression.md, "Breakpoints the gateway manages").
         assert.deepEqual(sent.messages.at(-1).content[0], {
           type: 'tool_result',
           tool_use_id: toolUse.id,
           content: '{"temp":21}',
+          cache_control: { type: 'ephemeral' },
         });
         assert.equal(sent.messages.at(-2).content[0].type, 'tool_use');
       }
@@ -296,15 +299,15 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
       );
     });
 
-    it('an unknown model is a NotFoundError naming the param', async () => {
+    it('an unknown model (not even shaped like a Claude name) is a NotFoundError naming the param', async () => {
       await assert.rejects(
-        client.messages.create({ model: 'claude-nope-9', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }),
+        client.messages.create({ model: 'nope-9', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }),
         (error: any) => {
           assert.ok(error instanceof Anthropic.NotFoundError);
           assert.equal((error as any).error.error.type, 'not_found_error');
           assert.equal((error as any).error.error.code, 'model_not_found');
           assert.equal((error as any).error.error.param, 'model');
-          assert.match(error.message, /anthropic\/claude-nope-9/);
+          assert.match(error.message, /anthropic\/nope-9/);
           return true;
         },
       );
@@ -335,17 +338,20 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
       assert.equal(badBlock.status, 400);
       assert.equal(badBlock.json.error.param, 'messages[0].content[0].source');
 
+      // A server tool only Anthropic runs: refused when the request is translated for OpenAI.
       const serverTool = await env.h.gateway('POST', '/v1/messages', {
         token: env.key.key,
         body: {
-          model: 'claude-haiku-4-5',
+          model: MODEL_OF.openai,
           max_tokens: 5,
           messages: [{ role: 'user', content: 'Hi' }],
           tools: [{ type: 'web_search_20250305', name: 'web_search' }],
         },
       });
       assert.equal(serverTool.status, 400);
+      assert.equal(serverTool.json.error.type, 'invalid_request_error');
       assert.equal(serverTool.json.error.param, 'tools[0].type');
+      assert.match(serverTool.json.error.message, /^tools\.0\.type: .*web_search_20250305.* is not supported/);
 
       const badJson = await env.h.gateway('POST', '/v1/messages', {
         token: env.key.key,

@@ -134,10 +134,12 @@ describe('POST /v1/responses with the official openai SDK', () => {
         assert.equal(sent.messages.at(-2).tool_calls[0].id, call.call_id);
         assert.equal(sent.tools[0].function.name, 'get_weather');
       } else {
+        // Translated for Anthropic without cache_control: the gateway's breakpoint on the last message.
         assert.deepEqual(sent.messages.at(-1).content[0], {
           type: 'tool_result',
           tool_use_id: call.call_id,
           content: '{"temp":21}',
+          cache_control: { type: 'ephemeral' },
         });
         assert.equal(sent.tools[0].name, 'get_weather');
       }
@@ -231,7 +233,7 @@ describe('POST /v1/responses with the official openai SDK', () => {
     assertGatewayError(badTemp, { status: 400, code: 'invalid_request', param: 'temperature' });
     const unknownModel = await env.h.gateway('POST', '/v1/responses', {
       token: env.key.key,
-      body: { model: 'gpt-nope', input: 'Hi' },
+      body: { model: 'nope-model', input: 'Hi' }, // not shaped like an OpenAI name: not forwarded
     });
     assertGatewayError(unknownModel, { status: 400, code: 'model_not_found', param: 'model' });
   });

@@ -181,7 +181,8 @@ describe('POST /v1/responses, native pass-through to OpenAI', () => {
     const refused = await responses({ ...codexBody(), model: CHAT_ONLY });
     assert.equal(refused.status, 400, refused.text);
     assert.equal(refused.json.error.code, 'invalid_request');
-    assert.equal(refused.json.error.param, 'input[0].type');
+    // Codex's own items and tools translate (responses-codex-conversion.test.ts); the hosted web_search does not.
+    assert.equal(refused.json.error.param, 'tools[2].type');
   });
 
   it('the native target failing before the first byte: a translatable request falls back to the translated path', async () => {

@@ -134,6 +134,36 @@ for (const store of storeKinds()) {
       assert.equal(rejectedAfter - rejectedBefore, 21);
     });
 
+    it("the address counted is the connection's, not X-Forwarded-For's; an address's refusals spend nothing of the project's budget", async () => {
+      const p = await newProject(h, token);
+      const attacker = from('127.0.0.8');
+      // An attacker naming a new address in every request is still one address.
+      let i = 0;
+      const answers = await flood(attacker, p.domain, 200, () => body(), 8);
+      const spoofed = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          attacker.call('POST', p.domain, {
+            body: body(),
+            headers: { 'x-forwarded-for': `198.51.100.${++i}`, forwarded: `for=198.51.100.${i}` },
+          }),
+        ),
+      );
+      assert.equal(acceptedEvents([...answers, ...spoofed]), 40, 'the address budget, once');
+      assert.ok(
+        [...answers, ...spoofed].filter((a) => a.status === 429).every((a) => /client address/.test(a.json.message)),
+      );
+      // 180 requests refused by the address budget: had they been counted against the project
+      // (budget 100), its own clients would now be refused too. It has 60 events left.
+      const normal = from('127.0.0.9');
+      const served = await flood(normal, p.domain, 40, () => body(), 1);
+      assert.equal(acceptedEvents(served), 40);
+      const second = from('127.0.0.10');
+      const rest = await flood(second, p.domain, 21, () => body(), 1);
+      assert.equal(acceptedEvents(rest), 20);
+      assert.match(rest.at(-1)!.json.message, /for this project/);
+      assert.equal(await new CollectedEventStore(h.running.store).countEvents(p.id), 100);
+    });
+
     it("many addresses flooding one project are held by the project's budget; other projects are served", async () => {
       const target = await newProject(h, token);
       const other = await newProject(h, token);

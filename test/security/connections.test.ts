@@ -386,6 +386,37 @@ describe('connection discipline on every listener (slowloris, idle floods, caps)
     assert.ok(flood.closedByService >= 300, `${flood.closedByService} closed by the service`);
   });
 
+  it('a burst of new TLS connections on every listener: every handshake is paced, none dropped, and another client is served meanwhile', async () => {
+    const timedOutBefore = await metric('gateway_connections_timed_out_total', {
+      surface: 'gateway',
+      phase: 'handshake',
+    });
+    const surfaces = ['gateway', 'console', 'collector'] as const;
+    // 60 at once, 5 a source address (under the per-address cap): each handshake waits its turn
+    // in the instance's pacer, well within the handshake deadline.
+    const burst = Array.from({ length: 60 }, (_, i) =>
+      rawTls(h.running.urls[surfaces[i % 3]!]!, h.ca, `127.0.8.${1 + Math.floor(i / 5)}`).then(
+        (socket) => socket,
+        (error: Error) => error,
+      ),
+    );
+    const models = await h.gateway('GET', '/v1/models', { token: key });
+    assert.equal(models.status, 200);
+    const sockets = await Promise.all(burst);
+    const failed = sockets.filter((s): s is Error => s instanceof Error);
+    assert.deepEqual(
+      failed.map((e) => e.message),
+      [],
+      'every connection of the burst completed its handshake',
+    );
+    for (const socket of sockets as TLSSocket[]) socket.destroy();
+    const timedOutAfter = await metric('gateway_connections_timed_out_total', {
+      surface: 'gateway',
+      phase: 'handshake',
+    });
+    assert.equal(timedOutAfter - timedOutBefore, 0);
+  });
+
   it('does not cut a chat stream whose chunks come 1.5 × the idle timeout apart', async () => {
     const gapMs = Math.max(T.idleMs, T.bodyMs) * 1.5;
     slow.setScenario({ textChunks: ['Slow', ' and', ' steady'], chunkDelayMs: gapMs });

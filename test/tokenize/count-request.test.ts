@@ -186,7 +186,7 @@ describe('countRequestTokens, tool definitions', () => {
   };
   const base = { messages: [{ role: 'user', content: 'Read it' }] };
 
-  it('renders chat, responses-style and messages-style tools alike', () => {
+  it('renders chat and responses-style tools alike, as OpenAI shows them', () => {
     const chat = countRequestTokens(
       { ...base, tools: [{ type: 'function', function: { name: 'read', description: 'Read a file', parameters } }] },
       'o200k_base',
@@ -195,12 +195,7 @@ describe('countRequestTokens, tool definitions', () => {
       { ...base, tools: [{ type: 'function', name: 'read', description: 'Read a file', parameters }] },
       'o200k_base',
     );
-    const anthropic = countRequestTokens(
-      { ...base, tools: [{ name: 'read', description: 'Read a file', input_schema: parameters }] },
-      'o200k_base',
-    );
     assert.equal(flat, chat);
-    assert.equal(anthropic, chat);
     const rendered = [
       'namespace functions {',
       '',
@@ -214,6 +209,26 @@ describe('countRequestTokens, tool definitions', () => {
       '} // namespace functions',
     ].join('\n');
     assert.equal(chat, countRequestTokens(base, 'o200k_base') + 9 + tok(rendered));
+  });
+
+  it('renders messages-style tools as Anthropic shows them: JSON, the whole input_schema included', () => {
+    const schema = { $schema: 'https://json-schema.org/draft/2020-12/schema', ...parameters };
+    const anthropic = countRequestTokens(
+      { ...base, tools: [{ name: 'read', description: 'Read a file', input_schema: schema }] },
+      'o200k_base',
+    );
+    const rendered = [
+      '<functions>',
+      `<function>${JSON.stringify({ description: 'Read a file', name: 'read', parameters: schema })}</function>`,
+      '</functions>',
+    ].join('\n');
+    assert.equal(anthropic, countRequestTokens(base, 'o200k_base') + 9 + tok(rendered));
+    // What a compressor removes from a schema is counted as removed.
+    const without = countRequestTokens(
+      { ...base, tools: [{ name: 'read', description: 'Read a file', input_schema: parameters }] },
+      'o200k_base',
+    );
+    assert.ok(anthropic - without >= 10, `${anthropic} vs ${without}`);
   });
 
   it('adds nothing for an empty tools array, and counts unknown tools as JSON', () => {

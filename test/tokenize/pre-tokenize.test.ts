@@ -7,6 +7,7 @@ import { get_encoding } from 'tiktoken';
 import { bpeTokenCount } from '../../src/tokenize/bpe.js';
 import { LineCounter } from '../../src/tokenize/line-counter.js';
 import { PieceCounter } from '../../src/tokenize/piece-counter.js';
+import { codePointPieceEnd } from '../../src/tokenize/code-point-scanner.js';
 import { pieceRegex, splitPieces } from '../../src/tokenize/pre-tokenize.js';
 import { TOKENIZERS, type TokenizerName } from '../../src/tokenize/index.js';
 import { buildCorpus } from './text-corpus.js';
@@ -221,6 +222,48 @@ describe('pre-tokenization in JavaScript', () => {
       );
       for (const { kind, text } of corpus)
         assert.equal(lines.count(text), expected(text, tokenizer), `${kind}: ${JSON.stringify(text.slice(0, 80))}`);
+    });
+  }
+
+  // The code-point scanner stands in for the regex where V8's engine runs out of backtracking
+  // stack (a piece of millions of non-ASCII letters or marks): it must split exactly as the regex.
+  const codePointPieces = (text: string, tokenizer: TokenizerName) => {
+    const pieces: string[] = [];
+    for (let i = 0; i < text.length;) {
+      const end = codePointPieceEnd(text, i, tokenizer);
+      pieces.push(text.slice(i, end));
+      i = end;
+    }
+    return pieces;
+  };
+  const unicodeFragment = fc.constantFrom(
+    ...[' ', '  ', '\t', '\n', '\r\n', '\u00a0', '\u3000', '\u0085', '\ufeff', "'", "'s", "'S", "'\u017f"],
+    ...["'re", "'ll", 'a', 'A', 'x', 'ß', '\u01c5', '\u02b0', '中', '\u0301', 'é', '1', '\u0661', '\u216b'],
+    ...['!', '/', '//', '-', '😀', '\u{1d400}', '\u{1d41a}', '\ud800', '\udc00'],
+  );
+  const unicodeText = fc.oneof(
+    fc.array(unicodeFragment, { maxLength: 30 }).map((parts) => parts.join('')),
+    anyText,
+  );
+  for (const tokenizer of TOKENIZERS) {
+    it(`${tokenizer}: the code-point scanner splits like the pattern on random Unicode text`, () => {
+      fc.assert(
+        fc.property(unicodeText, (text) =>
+          assert.deepEqual(codePointPieces(text, tokenizer), regexPieces(text, tokenizer)),
+        ),
+        { numRuns: 5000 },
+      );
+      for (const { kind, text } of corpus)
+        assert.deepEqual(codePointPieces(text, tokenizer), regexPieces(text, tokenizer), kind);
+    });
+
+    it(`${tokenizer}: a piece too long for the regex engine (5 million CJK letters, marks) is split without throwing`, () => {
+      for (const text of ['中'.repeat(5_000_000), '\u0301'.repeat(5_000_000), 'a\u0301'.repeat(3_000_000)]) {
+        const pieces = splitPieces(text, tokenizer);
+        assert.equal(pieces.join('').length, text.length);
+        assert.ok(pieces.length <= 2 * 3_000_000, `${pieces.length} pieces`);
+      }
+      assert.equal(splitPieces('中'.repeat(5_000_000), tokenizer).length, 1);
     });
   }
 

@@ -1,5 +1,7 @@
-// Compilers and linters: progress rows go, and a diagnostic repeated across many sites is kept
-// a few times with a count (the fix is usually the same everywhere).
+// Compilers and linters: progress rows go, and a warning repeated across many sites is kept
+// a few times with a count (the fix is usually the same everywhere). Errors all stay: no error
+// line of an output is ever dropped.
+import { isErrorLine } from './error-lines.js';
 import { removedRoutine } from './markers.js';
 
 const PROGRESS =
@@ -22,7 +24,7 @@ export function filterBuildOutput(text: string): string {
       continue;
     }
     const m = LOCATED.exec(line);
-    if (m) {
+    if (m && !isErrorLine(line)) {
       const message = m[1]!;
       const count = (seen.get(message) ?? 0) + 1;
       seen.set(message, count);
@@ -37,7 +39,7 @@ export function filterBuildOutput(text: string): string {
   if (progress + repeats < 2) return text;
   const parts = [
     progress ? `${progress} progress lines` : '',
-    repeats ? `${repeats} repeats of diagnostics already shown ${KEEP_PER_MESSAGE} times` : '',
+    repeats ? `${repeats} repeats of warnings already shown ${KEEP_PER_MESSAGE} times` : '',
   ];
   out.splice(at, 0, removedRoutine(parts.filter(Boolean).join(', ')));
   return out.join('\n');

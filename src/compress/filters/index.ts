@@ -8,7 +8,7 @@ import { stripLineNumbers } from './line-numbers.js';
 import { normalize } from './normalize.js';
 import { filterInstallOutput } from './package-install.js';
 import { collapseRepeats } from './repeats.js';
-import { groupGrepOutput, groupPathListing } from './search-listing.js';
+import { compactLongListing, groupGrepOutput, groupPathListing } from './search-listing.js';
 import { filterTestOutput } from './test-runner.js';
 
 export interface TrimOptions {
@@ -28,7 +28,7 @@ const SPECIFIC: Partial<Record<OutputKind, (text: string) => string>> = {
   'git-status': filterGitStatus,
   'git-log': filterGitLog,
   search: groupGrepOutput,
-  list: groupPathListing,
+  list: (text) => groupPathListing(compactLongListing(text)),
 };
 
 // What every pattern of `sniff` starts with, in one pass: most outputs have none of it.
@@ -43,7 +43,13 @@ function sniff(text: string): OutputKind | undefined {
   return undefined;
 }
 
+/** A line the engine wrote (`[… 12 lines omitted …]`, a reference to lines seen before…). */
+const ENGINE_MARKER = /^\[… /m;
+
 export function trimOutput(text: string, kind: OutputKind, opts: TrimOptions): string {
+  // Filtered already (compressing twice must equal compressing once): a marker stands for lines
+  // a filter would count or renumber differently.
+  if (ENGINE_MARKER.test(text)) return text;
   const fileView = kind === 'read' || (kind === 'other' && /^\[File: /.test(text));
   let t = normalize(text, { fileContent: fileView });
   if (fileView) {

@@ -58,3 +58,41 @@ export function groupPathListing(text: string): string {
   }
   return changed ? out.join('\n') : text;
 }
+
+// `drwxr-xr-x  2 root root   4096 Oct 24  2024 name` (GNU and BSD `ls -l`; `-> target` kept).
+const LONG_ROW =
+  /^([-dlcbps][-rwxsStT]{9}[.@+]?)\s+\d+\s+(\S+)\s+(\S+)\s+(\d+(?:,\s*\d+)?)\s+(\w{3}\s+\d{1,2}\s+(?:\d{4}|\d{1,2}:\d{2}))\s(.+)$/;
+
+/**
+ * `ls -l` rows keep the type and permissions, the size (files only) and the name; link counts,
+ * owner and group, and modification dates go, said once in a header. Applied only when most
+ * lines are such rows (a listing, not a log that happens to contain one).
+ */
+export function compactLongListing(text: string): string {
+  const lines = text.split('\n');
+  let rows = 0;
+  const owners = new Set<string>();
+  for (const line of lines) {
+    const m = LONG_ROW.exec(line);
+    if (!m) continue;
+    rows++;
+    owners.add(`${m[2]} ${m[3]}`);
+  }
+  if (rows < 4 || rows < lines.filter((l) => l.trim() !== '').length * 0.6) return text;
+  let at = -1;
+  const out: string[] = [];
+  for (const line of lines) {
+    const m = LONG_ROW.exec(line);
+    if (!m) {
+      out.push(line);
+      continue;
+    }
+    if (at < 0) at = out.length;
+    const [, mode, , , size, , name] = m;
+    const owner = owners.size === 1 ? '' : ` ${m[2]}:${m[3]}`;
+    out.push(mode![0] === 'd' ? `${mode}${owner} ${name}/` : `${mode}${owner} ${size} ${name}`);
+  }
+  const who = owners.size === 1 ? `owner ${[...owners][0]!.replace(' ', ':')} on every row; ` : '';
+  out.splice(at, 0, `[ls -l rows: ${who}link counts and dates left out; sizes in bytes]`);
+  return out.join('\n');
+}

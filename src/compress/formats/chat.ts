@@ -15,11 +15,14 @@ export function readChat(body: Record<string, unknown>): FormatAdapter {
   const slots: number[] = [];
   const system: string[] = [];
   let turn = -1;
+  let lastAssistantItem = -1;
 
   messages.forEach((msg, i) => {
-    check('ChatMessage', msg, `messages[${i}]`);
+    // `tool_calls: null` (a response message echoed back) means no calls.
+    check('ChatMessage', msg.tool_calls === null ? { ...msg, tool_calls: undefined } : msg, `messages[${i}]`);
     const role = msg.role;
     if (role === 'system' || role === 'developer') system.push(systemTextOf(msg.content));
+    if (role === 'assistant') lastAssistantItem = i;
     const toolCalls = msg.tool_calls as { id: string; function: { name: string; arguments: string } }[] | undefined;
     if (role === 'assistant' && toolCalls?.length) {
       turn++;
@@ -32,7 +35,7 @@ export function readChat(body: Record<string, unknown>): FormatAdapter {
       }
       const call = calls.get(msg.tool_call_id);
       const { text, editable } = readContent(msg.content);
-      results.push(newResult(msg.tool_call_id, call?.info, call?.turn ?? Math.max(turn, 0), text, editable, false));
+      results.push(newResult(msg.tool_call_id, call?.info, call?.turn ?? Math.max(turn, 0), text, editable, false, i));
       slots.push(i);
     }
   });
@@ -46,7 +49,14 @@ export function readChat(body: Record<string, unknown>): FormatAdapter {
     toolSlots.push(i);
   });
 
-  const conversation = { format: 'chat' as const, systemText: system.join('\n'), results, tools, turnCount: turn + 1 };
+  const conversation = {
+    format: 'chat' as const,
+    systemText: system.join('\n'),
+    results,
+    tools,
+    turnCount: turn + 1,
+    lastAssistantItem,
+  };
   return {
     conversation,
     write() {

@@ -16,7 +16,14 @@ export function readContent(content: unknown): ReadText {
   if (!Array.isArray(content) || content.length === 0) return { text: '', editable: false };
   const texts: string[] = [];
   for (const part of content as Part[]) {
-    if (!TEXT_PART_TYPES.has(String(part.type)) || typeof part.text !== 'string') return { text: '', editable: false };
+    if (
+      typeof part !== 'object' ||
+      part === null ||
+      typeof part.type !== 'string' ||
+      !TEXT_PART_TYPES.has(part.type) ||
+      typeof part.text !== 'string'
+    )
+      return { text: '', editable: false };
     texts.push(part.text);
   }
   return { text: texts.join('\n'), editable: true };

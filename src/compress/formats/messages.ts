@@ -14,9 +14,11 @@ export function readMessages(body: Obj): FormatAdapter {
   const results: ToolResult[] = [];
   const slots: [number, number][] = [];
   let turn = -1;
+  let lastAssistantItem = -1;
 
   messages.forEach((msg, i) => {
     check('MessagesMessage', msg, `messages[${i}]`);
+    if (msg.role === 'assistant') lastAssistantItem = i;
     if (!Array.isArray(msg.content)) return;
     const blocks = msg.content as Obj[];
     let sawToolUse = false;
@@ -38,7 +40,7 @@ export function readMessages(body: Obj): FormatAdapter {
         const call = calls.get(id);
         const { text, editable } = readContent(block.content);
         results.push(
-          newResult(id, call?.info, call?.turn ?? Math.max(turn, 0), text, editable, block.is_error === true),
+          newResult(id, call?.info, call?.turn ?? Math.max(turn, 0), text, editable, block.is_error === true, i),
         );
         slots.push([i, j]);
       }
@@ -61,6 +63,7 @@ export function readMessages(body: Obj): FormatAdapter {
     results,
     tools,
     turnCount: turn + 1,
+    lastAssistantItem,
   };
   return {
     conversation,

@@ -1,8 +1,12 @@
-// 2.3 responses-style request: `function_call` / `function_call_output` items, flat tools.
+// 2.3 responses-style request: input items (messages, tool calls and their outputs of every type
+// in responses-items.ts) and tools (flat, in namespaces, or in an `additional_tools` item).
+// Items of other types are carried untouched; nothing is added, removed or reordered.
 import { check } from '../schemas.js';
 import type { ToolCallInfo, ToolDefinition, ToolResult } from '../types.js';
-import { parseArgs, readContent, systemTextOf, writeContent } from './content.js';
-import { changed, newResult, newTool, type FormatAdapter } from './shared.js';
+import { readContent, systemTextOf, writeContent } from './content.js';
+import { readCallItem, readOutputItem, withOutput } from './responses-items.js';
+import { readToolList, writeToolList, type PlacedTool } from './responses-tools.js';
+import { changed, newResult, type FormatAdapter } from './shared.js';
 
 type Obj = Record<string, unknown>;
 
@@ -13,39 +17,35 @@ export function readResponses(body: Obj): FormatAdapter {
   const results: ToolResult[] = [];
   const slots: number[] = [];
   const system: string[] = typeof body.instructions === 'string' ? [body.instructions] : [];
+  const tools: ToolDefinition[] = [];
+  const topTools = readToolList((body.tools as Obj[] | undefined) ?? [], 'tools', tools);
+  const itemTools = new Map<number, PlacedTool[]>();
   let turn = -1;
-  let previous: unknown = undefined;
+  let lastAssistantItem = -1;
+  let previousWasCall = false;
 
   items.forEach((item, i) => {
     const at = `input[${i}]`;
-    if (item.type === 'function_call') {
-      check('FunctionCallItem', item, at);
-      // Parallel calls arrive as consecutive items; they form one turn.
-      if (previous !== 'function_call') turn++;
-      const id = item.call_id as string;
-      calls.set(id, { info: { id, name: item.name as string, args: parseArgs(item.arguments) }, turn });
-    } else if (item.type === 'function_call_output') {
-      check('FunctionCallOutputItem', item, at);
-      const id = item.call_id as string;
-      const call = calls.get(id);
+    const call = readCallItem(item, at);
+    if (call || item.role === 'assistant') lastAssistantItem = i;
+    if (call) {
+      // Parallel calls arrive as consecutive items (reasoning between them); they form one turn.
+      if (!previousWasCall) turn++;
+      calls.set(call.id, { info: call, turn });
+    }
+    const answered = call ? undefined : readOutputItem(item, at);
+    if (answered !== undefined) {
+      const origin = calls.get(answered);
       const { text, editable } = readContent(item.output);
-      results.push(newResult(id, call?.info, call?.turn ?? Math.max(turn, 0), text, editable, false));
+      results.push(newResult(answered, origin?.info, origin?.turn ?? Math.max(turn, 0), text, editable, false, i));
       slots.push(i);
     } else if (item.type === undefined || item.type === 'message') {
       check('InputMessageItem', item, at);
       if (item.role === 'system' || item.role === 'developer') system.push(systemTextOf(item.content));
+    } else if (item.type === 'additional_tools' && Array.isArray(item.tools)) {
+      itemTools.set(i, readToolList(item.tools as Obj[], `${at}.tools`, tools));
     }
-    if (item.type !== 'reasoning') previous = item.type;
-  });
-
-  const tools: ToolDefinition[] = [];
-  const toolSlots: number[] = [];
-  ((body.tools as Obj[] | undefined) ?? []).forEach((raw, i) => {
-    check('ResponsesTool', raw, `tools[${i}]`);
-    if (raw.type !== 'function') return; // built-in tools (web_search…) are not ours to rewrite
-    check('ResponsesFunctionTool', raw, `tools[${i}]`);
-    tools.push(newTool(raw.name as string, raw.description, raw.parameters, raw));
-    toolSlots.push(i);
+    if (item.type !== 'reasoning') previousWasCall = call !== undefined;
   });
 
   const conversation = {
@@ -54,32 +54,29 @@ export function readResponses(body: Obj): FormatAdapter {
     results,
     tools,
     turnCount: turn + 1,
+    lastAssistantItem,
   };
   return {
     conversation,
     write() {
       const out: Obj = { ...body };
-      if (results.some(changed)) {
-        const next = items.slice();
-        results.forEach((r, k) => {
-          if (!changed(r)) return;
-          const at = slots[k]!;
-          next[at] = { ...items[at], output: writeContent(items[at]!.output, r.text) };
-        });
-        out.input = next;
+      const next = items.slice();
+      let itemsChanged = false;
+      results.forEach((r, k) => {
+        if (!changed(r)) return;
+        const at = slots[k]!;
+        next[at] = withOutput(items[at]!, writeContent(items[at]!.output, r.text));
+        itemsChanged = true;
+      });
+      for (const [at, placed] of itemTools) {
+        const list = writeToolList(items[at]!.tools as Obj[], placed);
+        if (!list) continue;
+        next[at] = { ...items[at], tools: list };
+        itemsChanged = true;
       }
-      if (tools.some((t) => t.changed)) {
-        const next = (body.tools as Obj[]).slice();
-        tools.forEach((t, k) => {
-          if (!t.changed) return;
-          const tool: Obj = { ...t.raw };
-          if (t.description === undefined) delete tool.description;
-          else tool.description = t.description;
-          if (t.parameters !== undefined) tool.parameters = t.parameters;
-          next[toolSlots[k]!] = tool;
-        });
-        out.tools = next;
-      }
+      if (itemsChanged) out.input = next;
+      const list = writeToolList((body.tools as Obj[] | undefined) ?? [], topTools);
+      if (list) out.tools = list;
       return out;
     },
   };

@@ -14,8 +14,9 @@ export function newResult(
   text: string,
   editable: boolean,
   isError: boolean,
+  item: number,
 ): ToolResult {
-  return { callId, call, turn, original: text, text, editable, isError, changedBy: new Set() };
+  return { callId, call, turn, item, original: text, text, editable, isError, changedBy: new Set() };
 }
 
 export function newTool(

@@ -1,9 +1,11 @@
-// Old observations are the bulk of an agent's input and are rarely looked at again (masking
-// them halves SWE-agent cost at equal solve rate, arXiv 2508.21433). The boundary moves in
-// steps (see window.ts) so the masked prefix stays byte-stable between steps.
+// History rewrite: outputs of old turns become a placeholder that states their size (masking
+// halves SWE-agent cost at equal solve rate, arXiv 2508.21433). It changes what the provider
+// has cached, so it runs only where the rewrite policy (rewrite-policy.ts) moved the boundary;
+// between two moves every masked output is the same placeholder, byte for byte.
 import { BoundedCache, registerCache } from '../cache.js';
+import { footer } from '../filters/status-footer.js';
 import { isPlaceholder, masked } from '../filters/markers.js';
-import { open, replace, type Strategy } from './strategy.js';
+import type { ToolResult } from '../types.js';
 
 // Short outputs ("File updated.", exit codes) cost less than the placeholder and orient the model.
 const MIN_SAVING = 200;
@@ -14,20 +16,32 @@ function countLines(text: string): number {
   return n;
 }
 
-// Every request re-sends every masked result; its placeholder is built once.
+// Every request re-sends every masked result; its placeholder is built once. The status footer
+// stays: a later output may have dropped its own copy of it at first sight.
 const placeholders = registerCache(new BoundedCache<string>(4 * 1024 * 1024));
-const placeholderFor = (original: string) => masked(countLines(original), original.length);
+function placeholderFor(original: string): string {
+  const kept = footer(original);
+  const note = masked(countLines(original), original.length);
+  return kept.length > 0 ? `${note}\n${kept.join('\n')}` : note;
+}
 
-export const observationMasking: Strategy = {
-  name: 'observation_masking',
-  run(conversation, ctx) {
-    let any = false;
-    for (const r of conversation.results) {
-      if (r.turn >= ctx.frozenBefore || !open(r) || isPlaceholder(r.text)) continue;
-      const placeholder = placeholders.getOrCompute(r.original, placeholderFor, (p) => p.length);
-      if (r.text.length - placeholder.length < MIN_SAVING) continue;
-      any = replace(r, placeholder, this.name) || any;
-    }
-    return any;
-  },
-};
+/** The placeholder `result` would get, or undefined when masking it would save too little. */
+export function maskedText(result: ToolResult): string | undefined {
+  if (!result.editable || isPlaceholder(result.text)) return undefined;
+  const placeholder = placeholders.getOrCompute(result.original, placeholderFor, (p) => p.length);
+  return result.text.length - placeholder.length >= MIN_SAVING ? placeholder : undefined;
+}
+
+/**
+ * Which results are masked when every turn before `before` may be: all of them that save enough.
+ * Depends on nothing after them, so it is the same in every request with this boundary.
+ */
+export function maskingPlan(results: readonly ToolResult[], before: number): Set<number> {
+  const plan = new Set<number>();
+  results.forEach((r, i) => {
+    if (r.turn < before && maskedText(r) !== undefined) plan.add(i);
+  });
+  return plan;
+}
+
+export const OBSERVATION_MASKING = 'observation_masking';

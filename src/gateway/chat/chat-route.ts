@@ -31,24 +31,29 @@ const ENDPOINT = '/v1/chat/completions';
  * chat completion or as its chunks.
  */
 export function registerChatCompletionsRoute(app: FastifyInstance, services: GatewayServices): void {
-  app.post<{ Body: ChatRequest }>(ENDPOINT, { schema: { body: ChatRequestSchema } }, async (request, reply) => {
-    const call = await openCall(services, request, reply, ENDPOINT, request.body);
-    const identity: CompletionIdentity = {
-      id: `chatcmpl-${randomBase64Url(12)}`,
-      created: Math.floor(call.admission.startedAt / 1000),
-      model: request.body.model,
-    };
-    if (!request.body.stream) {
-      const { completion, extras } = await answerJson(call);
-      return sendJson(call, formatCompletion(identity, completion, extras));
-    }
-    const session = await answerStream(call);
-    // The gateway members (compression, debug) ride on the final chunk: the usage chunk when the
-    // client asked for one, else the finish chunk, which then waits for the end of the stream.
-    const includeUsage = request.body.stream_options?.include_usage === true;
-    const extrasOnFinish = !includeUsage && (call.admission.compression !== undefined || call.admission.debug);
-    return relayStream(call, session.events, chunkEncoder(identity, session, includeUsage, extrasOnFinish));
-  });
+  const bodyLimit = services.bodyLimits?.chatBytes;
+  app.post<{ Body: ChatRequest }>(
+    ENDPOINT,
+    { schema: { body: ChatRequestSchema }, bodyLimit },
+    async (request, reply) => {
+      const call = await openCall(services, request, reply, ENDPOINT, request.body);
+      const identity: CompletionIdentity = {
+        id: `chatcmpl-${randomBase64Url(12)}`,
+        created: Math.floor(call.admission.startedAt / 1000),
+        model: request.body.model,
+      };
+      if (!request.body.stream) {
+        const { completion, extras } = await answerJson(call);
+        return sendJson(call, formatCompletion(identity, completion, extras));
+      }
+      const session = await answerStream(call);
+      // The gateway members (compression, debug) ride on the final chunk: the usage chunk when the
+      // client asked for one, else the finish chunk, which then waits for the end of the stream.
+      const includeUsage = request.body.stream_options?.include_usage === true;
+      const extrasOnFinish = !includeUsage && (call.admission.compression !== undefined || call.admission.debug);
+      return relayStream(call, session.events, chunkEncoder(identity, session, includeUsage, extrasOnFinish));
+    },
+  );
 }
 
 /** Chat completion chunks; with gateway tools, their members ride on the finish chunk too. */

@@ -3,6 +3,7 @@ import { toProblem } from '../../server/create-app.js';
 import { answerClosedClient, isClientConnectionError } from '../../server/client-connection.js';
 import { GatewayError, databaseUnavailableError, type GatewayErrorCode } from '../../pipeline/errors.js';
 import { problemToGatewayError } from '../send-error.js';
+import { setAnthropicRequestId } from './anthropic-headers.js';
 
 /**
  * Errors on the Anthropic-shaped routes. Anthropic SDKs read `{type: "error", error: {type,
@@ -16,13 +17,31 @@ export function toAnthropicError(error: GatewayError, requestId: string) {
     type: 'error',
     error: {
       type: anthropicErrorType(error.code, error.type, error.status),
-      message: error.message,
+      message: anthropicWording(error),
       code: error.code,
       param: error.param,
       ...extra,
     },
     request_id: requestId,
   };
+}
+
+/** `messages[1].content[0].type` → `messages.1.content.0.type`, as Anthropic names fields. */
+export function anthropicPath(param: string): string {
+  return param.replace(/\[(\d+)\]/g, '.$1');
+}
+
+/**
+ * A validation message in Anthropic's form, `<dotted path>: <what is wrong>`
+ * (`messages.1.role: must be equal to one of the allowed values`): clients that match
+ * Anthropic's messages see the same layout. Other messages are kept.
+ */
+function anthropicWording(error: GatewayError): string {
+  const { param, message } = error;
+  if (!param || error.code !== 'invalid_request') return message;
+  const match = /^Invalid (?:[\w ]+ at )?([^:]+): (.*?)\.?$/s.exec(message);
+  if (!match || match[1] !== param) return message;
+  return `${anthropicPath(param)}: ${match[2]}`;
 }
 
 /** Anthropic's error type names; where the gateway has a finer code, it picks the nearest. */
@@ -54,6 +73,7 @@ export function sendAnthropicError(error: unknown, request: FastifyRequest, repl
     return answerClosedClient(request, reply, (closed, problem) =>
       closed.code(problem.status).send(toAnthropicError(problemToGatewayError(problem), request.id)),
     );
+  setAnthropicRequestId(request, reply);
   const gatewayError = asGatewayError(error);
   if (gatewayError.code === 'internal_error') request.log.error({ err: error, reqId: request.id }, 'unhandled error');
   if (gatewayError.headers) reply.headers(gatewayError.headers);

@@ -8,6 +8,8 @@ import type {
 } from '../../canonical/chat-request.js';
 import { checkValue } from '../schemas/check-value.js';
 import { GatewayError } from '../../pipeline/errors.js';
+import { copyEdgeeFields } from '../../canonical/gateway-fields.js';
+import { anthropicPath } from './anthropic-errors.js';
 import {
   ImageBlockSchema,
   RedactedThinkingBlockSchema,
@@ -27,17 +29,30 @@ import {
  * adapter reads. What the chat shape cannot carry is listed in docs/agent-endpoints.md:
  * thinking blocks and the `thinking` setting, `top_k`, cache_control on tool definitions, and
  * `is_error` on tool results (kept as an "Error: " prefix on the result text).
+ *
+ * What only Anthropic's own API can run (server tools such as `web_search_20250305`, block
+ * types with no chat equivalent: `document`, `server_tool_use`, `web_search_tool_result`, …,
+ * images by `file_id`) is left out of the chat request and reported as `nativeOnly`: the
+ * native path forwards the client's body untouched and never needs the chat request, the
+ * translated path refuses with that error (Anthropic's type and wording).
  */
-export function messagesToChat(body: MessagesRequest, modelId: string): ChatRequest {
+export interface MessagesConversion {
+  chat: ChatRequest;
+  /** The first part of the request the translation cannot carry; undefined when everything translates. */
+  nativeOnly: GatewayError | undefined;
+}
+
+export function convertMessagesRequest(body: MessagesRequest, modelId: string): MessagesConversion {
+  const state: Deferred = { first: undefined };
   const chat: ChatRequest = {
     model: modelId,
     max_tokens: body.max_tokens,
-    messages: [...systemMessages(body.system), ...conversation(body.messages)],
+    messages: [...systemMessages(body.system), ...conversation(body.messages, state)],
   };
   if (body.stream) chat.stream = true;
-  const tools = convertTools(body.tools);
+  const tools = convertTools(body.tools, state);
   if (tools) chat.tools = tools;
-  if (body.tool_choice) {
+  if (body.tool_choice && !choiceOfDroppedTool(body.tool_choice, tools, state)) {
     const choice = convertToolChoice(body.tool_choice);
     if (choice !== undefined) chat.tool_choice = choice;
     if (body.tool_choice.disable_parallel_tool_use === true && tools) chat.parallel_tool_calls = false;
@@ -52,7 +67,35 @@ export function messagesToChat(body: MessagesRequest, modelId: string): ChatRequ
   if (body.gateway_tool_ids !== undefined) chat.gateway_tool_ids = body.gateway_tool_ids;
   if (body.gateway_pending_id !== undefined) chat.gateway_pending_id = body.gateway_pending_id;
   if (body.compression_model !== undefined) chat.compression_model = body.compression_model;
+  copyEdgeeFields(body as unknown as Record<string, unknown>, chat as unknown as Record<string, unknown>);
+  return { chat, nativeOnly: state.first };
+}
+
+/** The translated path's view: the chat request, or the refusal of what it cannot carry. */
+export function messagesToChat(body: MessagesRequest, modelId: string): ChatRequest {
+  const { chat, nativeOnly } = convertMessagesRequest(body, modelId);
+  if (nativeOnly) throw nativeOnly;
   return chat;
+}
+
+/** Collects the first native-only feature met while converting. */
+interface Deferred {
+  first: GatewayError | undefined;
+}
+
+function defer(state: Deferred, error: GatewayError): void {
+  state.first ??= error;
+}
+
+/**
+ * A refusal worded like Anthropic's own (`messages.1.content.0.type: …`: Anthropic writes the
+ * path with dots), with the gateway's param alongside.
+ */
+function notTranslatable(param: string, what: string): GatewayError {
+  return new GatewayError('invalid_request', {
+    message: `${anthropicPath(param)}: ${what} is not supported when the request is translated for a provider other than Anthropic (or runs gateway tools); only Anthropic's own API runs it.`,
+    param,
+  });
 }
 
 function cacheOf(cache: AnthropicCacheControl | null | undefined): { cache_control?: { type: 'ephemeral' } } {
@@ -83,10 +126,49 @@ function systemMessages(system: MessagesRequest['system']): ChatMessage[] {
   return parts.length === 0 ? [] : [{ role: 'system', content: compact(parts) }];
 }
 
-function conversation(messages: MessagesMessage[]): ChatMessage[] {
-  return messages.flatMap((message, i) =>
-    message.role === 'user' ? userTurn(message, i) : [assistantTurn(message, i)],
-  );
+function conversation(messages: MessagesMessage[], state: Deferred): ChatMessage[] {
+  return messages.flatMap((message, i) => {
+    switch (message.role) {
+      case 'user':
+        return userTurn(message, i, state);
+      case 'assistant':
+        return [assistantTurn(message, i, state)];
+      case 'system':
+        return systemTurn(message, i);
+    }
+  });
+}
+
+/**
+ * A system message inside the conversation (beta `mid-conversation-system-2026-04-07`) stays a
+ * system message at its place: OpenAI-style providers take it there, the Anthropic and Gemini
+ * adapters join every system message into their system prompt (docs/agent-endpoints.md).
+ * Text only, as Anthropic accepts; the refusal of anything else is worded so that Claude Code's
+ * fallback (the same text as a `<system-reminder>` in the user turn) takes over.
+ */
+function systemTurn(message: MessagesMessage, i: number): ChatMessage[] {
+  if (typeof message.content === 'string')
+    return message.content === '' ? [] : [{ role: 'system', content: message.content }];
+  const parts = message.content.map((raw, j) => {
+    const at = `messages[${i}].content[${j}]`;
+    if (raw.type !== 'text')
+      throw new GatewayError('invalid_request', {
+        message: `${anthropicPath(at)}.type: role "system" with content of type "${raw.type.slice(0, 60)}" is not supported; system messages hold text blocks only.`,
+        param: `${at}.type`,
+      });
+    return textPart(checkValue(TextBlockSchema, raw, at, 'text block'));
+  });
+  return parts.length === 0 ? [] : [{ role: 'system', content: compact(parts) }];
+}
+
+/** An image block the chat shape can carry (base64 or URL source); others are native-only. */
+function imageOf(raw: { type: string; [key: string]: unknown }, at: string, state: Deferred): ContentPart | undefined {
+  const source = raw.source as { type?: unknown } | undefined;
+  if (source && typeof source === 'object' && source.type !== 'base64' && source.type !== 'url') {
+    defer(state, notTranslatable(`${at}.source.type`, `an image source of type "${String(source.type).slice(0, 60)}"`));
+    return undefined;
+  }
+  return imagePart(checkValue(ImageBlockSchema, raw, at, 'image block'));
 }
 
 /**
@@ -95,10 +177,13 @@ function conversation(messages: MessagesMessage[]): ChatMessage[] {
  * the rest follows as a user message. Images inside tool results move to that user message
  * (chat tool messages carry text only).
  */
-function userTurn(message: MessagesMessage, i: number): ChatMessage[] {
+function userTurn(message: MessagesMessage, i: number, state: Deferred): ChatMessage[] {
   if (typeof message.content === 'string') return [{ role: 'user', content: message.content }];
   const toolMessages: ChatMessage[] = [];
   const parts: ContentPart[] = [];
+  const push = (part: ContentPart | undefined) => {
+    if (part) parts.push(part);
+  };
   message.content.forEach((raw, j) => {
     const at = `messages[${i}].content[${j}]`;
     switch (raw.type) {
@@ -106,7 +191,7 @@ function userTurn(message: MessagesMessage, i: number): ChatMessage[] {
         parts.push(textPart(checkValue(TextBlockSchema, raw, at, 'text block')));
         break;
       case 'image':
-        parts.push(imagePart(checkValue(ImageBlockSchema, raw, at, 'image block')));
+        push(imageOf(raw, at, state));
         break;
       case 'tool_result': {
         const block = checkValue(ToolResultBlockSchema, raw, at, 'tool_result block');
@@ -116,9 +201,9 @@ function userTurn(message: MessagesMessage, i: number): ChatMessage[] {
           (block.content ?? []).forEach((inner, k) => {
             const innerAt = `${at}.content[${k}]`;
             if (inner.type === 'text') texts.push(checkValue(TextBlockSchema, inner, innerAt, 'text block').text);
-            else if (inner.type === 'image')
-              parts.push(imagePart(checkValue(ImageBlockSchema, inner, innerAt, 'image block')));
-            else throw unsupportedBlock(inner.type, innerAt);
+            else if (inner.type === 'image') push(imageOf(inner, innerAt, state));
+            else
+              defer(state, notTranslatable(`${innerAt}.type`, `a "${inner.type.slice(0, 60)}" block in a tool_result`));
           });
         }
         const text = texts.join('\n');
@@ -131,14 +216,14 @@ function userTurn(message: MessagesMessage, i: number): ChatMessage[] {
         break;
       }
       default:
-        throw unsupportedBlock(raw.type, at, 'user');
+        defer(state, notTranslatable(`${at}.type`, `content of type "${raw.type.slice(0, 60)}" in user messages`));
     }
   });
   if (parts.length === 0) return toolMessages.length > 0 ? toolMessages : [{ role: 'user', content: '' }];
   return [...toolMessages, { role: 'user', content: compact(parts) }];
 }
 
-function assistantTurn(message: MessagesMessage, i: number): ChatMessage {
+function assistantTurn(message: MessagesMessage, i: number, state: Deferred): ChatMessage {
   if (typeof message.content === 'string') return { role: 'assistant', content: message.content };
   const parts: ContentPart[] = [];
   const calls: ToolCall[] = [];
@@ -170,7 +255,7 @@ function assistantTurn(message: MessagesMessage, i: number): ChatMessage {
         checkValue(RedactedThinkingBlockSchema, raw, at, 'redacted_thinking block');
         break;
       default:
-        throw unsupportedBlock(raw.type, at, 'assistant');
+        defer(state, notTranslatable(`${at}.type`, `content of type "${raw.type.slice(0, 60)}" in assistant messages`));
     }
   });
   const out: ChatMessage = {
@@ -190,24 +275,45 @@ function compactAssistant(parts: ContentPart[]): string | ContentPart[] {
   return parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
 }
 
-function convertTools(tools: MessagesRequest['tools']): Tool[] | undefined {
+/**
+ * Client tools become function tools. A tool with another `type` is one Anthropic defines and
+ * runs or prompts for itself (server tools: `web_search_…`, `web_fetch_…`, `code_execution_…`;
+ * Anthropic-schema client tools: `bash_…`, `text_editor_…`, `computer_…`, `memory_…`): native only.
+ */
+function convertTools(tools: MessagesRequest['tools'], state: Deferred): Tool[] | undefined {
   if (!tools || tools.length === 0) return undefined;
-  return tools.map((tool, i) => {
+  const out: Tool[] = [];
+  tools.forEach((tool, i) => {
     if (tool.type !== undefined && tool.type !== 'custom') {
-      throw new GatewayError('invalid_request', {
-        message: `Server tool "${tool.type.slice(0, 60)}" is not supported by the gateway; only client tools {name, description, input_schema} are.`,
-        param: `tools[${i}].type`,
-      });
+      defer(state, notTranslatable(`tools[${i}].type`, `the Anthropic-defined tool "${tool.type.slice(0, 60)}"`));
+      return;
     }
     if (tool.input_schema === undefined)
       throw new GatewayError('invalid_request', {
-        message: 'A tool needs input_schema.',
+        message: `tools.${i}.input_schema: Field required`,
         param: `tools[${i}].input_schema`,
       });
     const fn: Tool['function'] = { name: tool.name, parameters: tool.input_schema };
     if (tool.description !== undefined) fn.description = tool.description;
-    return { type: 'function', function: fn };
+    out.push({ type: 'function', function: fn });
   });
+  return out.length > 0 ? out : undefined;
+}
+
+/**
+ * A tool_choice that names a native-only tool (or asks for any tool when only those were
+ * offered) is left out of the chat request: the native path does not read it, the translated
+ * one refuses the tool anyway.
+ */
+function choiceOfDroppedTool(
+  choice: NonNullable<MessagesRequest['tool_choice']>,
+  tools: Tool[] | undefined,
+  state: Deferred,
+): boolean {
+  if (!state.first) return false;
+  if (choice.type === 'any') return !tools;
+  if (choice.type === 'tool') return !tools?.some((tool) => tool.function.name === choice.name);
+  return false;
 }
 
 function convertToolChoice(choice: NonNullable<MessagesRequest['tool_choice']>): ToolChoice | undefined {
@@ -221,17 +327,9 @@ function convertToolChoice(choice: NonNullable<MessagesRequest['tool_choice']>):
     case 'tool':
       if (!choice.name)
         throw new GatewayError('invalid_request', {
-          message: 'tool_choice of type "tool" needs a name.',
+          message: 'tool_choice.name: Field required when tool_choice.type is "tool".',
           param: 'tool_choice.name',
         });
       return { type: 'function', function: { name: choice.name } };
   }
-}
-
-function unsupportedBlock(type: string, at: string, role?: string): GatewayError {
-  const where = role ? ` in ${role} messages` : ' here';
-  return new GatewayError('invalid_request', {
-    message: `Content block type "${type.slice(0, 60)}" is not supported${where}.`,
-    param: `${at}.type`,
-  });
 }

@@ -1,16 +1,19 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { EDGEE_GENERIC_MODELS } from '../../canonical/gateway-fields.js';
 import { COMPRESSION_MODELS, MAX_TOKEN_COUNT, TokenLimitSchema } from '../../canonical/chat-request.js';
 
 /**
  * The Anthropic Messages request (spec 2.2 and Anthropic's full shape). The route schema checks
  * the envelope; each content block is then checked against its own schema below while it is
  * converted (see convert-request.ts), so that an error names the exact block and field instead
- * of an `anyOf` mismatch. Unknown top-level fields Anthropic may add are accepted and ignored.
+ * of an `anyOf` mismatch. Unknown top-level fields Anthropic may add are accepted: forwarded on
+ * the native path, ignored by the translation. Members Anthropic adds to blocks the gateway
+ * reads (`cache_control.scope`, `tool_use.caller`, …) are accepted too.
  */
 
 export const CacheControlSchema = Type.Object(
   { type: Type.Literal('ephemeral'), ttl: Type.Optional(Type.String()) },
-  { additionalProperties: false },
+  { additionalProperties: true }, // scope (beta prompt-caching-scope-2026-01-05)
 );
 export type AnthropicCacheControl = Static<typeof CacheControlSchema>;
 
@@ -46,7 +49,7 @@ export const ToolUseBlockSchema = Type.Object(
     input: Type.Record(Type.String(), Type.Unknown()),
     cache_control: Type.Optional(Type.Union([CacheControlSchema, Type.Null()])),
   },
-  { additionalProperties: false },
+  { additionalProperties: true }, // caller (programmatic tool calling)
 );
 
 export const ToolResultBlockSchema = Type.Object(
@@ -64,7 +67,7 @@ export const ToolResultBlockSchema = Type.Object(
 
 export const ThinkingBlockSchema = Type.Object(
   { type: Type.Literal('thinking'), thinking: Type.String(), signature: Type.Optional(Type.String()) },
-  { additionalProperties: false },
+  { additionalProperties: true },
 );
 export const RedactedThinkingBlockSchema = Type.Object(
   { type: Type.Literal('redacted_thinking'), data: Type.String() },
@@ -79,9 +82,13 @@ export type ToolResultBlock = Static<typeof ToolResultBlockSchema>;
 /** A block as the envelope schema sees it: its type is checked, its fields later. */
 const AnyBlockSchema = Type.Object({ type: Type.String({ minLength: 1 }) }, { additionalProperties: true });
 
+/**
+ * `system` is a role since the beta `mid-conversation-system-2026-04-07` (Claude Code sends it
+ * to every model): instructions at a point of the conversation, text only.
+ */
 export const MessagesMessageSchema = Type.Object(
   {
-    role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]),
+    role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system')]),
     content: Type.Union([Type.String(), Type.Array(AnyBlockSchema)]),
   },
   { additionalProperties: false },
@@ -135,7 +142,9 @@ export const MessagesRequestSchema = Type.Object(
     enable_debug: Type.Optional(Type.Boolean()),
     gateway_tool_ids: Type.Optional(Type.Array(Type.String(), { maxItems: 64 })),
     gateway_pending_id: Type.Optional(Type.String({ maxLength: 128 })),
-    compression_model: Type.Optional(Type.Union(COMPRESSION_MODELS.map((m) => Type.Literal(m)))),
+    compression_model: Type.Optional(
+      Type.Union([...COMPRESSION_MODELS, ...EDGEE_GENERIC_MODELS].map((m) => Type.Literal(m))),
+    ),
   },
   { additionalProperties: true },
 );

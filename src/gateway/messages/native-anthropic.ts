@@ -6,7 +6,8 @@ import {
   type NativeStreamEvent,
   type UpstreamTarget,
 } from '../../providers/index.js';
-import type { Pricing } from '../../config/gateway-config.js';
+import type { CatalogueModel } from '../../catalogue/catalogue.js';
+import type { ConversationStore } from '../../compress/conversation-request.js';
 import type { ChatRequest } from '../../canonical/chat-request.js';
 import type { AdmitOptions, Call, NativeJson, NativeRoute, StreamEncoder } from '../../pipeline/index.js';
 import type { GatewayToolPlan } from '../../pipeline/gateway-tool-plan.js';
@@ -59,9 +60,9 @@ export function nativeAdmission(
   let prepared: PreparedNative | undefined;
   return {
     options: {
-      compressCanonical: (context) => {
+      compressCanonical: async (context) => {
         if (!nativeEligible(context)) return true;
-        prepared = compressMessagesBody(request, client, context.model.pricing);
+        prepared = await compressMessagesBody(request, client, context.model, context.conversations);
         return false;
       },
     },
@@ -74,14 +75,21 @@ export function nativeAdmission(
  * `system` (rule 1 of its format detection), so a body without one gets an empty placeholder
  * for the reading, removed again from what is sent.
  */
-function compressMessagesBody(request: FastifyRequest, client: MessagesRequest, pricing: Pricing): PreparedNative {
+async function compressMessagesBody(
+  request: FastifyRequest,
+  client: MessagesRequest,
+  model: CatalogueModel,
+  conversations: ConversationStore | undefined,
+): Promise<PreparedNative> {
   const source = client as unknown as Record<string, unknown>;
   const hadSystem = 'system' in source;
   const probe = hadSystem ? source : { ...source, system: undefined };
-  const { body, compression } = applyCompression(request, probe as unknown as ChatRequest, pricing);
+  const { body, compression } = await applyCompression(request, probe as unknown as ChatRequest, model, conversations);
+  // The body is sent even when compression saved nothing: it may carry the gateway's cache
+  // breakpoints, and first-sight changes stay stable from one turn to the next.
   const out = { ...(body as unknown as Record<string, unknown>) };
-  if (!hadSystem) delete out.system;
-  return { body: compression ? out : source, compression };
+  if (!hadSystem && out.system === undefined) delete out.system;
+  return { body: out, compression };
 }
 
 /** `anthropic-version` and `anthropic-beta` as the client sent them (repeated headers joined). */

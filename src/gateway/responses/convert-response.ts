@@ -1,8 +1,9 @@
 import { randomHex } from '../../server/random-ids.js';
 import type { FinishReason, ProviderCompletion, TokenUsage } from '../../canonical/completion.js';
 import type { ResponsesRequest } from './responses-schema.js';
+import { customInput, FlatTools } from './flat-tools.js';
 
-export function newItemId(prefix: 'msg' | 'fc'): string {
+export function newItemId(prefix: 'msg' | 'fc' | 'ctc'): string {
   return `${prefix}_${randomHex(12)}`;
 }
 
@@ -48,9 +49,52 @@ export type OutputItem =
       id: string;
       call_id: string;
       name: string;
+      namespace?: string;
       arguments: string;
       status: 'in_progress' | 'completed';
+    }
+  | {
+      type: 'custom_tool_call';
+      id: string;
+      call_id: string;
+      name: string;
+      namespace?: string;
+      input: string;
+      status: 'in_progress' | 'completed';
     };
+
+/**
+ * A provider's call of a flat function name as the item of the tool the client declared
+ * (flat-tools.ts): a `custom_tool_call` with its free-form input for a custom tool, a
+ * `function_call` with its `namespace` for a namespaced one, else the call as it came.
+ */
+export function callItem(
+  names: FlatTools,
+  call: { id: string; callId: string; name: string; arguments: string },
+  status: 'in_progress' | 'completed',
+): OutputItem {
+  const origin = names.origin(call.name);
+  const namespace = origin?.namespace !== undefined ? { namespace: origin.namespace } : {};
+  if (origin?.kind === 'custom')
+    return {
+      type: 'custom_tool_call',
+      id: call.id,
+      call_id: call.callId,
+      name: origin.name,
+      ...namespace,
+      input: status === 'completed' ? customInput(call.arguments) : '',
+      status,
+    };
+  return {
+    type: 'function_call',
+    id: call.id,
+    call_id: call.callId,
+    name: origin?.name ?? call.name,
+    ...namespace,
+    arguments: status === 'completed' ? call.arguments : '',
+    status,
+  };
+}
 
 export function messageItem(id: string, text: string, status: 'in_progress' | 'completed'): OutputItem {
   return { type: 'message', id, role: 'assistant', status, content: status === 'completed' ? [outputText(text)] : [] };
@@ -109,20 +153,25 @@ export function formatResponse(
   };
 }
 
-export function completionOutput(completion: ProviderCompletion): OutputItem[] {
+export function completionOutput(completion: ProviderCompletion, names: FlatTools): OutputItem[] {
   const output: OutputItem[] = [];
   const text = (completion.message.content ?? '') + (completion.message.refusal ?? '');
   const calls = completion.message.tool_calls ?? [];
   if (text !== '' || calls.length === 0) output.push(messageItem(newItemId('msg'), text, 'completed'));
   for (const call of calls) {
-    output.push({
-      type: 'function_call',
-      id: newItemId('fc'),
-      call_id: call.id,
-      name: call.function.name,
-      arguments: call.function.arguments,
-      status: 'completed',
-    });
+    const custom = names.origin(call.function.name)?.kind === 'custom';
+    output.push(
+      callItem(
+        names,
+        {
+          id: newItemId(custom ? 'ctc' : 'fc'),
+          callId: call.id,
+          name: call.function.name,
+          arguments: call.function.arguments,
+        },
+        'completed',
+      ),
+    );
   }
   return output;
 }
@@ -137,7 +186,12 @@ export function formatCompletedResponse(
   return formatResponse(
     identity,
     body,
-    { status, output: completionOutput(completion), usage: completion.usage, incompleteDetails: incomplete_details },
+    {
+      status,
+      output: completionOutput(completion, FlatTools.of(body)),
+      usage: completion.usage,
+      incompleteDetails: incomplete_details,
+    },
     extras,
   );
 }

@@ -80,7 +80,7 @@ export function nativeResponsesAdmission(
   let prepared: PreparedResponses | undefined;
   return {
     options: {
-      compressCanonical: (context) => {
+      compressCanonical: async (context) => {
         const eligible =
           (context.plan?.tools.size ?? 0) === 0 &&
           context.body.gateway_pending_id === undefined &&
@@ -90,14 +90,15 @@ export function nativeResponsesAdmission(
           if (untranslatable) throw untranslatable;
           return true;
         }
-        const source = client as unknown as Record<string, unknown>;
-        const { body, compression } = applyCompression(
+        const { body, compression } = await applyCompression(
           request,
           client as unknown as ChatRequest,
-          context.model.pricing,
+          context.model,
+          context.conversations,
         );
+        // Sent even when nothing was saved: it may carry the gateway's prompt_cache_key.
         prepared = {
-          body: compression ? (body as unknown as Record<string, unknown>) : source,
+          body: body as unknown as Record<string, unknown>,
           compression,
           translatable: untranslatable === undefined,
         };

@@ -28,7 +28,7 @@ const ENDPOINT = '/v1/responses';
 export function registerResponsesRoute(app: FastifyInstance, services: GatewayServices): void {
   app.post<{ Body: ResponsesRequest }>(
     ENDPOINT,
-    { schema: { body: ResponsesRequestSchema } },
+    { schema: { body: ResponsesRequestSchema }, bodyLimit: services.bodyLimits?.chatBytes },
     async (request, reply) => {
       const { chat, untranslatable } = admissionRequest(request.body, withDefaultAuthor(request.body.model, 'openai'));
       const native = nativeResponsesAdmission(request, request.body, untranslatable);

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { EDGEE_GENERIC_MODELS } from '../../canonical/gateway-fields.js';
 import { COMPRESSION_MODELS, TokenLimitSchema } from '../../canonical/chat-request.js';
 
 /**
@@ -59,6 +60,7 @@ export const FunctionCallItemSchema = Type.Object(
     status: Type.Optional(Type.String()),
     call_id: Type.String({ minLength: 1, maxLength: 512 }),
     name: Type.String({ minLength: 1, maxLength: 256 }),
+    namespace: Type.Optional(Type.String()),
     arguments: Type.String(),
   },
   { additionalProperties: true },
@@ -86,7 +88,46 @@ export const FunctionToolSchema = Type.Object(
     parameters: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
     strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
   },
-  { additionalProperties: false },
+  { additionalProperties: true }, // defer_loading and members OpenAI adds
+);
+
+/** A `custom` tool: free-form text input, optionally constrained by a grammar (`format`). */
+export const CustomToolSchema = Type.Object(
+  {
+    type: Type.Literal('custom'),
+    name: Type.String({ minLength: 1, maxLength: 256 }),
+    description: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    format: Type.Optional(
+      Type.Union([Type.Object({ type: Type.String() }, { additionalProperties: true }), Type.Null()]),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export const CustomToolCallItemSchema = Type.Object(
+  {
+    type: Type.Literal('custom_tool_call'),
+    id: Type.Optional(Type.String()),
+    status: Type.Optional(Type.String()),
+    call_id: Type.String({ minLength: 1, maxLength: 512 }),
+    name: Type.String({ minLength: 1, maxLength: 256 }),
+    namespace: Type.Optional(Type.String()),
+    input: Type.String(),
+  },
+  { additionalProperties: true },
+);
+
+export const CustomToolCallOutputItemSchema = Type.Object(
+  {
+    type: Type.Literal('custom_tool_call_output'),
+    id: Type.Optional(Type.String()),
+    call_id: Type.String({ minLength: 1, maxLength: 512 }),
+    output: Type.Union([
+      Type.String(),
+      Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true })),
+    ]),
+  },
+  { additionalProperties: true },
 );
 
 export const ResponsesToolChoiceSchema = Type.Union([
@@ -137,7 +178,9 @@ export const ResponsesRequestSchema = Type.Object(
     enable_debug: Type.Optional(Type.Boolean()),
     gateway_tool_ids: Type.Optional(Type.Array(Type.String(), { maxItems: 64 })),
     gateway_pending_id: Type.Optional(Type.String({ maxLength: 128 })),
-    compression_model: Type.Optional(Type.Union(COMPRESSION_MODELS.map((m) => Type.Literal(m)))),
+    compression_model: Type.Optional(
+      Type.Union([...COMPRESSION_MODELS, ...EDGEE_GENERIC_MODELS].map((m) => Type.Literal(m))),
+    ),
   },
   { additionalProperties: true },
 );

@@ -1,6 +1,7 @@
 import type { FinishReason, ProviderStreamEvent, TokenUsage } from '../../canonical/completion.js';
 import type { ResponsesRequest } from './responses-schema.js';
 import {
+  callItem,
   formatResponse,
   messageItem,
   newItemId,
@@ -10,6 +11,7 @@ import {
   type ResponseIdentity,
 } from './convert-response.js';
 
+import { customInput, FlatTools } from './flat-tools.js';
 import type { NamedEvent, NamedEventTranslator } from '../chat/named-event-stream.js';
 import type { GatewayError } from '../../pipeline/errors.js';
 
@@ -17,7 +19,16 @@ export type { NamedEvent };
 
 type OpenItem =
   | { kind: 'message'; outputIndex: number; id: string; text: string }
-  | { kind: 'call'; outputIndex: number; id: string; callId: string; name: string; arguments: string };
+  | {
+      kind: 'call';
+      outputIndex: number;
+      id: string;
+      callId: string;
+      name: string;
+      arguments: string;
+      /** A custom tool's call: its input is sent whole when the call ends (the provider streams JSON around it). */
+      custom: boolean;
+    };
 
 /**
  * Provider-neutral stream events → the Responses stream: `response.created`,
@@ -34,11 +45,14 @@ export class ResponsesStreamTranslator implements NamedEventTranslator {
   /** Output item of each tool call, by the chat stream's tool-call index. */
   private readonly calls = new Map<number, Extract<OpenItem, { kind: 'call' }>>();
   private finishReason: FinishReason = 'stop';
+  private readonly names: FlatTools;
 
   constructor(
     private readonly identity: ResponseIdentity,
     private readonly body: ResponsesRequest,
-  ) {}
+  ) {
+    this.names = FlatTools.of(body);
+  }
 
   start(): NamedEvent[] {
     const response = formatResponse(this.identity, this.body, { status: 'in_progress', output: [], usage: null });
@@ -70,13 +84,16 @@ export class ResponsesStreamTranslator implements NamedEventTranslator {
       let call = this.calls.get(fragment.index);
       if (!call) {
         this.close(out);
+        const name = fragment.function?.name ?? '';
+        const custom = this.names.origin(name)?.kind === 'custom';
         call = {
           kind: 'call',
           outputIndex: this.output.length,
-          id: newItemId('fc'),
+          id: newItemId(custom ? 'ctc' : 'fc'),
           callId: fragment.id ?? `call_${fragment.index}`,
-          name: fragment.function?.name ?? '',
+          name,
           arguments: '',
+          custom,
         };
         this.output.push(this.callItem(call, 'in_progress'));
         this.calls.set(fragment.index, call);
@@ -91,6 +108,7 @@ export class ResponsesStreamTranslator implements NamedEventTranslator {
       const args = fragment.function?.arguments;
       if (args) {
         call.arguments += args;
+        if (call.custom) continue;
         out.push(
           this.event('response.function_call_arguments.delta', {
             item_id: call.id,
@@ -169,14 +187,15 @@ export class ResponsesStreamTranslator implements NamedEventTranslator {
       this.output[item.outputIndex] = done;
       out.push(this.event('response.output_item.done', { output_index: item.outputIndex, item: done }));
     } else {
-      out.push(
-        this.event('response.function_call_arguments.done', {
-          item_id: item.id,
-          output_index: item.outputIndex,
-          name: item.name,
-          arguments: item.arguments,
-        }),
-      );
+      const base = { item_id: item.id, output_index: item.outputIndex };
+      if (item.custom) {
+        const input = customInput(item.arguments);
+        out.push(this.event('response.custom_tool_call_input.delta', { ...base, delta: input }));
+        out.push(this.event('response.custom_tool_call_input.done', { ...base, input }));
+      } else {
+        const name = this.names.origin(item.name)?.name ?? item.name;
+        out.push(this.event('response.function_call_arguments.done', { ...base, name, arguments: item.arguments }));
+      }
       const done = this.callItem(item, 'completed');
       this.output[item.outputIndex] = done;
       out.push(this.event('response.output_item.done', { output_index: item.outputIndex, item: done }));
@@ -185,14 +204,7 @@ export class ResponsesStreamTranslator implements NamedEventTranslator {
   }
 
   private callItem(call: Extract<OpenItem, { kind: 'call' }>, status: 'in_progress' | 'completed'): OutputItem {
-    return {
-      type: 'function_call',
-      id: call.id,
-      call_id: call.callId,
-      name: call.name,
-      arguments: status === 'completed' ? call.arguments : '',
-      status,
-    };
+    return callItem(this.names, call, status);
   }
 
   private event(type: string, payload: Record<string, unknown>): NamedEvent {

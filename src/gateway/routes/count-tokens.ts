@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { MODEL_ID_PATTERN } from '../../catalogue/catalogue.js';
-import { countRequestTokens, isTokenizerName, tokenizerForModel, TOKENIZERS } from '../../tokenize/index.js';
+import { countRequestTokensOffloaded } from '../../offload/index.js';
+import { isTokenizerName, tokenizerForModel, TOKENIZERS } from '../../tokenize/index.js';
 import { GatewayError } from '../../pipeline/errors.js';
 
 /** Spec 2.6. `tokenizer` is a plain string here so that a bad value gets `invalid_tokenizer`, not a generic 400. */
@@ -17,10 +18,11 @@ const CountTokensBodySchema = Type.Object(
 );
 type CountTokensBody = Static<typeof CountTokensBodySchema>;
 
-export function registerCountTokensRoute(app: FastifyInstance): void {
+/** `bodyLimit`: GATEWAY_COUNT_TOKENS_BODY_LIMIT_BYTES; undefined, the listener's. */
+export function registerCountTokensRoute(app: FastifyInstance, bodyLimit?: number): void {
   app.post<{ Body: CountTokensBody }>(
     '/v1/count_tokens',
-    { schema: { body: CountTokensBodySchema } },
+    { schema: { body: CountTokensBodySchema }, bodyLimit },
     async (request) => {
       const body = request.body;
       if (!MODEL_ID_PATTERN.test(body.model)) {
@@ -36,7 +38,7 @@ export function registerCountTokensRoute(app: FastifyInstance): void {
         });
       }
       const tokenizer = body.tokenizer ?? tokenizerForModel(body.model);
-      const input_tokens = countRequestTokens(
+      const input_tokens = await countRequestTokensOffloaded(
         { messages: body.messages ?? [], system: body.system, tools: body.tools },
         tokenizer,
       );

@@ -1,24 +1,41 @@
 import type { ChatMessage, ContentPart } from '../../canonical/chat-request.js';
 import type { AnthropicBlock, AnthropicImageSource, AnthropicMessage, CacheControl } from './wire.js';
+import { forTranslation, parseDataUrl, unsupportedInput } from '../shared/legacy-messages.js';
 
 type TextBlock = Extract<AnthropicBlock, { type: 'text' }>;
 
 function imageSource(url: string): AnthropicImageSource {
-  const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
-  if (match) return { type: 'base64', media_type: match[1] as string, data: match[2] as string };
+  const inline = parseDataUrl(url);
+  if (inline) return { type: 'base64', media_type: inline.mimeType, data: inline.data };
   return { type: 'url', url };
 }
 
 function partToBlock(part: ContentPart): AnthropicBlock | undefined {
-  if (part.type === 'text') {
-    // Anthropic rejects empty text blocks.
-    if (part.text === '') return undefined;
-    return part.cache_control
-      ? { type: 'text', text: part.text, cache_control: part.cache_control }
-      : { type: 'text', text: part.text };
-  }
   const cache = (part as { cache_control?: CacheControl }).cache_control;
-  return { type: 'image', source: imageSource(part.image_url.url), ...(cache ? { cache_control: cache } : {}) };
+  const withCache = <T extends AnthropicBlock>(block: T): T => (cache ? { ...block, cache_control: cache } : block);
+  switch (part.type) {
+    case 'text':
+      // Anthropic rejects empty text blocks.
+      return part.text === '' ? undefined : withCache({ type: 'text', text: part.text });
+    case 'refusal':
+      return part.refusal === '' ? undefined : withCache({ type: 'text', text: part.refusal });
+    case 'image_url':
+      return withCache({ type: 'image', source: imageSource(part.image_url.url) });
+    case 'file': {
+      // PDFs and images inline are Anthropic document and image blocks; a file by id is OpenAI's.
+      const inline = part.file.file_data ? parseDataUrl(part.file.file_data) : undefined;
+      if (inline?.mimeType === 'application/pdf')
+        return withCache({
+          type: 'document',
+          source: { type: 'base64', media_type: inline.mimeType, data: inline.data },
+        });
+      if (inline?.mimeType.startsWith('image/'))
+        return withCache({ type: 'image', source: { type: 'base64', media_type: inline.mimeType, data: inline.data } });
+      throw unsupportedInput('anthropic', inline ? `a file of type ${inline.mimeType}` : 'a file by file_id');
+    }
+    case 'input_audio':
+      throw unsupportedInput('anthropic', 'audio input');
+  }
 }
 
 function contentBlocks(content: ChatMessage['content']): AnthropicBlock[] {
@@ -81,7 +98,7 @@ function toAnthropic(message: ChatMessage): AnthropicMessage | undefined {
  */
 export function convertMessages(messages: ChatMessage[]): AnthropicMessage[] {
   const out: AnthropicMessage[] = [];
-  for (const message of messages) {
+  for (const message of forTranslation(messages)) {
     const converted = toAnthropic(message);
     if (!converted) continue;
     const blocks = withMessageCache(converted.content, message.cache_control);

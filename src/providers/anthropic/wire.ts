@@ -8,6 +8,11 @@ export type AnthropicImageSource = { type: 'base64'; media_type: string; data: s
 export type AnthropicBlock =
   | { type: 'text'; text: string; cache_control?: CacheControl }
   | { type: 'image'; source: AnthropicImageSource; cache_control?: CacheControl }
+  | {
+      type: 'document';
+      source: { type: 'base64'; media_type: string; data: string };
+      cache_control?: CacheControl;
+    }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown>; cache_control?: CacheControl }
   | {
       type: 'tool_result';

@@ -1,6 +1,7 @@
 import type { ChatMessage, ContentPart } from '../../canonical/chat-request.js';
 import { textOf } from '../shared/text-content.js';
 import type { GeminiContent, GeminiPart } from './wire.js';
+import { forTranslation, parseDataUrl, unsupportedInput } from '../shared/legacy-messages.js';
 
 const EXTENSION_MIME: Record<string, string> = {
   png: 'image/png',
@@ -19,14 +20,28 @@ function imagePart(url: string): GeminiPart {
   return { fileData: { mimeType: EXTENSION_MIME[extension] ?? 'image/jpeg', fileUri: url } };
 }
 
+function partOf(part: ContentPart): GeminiPart | undefined {
+  switch (part.type) {
+    case 'text':
+      return part.text === '' ? undefined : { text: part.text };
+    case 'refusal':
+      return part.refusal === '' ? undefined : { text: part.refusal };
+    case 'image_url':
+      return imagePart(part.image_url.url);
+    case 'input_audio':
+      return { inlineData: { mimeType: `audio/${part.input_audio.format}`, data: part.input_audio.data } };
+    case 'file': {
+      const inline = part.file.file_data ? parseDataUrl(part.file.file_data) : undefined;
+      if (!inline) throw unsupportedInput('gemini', 'a file by file_id');
+      return { inlineData: inline };
+    }
+  }
+}
+
 function contentParts(content: ChatMessage['content']): GeminiPart[] {
   if (content === undefined || content === null) return [];
   if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
-  return content
-    .map((part: ContentPart): GeminiPart | undefined =>
-      part.type === 'text' ? (part.text === '' ? undefined : { text: part.text }) : imagePart(part.image_url.url),
-    )
-    .filter((p): p is GeminiPart => p !== undefined);
+  return content.map(partOf).filter((p): p is GeminiPart => p !== undefined);
 }
 
 function parseArgs(json: string): Record<string, unknown> {
@@ -65,7 +80,7 @@ export function convertContents(messages: ChatMessage[]): GeminiContent[] {
     if (previous && previous.role === role) previous.parts.push(...parts);
     else out.push({ role, parts });
   };
-  for (const message of messages) {
+  for (const message of forTranslation(messages)) {
     if (message.role === 'user') append('user', contentParts(message.content));
     else if (message.role === 'assistant') {
       const parts: GeminiPart[] = contentParts(message.content).filter((p) => 'text' in p);

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { ChatRequest } from '../../canonical/chat-request.js';
-import { countRequestTokens, countTextTokens, tokenizerForModel } from '../../tokenize/index.js';
+import { localAnswerOffloaded } from '../../offload/index.js';
 import {
   UpstreamError,
   type AbortSignalLike,
@@ -8,50 +7,37 @@ import {
   type ProviderAdapter,
   type UpstreamTarget,
 } from '../types.js';
-import { type ProviderCompletion, type ProviderStreamEvent, type TokenUsage } from '../../canonical/completion.js';
-import { buildLocalReply, splitIntoChunks, type LocalReply } from './build-reply.js';
+import type { ProviderCompletion, ProviderStreamEvent } from '../../canonical/completion.js';
+import { splitIntoChunks } from './build-reply.js';
+import type { LocalAnswer } from './local-answer.js';
 
 function throwIfAborted(signal: AbortSignalLike): void {
   if (signal.aborted)
     throw new UpstreamError('local request aborted', { status: null, retryable: false, kind: 'aborted' });
 }
 
-function usageOf(request: ChatRequest, reply: LocalReply, model: string): TokenUsage {
-  const tokenizer = tokenizerForModel(model);
-  const output =
-    (reply.content ?? '') + (reply.toolCalls ? JSON.stringify(reply.toolCalls.map((c) => c.function)) : '');
-  return {
-    inputTokens: countRequestTokens({ messages: request.messages, tools: request.tools }, tokenizer),
-    cachedInputTokens: 0,
-    cacheCreationInputTokens: 0,
-    outputTokens: output === '' ? 0 : countTextTokens(output, tokenizer),
-    reasoningTokens: 0,
-  };
-}
-
-function responseId(request: ChatRequest): string {
-  return `local-${createHash('sha256').update(JSON.stringify(request.messages)).digest('hex').slice(0, 24)}`;
-}
-
-function complete(request: ChatRequest, target: UpstreamTarget, options: CallOptions): Promise<ProviderCompletion> {
+async function complete(
+  request: ChatRequest,
+  target: UpstreamTarget,
+  options: CallOptions,
+): Promise<ProviderCompletion> {
   throwIfAborted(options.signal);
-  const reply = buildLocalReply(request, tokenizerForModel(target.upstreamModel));
-  return Promise.resolve({
-    upstreamId: responseId(request),
+  const { id, reply, usage } = await localAnswerOffloaded(request, target.upstreamModel);
+  return {
+    upstreamId: id,
     upstreamModel: target.upstreamModel,
     message: { role: 'assistant', content: reply.content, ...(reply.toolCalls ? { tool_calls: reply.toolCalls } : {}) },
     finishReason: reply.finishReason,
-    usage: usageOf(request, reply, target.upstreamModel),
-  });
+    usage,
+  };
 }
 
 async function* replay(
-  request: ChatRequest,
   target: UpstreamTarget,
-  reply: LocalReply,
+  { id, reply, usage }: LocalAnswer,
   signal: AbortSignalLike,
 ): AsyncGenerator<ProviderStreamEvent> {
-  yield { type: 'meta', upstreamId: responseId(request), upstreamModel: target.upstreamModel };
+  yield { type: 'meta', upstreamId: id, upstreamModel: target.upstreamModel };
   for (const piece of splitIntoChunks(reply.content ?? '')) {
     // A macrotask between chunks makes the stream interleave like a real one (and abortable).
     await new Promise((resolve) => setImmediate(resolve));
@@ -72,20 +58,16 @@ async function* replay(
     };
   }
   yield { type: 'finish', finishReason: reply.finishReason };
-  yield { type: 'usage', usage: usageOf(request, reply, target.upstreamModel) };
+  yield { type: 'usage', usage };
 }
 
 /** The offline `local/echo` model: no network, deterministic, real token counts. */
 export const localAdapter: ProviderAdapter = {
   kind: 'local',
   complete,
-  stream(request, target, options) {
-    try {
-      throwIfAborted(options.signal);
-      const reply = buildLocalReply(request, tokenizerForModel(target.upstreamModel));
-      return Promise.resolve(replay(request, target, reply, options.signal));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  async stream(request, target, options) {
+    throwIfAborted(options.signal);
+    const answer = await localAnswerOffloaded(request, target.upstreamModel);
+    return replay(target, answer, options.signal);
   },
 };

@@ -5,8 +5,10 @@ import * as consoleCollector from './003-console-collector.js';
 import * as usageIndex from './004-usage-index.js';
 import * as collectorLimits from './005-collector-limits.js';
 import * as domainClaims from './006-domain-claims.js';
+import * as compressionConversations from './007-compression-conversations.js';
 import * as compressionSavings from './008-compression-savings.js';
 import * as pendingByKey from './009-pending-operations-by-key.js';
+import * as unlistedModels from './010-unlisted-models.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
 const migrations: Record<string, Migration> = {
@@ -16,8 +18,10 @@ const migrations: Record<string, Migration> = {
   '004-usage-index': usageIndex,
   '005-collector-limits': collectorLimits,
   '006-domain-claims': domainClaims,
+  '007-compression-conversations': compressionConversations,
   '008-compression-savings': compressionSavings,
   '009-pending-operations-by-key': pendingByKey,
+  '010-unlisted-models': unlistedModels,
 };
 
 export const migrationProvider: MigrationProvider = {

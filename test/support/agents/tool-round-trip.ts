@@ -51,14 +51,12 @@ function probeCall(request: RecordedRequest, dir: string): MockToolCall {
   const path = join(dir, PROBE_FILE);
   if (has('Read')) return { id: 'toolu_probe_1', name: 'Read', arguments: { file_path: path } }; // Claude Code
   if (has('read')) return { id: 'call_probe_1', name: 'read', arguments: { filePath: path } }; // opencode
+  const codexScript = `const r = await tools.exec_command({ cmd: "cat ${PROBE_FILE}" });\ntext(r);`;
   if (has('exec', 'custom'))
     // Codex's code-mode tool: JavaScript that calls its nested shell tool.
-    return {
-      id: 'call_probe_1',
-      name: 'exec',
-      namespace: 'functions',
-      input: `const r = await tools.exec_command({ cmd: "cat ${PROBE_FILE}" });\ntext(r);`,
-    };
+    return { id: 'call_probe_1', name: 'exec', namespace: 'functions', input: codexScript };
+  // The same tool as a provider other than OpenAI sees it: a function taking the script as `input`.
+  if (has('exec')) return { id: 'call_probe_1', name: 'exec', arguments: { input: codexScript } };
   if (has('exec_command')) return { id: 'call_probe_1', name: 'exec_command', arguments: { cmd: `cat ${PROBE_FILE}` } };
   if (has('shell')) return { id: 'call_probe_1', name: 'shell', arguments: { command: ['cat', PROBE_FILE] } };
   throw new Error(`no known file-reading tool among: ${tools.map((t) => t.name).join(', ')}`);

@@ -1,13 +1,5 @@
 // Pretty-printed JSON from API and tool calls spends a token on nearly every indent. Removing
 // whitespace outside strings is exactly lossless (no re-serialisation: numbers keep their text).
-import { BoundedCache, registerCache } from '../cache.js';
-import { isPlaceholder } from '../filters/markers.js';
-import { open, replace, type Strategy } from './strategy.js';
-
-// Every request re-sends every earlier output; null marks "not JSON".
-const minified = registerCache(new BoundedCache<string | null>(16 * 1024 * 1024));
-const minifyOrNull = (text: string) => minifyJson(text) ?? null;
-
 export function minifyJson(text: string): string | undefined {
   const t = text.trim();
   const first = t[0];
@@ -34,16 +26,3 @@ export function minifyJson(text: string): string | undefined {
   }
   return out + t.slice(from);
 }
-
-export const structuredOutputMinification: Strategy = {
-  name: 'structured_output_minification',
-  run(conversation) {
-    let any = false;
-    for (const result of conversation.results) {
-      if (!open(result) || result.text.length < 80 || isPlaceholder(result.text)) continue;
-      const json = minified.getOrCompute(result.text, minifyOrNull, (m) => (m === null ? 8 : m.length));
-      if (json !== null && json.length < result.text.length) any = replace(result, json, this.name) || any;
-    }
-    return any;
-  },
-};

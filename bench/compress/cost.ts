@@ -1,0 +1,342 @@
+// What compression saves in money, prompt caching counted (issue 19; the economics are in
+// shared/guides/prompt-caching-economics.md). Every turn of every session is replayed in order,
+// compressed as the gateway would, and priced by a simulated provider cache
+// (src/catalogue/prompt-cache-simulator.ts) against the same session uncompressed.
+//
+//   node --import tsx bench/compress/cost.ts [--dataset DIR]... [--interval SECONDS] [--engine gateway|first-sight|ceiling]
+//
+// Datasets: SWE-agent `.traj` or mini-swe-agent `.json` directories, each reported on its own
+// (default: both of ../shared/datasets). Price models, per dataset:
+// - anthropic any-prefix: a client that caches perfectly (every block a breakpoint);
+// - anthropic breakpoints: the real rules, the client marking the end of the system prompt and its
+//   last message (as Claude Code does), the gateway adding its own where it manages them;
+// - openai: automatic caching, 1,024-token minimum, 128-token steps;
+// - a client that sends no cache_control to Claude: direct (no caching at all), through the
+//   gateway without its breakpoints, and with them (on by default).
+// Requests of a session are `--interval` seconds apart (default 20): within every cache's TTL.
+import { performance } from 'node:perf_hooks';
+import {
+  cachePricingFor,
+  inputCostMicroUsd,
+  type CachePricing,
+  type CacheUsage,
+} from '../../src/catalogue/cache-pricing.js';
+import {
+  PromptCacheSimulator,
+  type SimulationMode,
+  type PromptBlock,
+} from '../../src/catalogue/prompt-cache-simulator.js';
+import {
+  clearCompressionCaches,
+  compressPayload,
+  withObservedUsage,
+  type ConversationState,
+} from '../../src/compress/index.js';
+import { placeBreakpoints } from '../../src/compress/breakpoints.js';
+import { clearTokenCache, preloadEncoders, TOKENIZERS } from '../../src/tokenize/index.js';
+import { loadDataset, prefixes, toShape, type Conversation } from './dataset.js';
+import { chatBlocks, messagesBlocks } from './prompt-blocks.js';
+
+type Body = Record<string, unknown>;
+
+const args = process.argv.slice(2);
+const many = (name: string) => args.flatMap((a, i) => (a === name && args[i + 1] ? [args[i + 1]!] : []));
+const one = (name: string) => many(name)[0];
+const DATASETS = many('--dataset').length
+  ? many('--dataset')
+  : ['/work/shared/datasets/swe-agent-trajectories', '/work/shared/datasets/mini-swe-agent-trajectories'];
+const INTERVAL_MS = Number(one('--interval') ?? 20) * 1000;
+const LONG_SESSION = 30;
+
+// Sonnet 4.5 and GPT-5 list prices: read 0.1×, Anthropic write 1.25×.
+const ANTHROPIC = cachePricingFor('anthropic', {
+  input_per_mtok: 3,
+  output_per_mtok: 15,
+  cached_input_per_mtok: 0.3,
+  cache_write_per_mtok: 3.75,
+});
+const OPENAI = cachePricingFor('openai', { input_per_mtok: 1.25, output_per_mtok: 10, cached_input_per_mtok: 0.125 });
+const NO_CACHE: CachePricing = { ...ANTHROPIC, rules: { kind: 'none' } };
+
+interface Scenario {
+  name: string;
+  pricing: CachePricing;
+  mode: SimulationMode;
+  shape: 'messages' | 'chat';
+  /** The client marks the end of its system prompt and its last message. */
+  clientBreakpoints: boolean;
+  /** The gateway may place its own breakpoints (Anthropic upstreams). */
+  gatewayBreakpoints: boolean;
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'anthropic any-prefix',
+    pricing: ANTHROPIC,
+    mode: 'any-prefix',
+    shape: 'messages',
+    clientBreakpoints: true,
+    gatewayBreakpoints: true,
+  },
+  {
+    name: 'anthropic breakpoints',
+    pricing: ANTHROPIC,
+    mode: 'rules',
+    shape: 'messages',
+    clientBreakpoints: true,
+    gatewayBreakpoints: true,
+  },
+  {
+    name: 'openai',
+    pricing: OPENAI,
+    mode: 'rules',
+    shape: 'chat',
+    clientBreakpoints: false,
+    gatewayBreakpoints: false,
+  },
+  {
+    name: 'no cache_control, gateway breakpoints',
+    pricing: ANTHROPIC,
+    mode: 'rules',
+    shape: 'messages',
+    clientBreakpoints: false,
+    gatewayBreakpoints: true,
+  },
+  {
+    name: 'no cache_control, no gateway breakpoints',
+    pricing: ANTHROPIC,
+    mode: 'rules',
+    shape: 'messages',
+    clientBreakpoints: false,
+    gatewayBreakpoints: false,
+  },
+];
+
+/** Claude Code's placement: the end of the system prompt and the last block of the last message. */
+function withClientBreakpoints(body: Body): Body {
+  const out: Body = { ...body };
+  if (typeof body.system === 'string' && body.system)
+    out.system = [{ type: 'text', text: body.system, cache_control: { type: 'ephemeral' } }];
+  const messages = (body.messages as Body[]).slice();
+  const last = messages[messages.length - 1];
+  if (last) {
+    const content =
+      typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : (last.content as Body[]).slice();
+    content[content.length - 1] = { ...content[content.length - 1], cache_control: { type: 'ephemeral' } };
+    messages[messages.length - 1] = { ...last, content };
+  }
+  out.messages = messages;
+  return out;
+}
+
+/** One session's compressor: the engine under test, fed the usage each answer reported. */
+interface SessionCompressor {
+  compress(body: Body, nowMs: number): Body;
+  observe(usage: CacheUsage): void;
+}
+
+/** First-sight transforms only: no conversation state, no history rewrite, no breakpoints. */
+function firstSightEngine(): SessionCompressor {
+  return { compress: (body) => compressPayload(body).body, observe: () => {} };
+}
+
+/**
+ * The ceiling of anything that only touches tool output (`--engine ceiling`): every tool output
+ * removed entirely the first time it is sent (stable, so every cache keeps hitting). No
+ * compressor that keeps the latest outputs readable can save more; the system prompt, the task
+ * and the assistant's own messages stay.
+ */
+function ceilingEngine(): SessionCompressor {
+  const blank = (body: Body): Body => ({
+    ...body,
+    messages: (body.messages as Body[]).map((m) => {
+      if (m.role === 'tool') return { ...m, content: '' };
+      if (!Array.isArray(m.content)) return m;
+      return {
+        ...m,
+        content: (m.content as Body[]).map((b) => (b.type === 'tool_result' ? { ...b, content: '' } : b)),
+      };
+    }),
+  });
+  return { compress: blank, observe: () => {} };
+}
+
+/**
+ * What the gateway does: conversation state, history rewrites when the policy says they pay
+ * (priced for this scenario's provider), the gateway's breakpoints where it manages them, and
+ * the upstream's usage fed back into the state.
+ */
+function gatewayEngine(s: Scenario, total: number, history: number[]): SessionCompressor {
+  const caching = s.clientBreakpoints || s.gatewayBreakpoints || s.pricing.rules.kind !== 'breakpoints';
+  const pricing = caching ? s.pricing : NO_CACHE;
+  let state: ConversationState | undefined;
+  return {
+    compress(body, now) {
+      const remaining = ORACLE ? total - 1 - Math.round(now / INTERVAL_MS) : undefined;
+      const result = compressPayload(body, {
+        conversation: {
+          pricing,
+          state,
+          now,
+          history,
+          ...(remaining !== undefined ? { expectedRemaining: remaining } : {}),
+          ...(NO_BUDGET ? { riskBudget: false } : {}),
+        },
+      });
+      const outcome = result.conversation!;
+      state = outcome.state;
+      return s.gatewayBreakpoints && s.pricing.rules.kind === 'breakpoints'
+        ? placeBreakpoints(result.body, outcome.anchorItem).body
+        : result.body;
+    },
+    observe(usage) {
+      if (state) state = withObservedUsage(state, { cacheRead: usage.cacheRead, cacheWrite: usage.cacheWrite });
+    },
+  };
+}
+
+interface Totals {
+  cost: number;
+  tokens: number;
+  read: number;
+}
+
+interface SessionResult {
+  name: string;
+  requests: number;
+  base: Totals;
+  compressed: Totals;
+  ms: number;
+}
+
+function addUsage(t: Totals, usage: CacheUsage, pricing: CachePricing) {
+  t.cost += inputCostMicroUsd(pricing, usage);
+  t.tokens += usage.uncached + usage.cacheRead + usage.cacheWrite;
+  t.read += usage.cacheRead;
+}
+
+function replay(conv: Conversation, s: Scenario, compressor: SessionCompressor): SessionResult {
+  const pricing =
+    s.clientBreakpoints || s.gatewayBreakpoints || s.mode === 'any-prefix' || s.pricing.rules.kind !== 'breakpoints'
+      ? s.pricing
+      : NO_CACHE;
+  const basePricing =
+    s.clientBreakpoints || s.mode === 'any-prefix' || s.pricing.rules.kind !== 'breakpoints' ? s.pricing : NO_CACHE;
+  const baseCache = new PromptCacheSimulator(basePricing, s.mode);
+  const cache = new PromptCacheSimulator(pricing, s.mode);
+  const base: Totals = { cost: 0, tokens: 0, read: 0 };
+  const compressed: Totals = { cost: 0, tokens: 0, read: 0 };
+  const blocksOf = (body: Body): PromptBlock[] => (s.shape === 'messages' ? messagesBlocks(body) : chatBlocks(body));
+  const requests = prefixes(conv);
+  let ms = 0;
+  requests.forEach((messages, i) => {
+    const now = i * INTERVAL_MS;
+    const body = JSON.parse(JSON.stringify(toShape(messages, s.shape))) as Body;
+    const client = s.clientBreakpoints ? withClientBreakpoints(body) : body;
+    addUsage(base, baseCache.request(blocksOf(client), now), basePricing);
+    const t0 = performance.now();
+    const sent = compressor.compress(JSON.parse(JSON.stringify(client)) as Body, now);
+    ms += performance.now() - t0;
+    const usage = cache.request(blocksOf(sent), now);
+    compressor.observe(usage);
+    addUsage(compressed, usage, pricing);
+  });
+  return { name: conv.name, requests: requests.length, base, compressed, ms };
+}
+
+const pct = (a: number, b: number) => (b === 0 ? 0 : (100 * a) / b);
+const fmt = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} %`;
+
+preloadEncoders(TOKENIZERS);
+const engine = one('--engine') ?? 'gateway';
+// Lengths of the sessions replayed so far in a scenario: the gateway learns how long its key's
+// conversations last from the ones that finished (online, in file order; never the session
+// being replayed).
+const histories = new Map<string, number[]>();
+const NO_HISTORY = args.includes('--no-history');
+const engineFor = (s: Scenario, total: number) =>
+  engine === 'first-sight'
+    ? firstSightEngine()
+    : engine === 'ceiling'
+      ? ceilingEngine()
+      : gatewayEngine(s, total, NO_HISTORY ? [] : (histories.get(s.name) ?? []));
+// Experiments: the real number of requests left (an upper bound for any estimate), no risk budget.
+const ORACLE = args.includes('--oracle');
+const NO_BUDGET = args.includes('--no-budget');
+const report: Record<string, unknown> = {};
+for (const dir of DATASETS) {
+  const conversations = loadDataset(dir);
+  const dataset = dir.replace(/\/+$/, '').split('/').pop()!;
+  const requests = conversations.reduce((n, c) => n + prefixes(c).length, 0);
+  console.log(
+    `\n== ${dataset}: ${conversations.length} sessions, ${requests} requests (engine: ${engine}; requests ${INTERVAL_MS / 1000} s apart)`,
+  );
+  const perScenario: Record<string, SessionResult[]> = {};
+  histories.clear();
+  for (const s of SCENARIOS) {
+    const results: SessionResult[] = [];
+    for (const conv of conversations) {
+      clearCompressionCaches();
+      clearTokenCache();
+      results.push(replay(conv, s, engineFor(s, prefixes(conv).length)));
+      histories.set(s.name, [prefixes(conv).length, ...(histories.get(s.name) ?? [])]);
+    }
+    perScenario[s.name] = results;
+  }
+  const sum = (rs: SessionResult[], f: (r: SessionResult) => number) => rs.reduce((n, r) => n + f(r), 0);
+  const any = perScenario[SCENARIOS[0]!.name]!;
+  const long = any.filter((r) => r.requests >= LONG_SESSION);
+  const tokB = sum(any, (r) => r.base.tokens);
+  const tokC = sum(any, (r) => r.compressed.tokens);
+  console.log(`raw input tokens: ${tokB} → ${tokC} (${fmt(-pct(tokB - tokC, tokB))})`);
+  if (long.length)
+    console.log(
+      `  sessions with ≥ ${LONG_SESSION} requests (${long.length}): ${fmt(
+        -pct(
+          sum(long, (r) => r.base.tokens - r.compressed.tokens),
+          sum(long, (r) => r.base.tokens),
+        ),
+      )}`,
+    );
+  console.log(`input cost with caching, compressed vs the same sessions uncompressed:`);
+  console.log(
+    `  ${'price model'.padEnd(42)} ${'cost'.padStart(9)}  ${'worse'.padStart(6)} ${'>+0.5%'.padStart(6)}  ${'worst'.padStart(8)}  cache-hit share`,
+  );
+  for (const s of SCENARIOS.slice(0, 3)) {
+    const rs = perScenario[s.name]!;
+    const b = sum(rs, (r) => r.base.cost);
+    const c = sum(rs, (r) => r.compressed.cost);
+    const deltas = rs.map((r) => pct(r.compressed.cost - r.base.cost, r.base.cost));
+    const hitB = pct(
+      sum(rs, (r) => r.base.read),
+      sum(rs, (r) => r.base.tokens),
+    );
+    const hitC = pct(
+      sum(rs, (r) => r.compressed.read),
+      sum(rs, (r) => r.compressed.tokens),
+    );
+    console.log(
+      `  ${s.name.padEnd(42)} ${fmt(pct(c - b, b)).padStart(9)}  ${String(deltas.filter((d) => d > 0).length).padStart(6)} ${String(deltas.filter((d) => d > 0.5).length).padStart(6)}  ${fmt(Math.max(...deltas)).padStart(8)}  ${hitB.toFixed(1)} % → ${hitC.toFixed(1)} %`,
+    );
+  }
+  // A chat-completions client that sends no cache_control to Claude: direct, no caching at all.
+  const direct = sum(any, (r) => r.base.tokens) * ANTHROPIC.inputPerMtok;
+  console.log(`client without cache_control to Claude, input cost vs direct (no caching):`);
+  for (const s of SCENARIOS.slice(3)) {
+    const rs = perScenario[s.name]!;
+    const c = sum(rs, (r) => r.compressed.cost);
+    console.log(
+      `  through the gateway, ${s.name.slice('no cache_control, '.length).padEnd(24)} ${fmt(pct(c - direct, direct))}`,
+    );
+  }
+  const ms = sum(perScenario[SCENARIOS[1]!.name]!, (r) => r.ms);
+  console.log(
+    `compression time (fresh caches per session, this bench's bodies): ${((ms / tokB) * 100_000).toFixed(2)} ms per 100k input tokens`,
+  );
+  report[dataset] = Object.fromEntries(
+    Object.entries(perScenario).map(([k, rs]) => [
+      k,
+      rs.map((r) => ({ name: r.name, requests: r.requests, base: r.base, compressed: r.compressed })),
+    ]),
+  );
+}

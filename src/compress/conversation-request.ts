@@ -1,0 +1,176 @@
+// One request of a conversation, as the gateway compresses it on the chat path and on
+// /v1/compress alike (so a client that compresses and then calls its provider itself gets the
+// same stable prefixes): its state loaded, the engine run with the upstream's cache pricing,
+// the state saved for the next request (on any instance), the gateway's cache breakpoints for
+// Anthropic and a stable prompt_cache_key for OpenAI added, and, once the upstream answered,
+// what compression saved priced from the usage it reported. The store is passed in: this
+// module does no I/O of its own.
+import type { CachePricing, CacheProviderKind } from '../catalogue/cache-pricing.js';
+import { countBreakpoints, placeBreakpoints } from './breakpoints.js';
+import type { BundleName } from './bundles.js';
+import { conversationId } from './conversation-id.js';
+import type { ConversationState } from './conversation-state.js';
+import { compressPayload, type ConversationOutcome } from './index.js';
+import type { CompressionReport } from './types.js';
+
+type Obj = Record<string, unknown>;
+
+/** Where conversation state lives (src/store/compression-conversations.ts implements it). */
+export interface ConversationStore {
+  load(apiKeyId: string, conversationId: string): Promise<ConversationState | undefined>;
+  save(apiKeyId: string, conversationId: string, state: ConversationState): Promise<void>;
+  history(apiKeyId: string): Promise<readonly number[]>;
+  recordUsage(
+    apiKeyId: string,
+    conversationId: string,
+    requests: number,
+    usage: { cacheRead: number; cacheWrite: number },
+  ): Promise<void>;
+}
+
+export interface ConversationRequest {
+  apiKeyId: string;
+  /** The session id the client sent (conversation-id.ts lists the headers), if any. */
+  sessionId: string | undefined;
+  /** Run the compression engine (a bundle was named, or the key compresses). */
+  compress: boolean;
+  bundle: BundleName | undefined;
+  /** The upstream that will get the request, and its cache pricing. */
+  provider: { kind: CacheProviderKind; id: string; baseUrl: string | undefined };
+  pricing: CachePricing;
+  /**
+   * The prompt will be cached the way the gateway manages it: the rewrite policy prices it so.
+   * (Off, and the client placed no breakpoint: an Anthropic request is priced as uncached.)
+   */
+  manageCache: boolean;
+  /** Put the gateway's cache hints in the body: Anthropic breakpoints, OpenAI prompt_cache_key. */
+  addCacheHints: boolean;
+  store: ConversationStore | undefined;
+  now: number;
+  /** Failures of the store: compression goes on without state rather than failing the request. */
+  onStoreError?: (error: unknown) => void;
+}
+
+/** The prompt usage an upstream reported, in the gateway's terms. */
+export interface PromptUsage {
+  /** Every prompt token, cached ones included. */
+  inputTokens: number;
+  cachedInputTokens: number;
+  cacheCreationInputTokens: number;
+}
+
+export interface ConversationResult {
+  body: Obj;
+  /** The engine's report; undefined when the engine did not run. */
+  compression: CompressionReport | undefined;
+  conversationId: string;
+  outcome: ConversationOutcome | undefined;
+  /** Breakpoints the gateway added (Anthropic). */
+  breakpointsAdded: number;
+  /** Estimated money saved, in micro-USD, before the upstream answered. */
+  estimatedSavingsMicroUsd: number;
+  /**
+   * Called with the upstream's usage: stores the cache usage for the conversation's next
+   * decision and returns what compression saved in micro-USD, priced with the cache the
+   * upstream reported (reads at the read price when the request read the cache, writes at the
+   * write price). Idempotent.
+   */
+  settle(usage: PromptUsage): number;
+}
+
+/** OpenAI's own API accepts `prompt_cache_key`; strict OpenAI-compatible servers may not. */
+function takesPromptCacheKey(provider: ConversationRequest['provider']): boolean {
+  return (
+    provider.kind === 'openai' && (provider.id === 'openai' || /\/\/api\.openai\.com\b/.test(provider.baseUrl ?? ''))
+  );
+}
+
+export async function compressConversationRequest(
+  body: Obj,
+  request: ConversationRequest,
+): Promise<ConversationResult> {
+  const id = conversationId(body, request.sessionId);
+  const anthropic = request.provider.kind === 'anthropic';
+  // Anthropic caches only at breakpoints: with none from the client and none from the gateway
+  // nothing is cached, and the rewrite policy must price the request that way.
+  const caching = !anthropic || request.manageCache || countBreakpoints(body) > 0;
+  const pricing: CachePricing = caching ? request.pricing : { ...request.pricing, rules: { kind: 'none' } };
+
+  let out = body;
+  let report: CompressionReport | undefined;
+  let outcome: ConversationOutcome | undefined;
+  if (request.compress) {
+    const store = request.store;
+    let state: ConversationState | undefined;
+    let history: readonly number[] | undefined;
+    if (store) {
+      try {
+        [state, history] = await Promise.all([store.load(request.apiKeyId, id), store.history(request.apiKeyId)]);
+      } catch (error) {
+        request.onStoreError?.(error);
+      }
+    }
+    const result = compressPayload(body, {
+      ...(request.bundle ? { bundle: request.bundle } : {}),
+      conversation: { pricing, state, now: request.now, ...(history ? { history } : {}) },
+    });
+    out = result.body;
+    report = result.compression;
+    outcome = result.conversation;
+    if (store && outcome) {
+      try {
+        await store.save(request.apiKeyId, id, outcome.state);
+      } catch (error) {
+        request.onStoreError?.(error);
+      }
+    }
+  }
+
+  let breakpointsAdded = 0;
+  if (anthropic && request.addCacheHints) {
+    const placed = placeBreakpoints(out, outcome?.anchorItem ?? -1);
+    out = placed.body;
+    breakpointsAdded = placed.added;
+  }
+  if (request.addCacheHints && takesPromptCacheKey(request.provider) && out.prompt_cache_key === undefined)
+    out = { ...out, prompt_cache_key: `gw-${id.slice(0, 40)}` };
+
+  const estimated = outcome ? outcome.savedUnits * pricing.inputPerMtok : 0;
+  let settled: number | undefined;
+  return {
+    body: out,
+    compression: report,
+    conversationId: id,
+    outcome,
+    breakpointsAdded,
+    estimatedSavingsMicroUsd: Math.round(estimated),
+    settle(usage) {
+      if (settled !== undefined) return settled;
+      settled = outcome ? Math.round(savedFromUsage(pricing, outcome, usage)) : 0;
+      if (request.store && outcome) {
+        request.store
+          .recordUsage(request.apiKeyId, id, outcome.state.requests, {
+            cacheRead: usage.cachedInputTokens,
+            cacheWrite: usage.cacheCreationInputTokens,
+          })
+          .catch((error: unknown) => request.onStoreError?.(error));
+      }
+      return settled;
+    },
+  };
+}
+
+/**
+ * What the removed tokens would have cost, at the prices the upstream's usage says applied:
+ * tokens removed from the already-sent part at the read price when the request read the cache
+ * (else at the write price it paid for them), new tokens at the write price, minus what a
+ * history rewrite paid extra to write the rewritten tail again.
+ */
+export function savedFromUsage(pricing: CachePricing, outcome: ConversationOutcome, usage: PromptUsage): number {
+  const hit = usage.cachedInputTokens > 0 && !outcome.decision.cold;
+  const wrote = usage.cacheCreationInputTokens > 0 || pricing.rules.kind !== 'breakpoints';
+  const fresh = wrote ? pricing.cacheWritePerMtok : pricing.inputPerMtok;
+  const old = hit ? pricing.cacheReadPerMtok : fresh;
+  const extra = outcome.decision.extraUnits * pricing.inputPerMtok;
+  return outcome.removed.cached * old + outcome.removed.fresh * fresh - extra;
+}

@@ -1,0 +1,243 @@
+// First-sight transforms: everything decided about a tool output the first time the gateway
+// sees it, from the output itself and the outputs BEFORE it (whose texts never change), so the
+// same conversation compresses every earlier output to the same bytes on every later turn and
+// the provider's prompt cache keeps hitting. In order, per output:
+//
+// 1. an exact copy of an earlier output → `[Identical to the output of tool call X above.]`;
+// 2. the per-command filter (filters/), then pretty-printed JSON minified;
+// 3. status footer lines equal to the previous output's footer dropped;
+// 4. runs of lines the model has already seen in an earlier output → a reference (line-runs.ts);
+// 5. kept only if it saves tokens, counted with the request's tokenizer (the count the report
+//    makes anyway; a conversation that changes model family loses its cache regardless).
+//
+// Agents resend the whole conversation every turn, so the work is incremental: the state after
+// the outputs of the previous request is kept (by the sequence of outputs that produced it) and
+// only the new outputs are processed. The state is a cache, never a source of truth: computed
+// from scratch, the result is the same.
+import { toolKind } from '../bundles.js';
+import { BoundedCache, registerCache } from '../cache.js';
+import { commandText, outputKind, type OutputKind } from '../filters/classify.js';
+import { trimOutput } from '../filters/index.js';
+import { isPlaceholder, sameAs } from '../filters/markers.js';
+import { minifyJson } from '../filters/json.js';
+import { footer, withoutFooter } from '../filters/status-footer.js';
+import type { StrategyContext } from '../strategies/strategy.js';
+import type { ToolResult } from '../types.js';
+import { countTextTokens } from '../../tokenize/index.js';
+import { LineIndex, referenceSeenLines } from './line-runs.js';
+
+export const FIRST_SIGHT_STRATEGIES = [
+  'duplicate_read_elision',
+  'tool_result_trimming',
+  'structured_output_minification',
+  'status_line_dedup',
+  'near_duplicate_reference',
+] as const;
+
+/** Exact copies shorter than this stay: the pointer would save too little. */
+const MIN_COPY_CHARS = 200;
+
+interface Decided {
+  text: string;
+  changedBy: string[];
+  /** Calls whose output this one refers to (a pointer or a run reference). */
+  refersTo: string[];
+}
+
+/** Everything known after some prefix of a conversation's outputs. */
+interface State {
+  decided: Decided[];
+  index: LineIndex;
+  /** First holder of each original text (exact copies point to it). */
+  firstHolder: Map<string, string>;
+  previousFooter: string[];
+  chars: number;
+}
+
+const newState = (): State => ({
+  decided: [],
+  index: new LineIndex(),
+  firstHolder: new Map(),
+  previousFooter: [],
+  chars: 0,
+});
+
+// Filter results per (output kind, line-number policy), keyed by the raw text.
+const filterMemos = new Map<string, BoundedCache<string>>();
+function filterMemo(kind: string, strip: boolean): BoundedCache<string> {
+  const name = `${kind}|${strip ? 1 : 0}`;
+  let memo = filterMemos.get(name);
+  if (!memo) filterMemos.set(name, (memo = registerCache(new BoundedCache<string>(16 * 1024 * 1024))));
+  return memo;
+}
+
+function filtered(text: string, kind: OutputKind, strip: boolean): string {
+  return filterMemo(kind, strip).getOrCompute(
+    text,
+    (t) => {
+      const out = trimOutput(t, kind, { stripLineNumbers: strip });
+      return out.length < t.length ? out : t;
+    },
+    (s) => s.length,
+  );
+}
+
+const minified = registerCache(new BoundedCache<string | null>(16 * 1024 * 1024));
+const minifyOrNull = (text: string) => minifyJson(text) ?? null;
+
+const footers = registerCache(new BoundedCache<string[]>(8 * 1024 * 1024));
+const footerOf = (text: string) => footers.getOrCompute(text, footer, (f) => 16 + f.join('').length);
+
+function commandOf(result: ToolResult, ctx: StrategyContext): string | undefined {
+  const args = result.call?.args;
+  if (!args) return undefined;
+  for (const name of ctx.bundle.commandArgs) {
+    const text = commandText(args[name]);
+    if (text !== undefined) return text;
+  }
+  return undefined;
+}
+
+function kindOf(result: ToolResult, ctx: StrategyContext): OutputKind {
+  const tool = result.call ? toolKind(ctx.bundle, result.call.name) : 'other';
+  return outputKind(tool, tool === 'shell' ? commandOf(result, ctx) : undefined);
+}
+
+/** Marker lines stand for other lines: a run reference never points into them. */
+const literalLine = (line: string) => !(line.startsWith('[… ') || line.startsWith('[lines '));
+
+function decide(result: ToolResult, kind: OutputKind, ctx: StrategyContext, state: State): Decided {
+  const original = result.original;
+  const unchanged: Decided = { text: original, changedBy: [], refersTo: [] };
+  if (!result.editable || isPlaceholder(original)) return unchanged;
+  const on = (name: string) => !ctx.only || ctx.only.includes(name);
+  const holder =
+    original.length >= MIN_COPY_CHARS && on('duplicate_read_elision') ? state.firstHolder.get(original) : undefined;
+  if (holder !== undefined && holder !== result.callId)
+    return { text: sameAs(holder), changedBy: ['duplicate_read_elision'], refersTo: [holder] };
+
+  const changedBy: string[] = [];
+  let text = original;
+  if (text.length >= 40 && on('tool_result_trimming')) {
+    const trimmed = filtered(text, kind, ctx.stripLineNumbers);
+    if (trimmed !== text) changedBy.push('tool_result_trimming');
+    text = trimmed;
+  }
+  if (text.length >= 80 && on('structured_output_minification')) {
+    const json = minified.getOrCompute(text, minifyOrNull, (m) => (m === null ? 8 : m.length));
+    if (json !== null && json.length < text.length) {
+      text = json;
+      changedBy.push('structured_output_minification');
+    }
+  }
+  const mine = footerOf(original);
+  const drop = mine.filter((line) => state.previousFooter.includes(line));
+  if (drop.length > 0 && on('status_line_dedup')) {
+    const without = withoutFooter(text, new Set(drop));
+    if (without !== text) {
+      text = without;
+      changedBy.push('status_line_dedup');
+    }
+  }
+  const refersTo: string[] = [];
+  const referenced = on('near_duplicate_reference') ? referenceSeenLines(text, state.index) : undefined;
+  if (referenced !== undefined) {
+    text = referenced;
+    changedBy.push('near_duplicate_reference');
+    for (const m of referenced.matchAll(/of tool call (\S+?)(?: \(its lines| …\])/g)) refersTo.push(m[1]!);
+  }
+  const tokens = (t: string) => countTextTokens(t, ctx.tokenizer);
+  if (changedBy.length === 0 || tokens(text) >= tokens(original)) return unchanged;
+  return { text, changedBy, refersTo };
+}
+
+function advance(state: State, result: ToolResult, kind: OutputKind, ctx: StrategyContext): void {
+  const d = decide(result, kind, ctx, state);
+  state.decided.push(d);
+  if (result.editable) {
+    if (!state.firstHolder.has(result.original)) state.firstHolder.set(result.original, result.callId);
+    state.index.add(result.callId, d.text, literalLine);
+    state.previousFooter = footerOf(result.original);
+  } else state.previousFooter = [];
+  state.chars += result.original.length + d.text.length;
+}
+
+// States by the outputs that produced them; a conversation's next request finds its previous
+// one and continues from there. Bounded by the characters they hold.
+const MAX_STATE_CHARS = 64 * 1024 * 1024;
+const states = new Map<string, State>();
+let stateChars = 0;
+
+function remember(key: string, state: State): void {
+  states.set(key, state);
+  stateChars += state.chars;
+  for (const [k, s] of states) {
+    if (stateChars <= MAX_STATE_CHARS) break;
+    states.delete(k);
+    stateChars -= s.chars;
+  }
+}
+
+function takeState(key: string): State | undefined {
+  const state = states.get(key);
+  if (state === undefined) return undefined;
+  states.delete(key);
+  stateChars -= state.chars;
+  return state;
+}
+
+// Short ids for output texts, so that a sequence of outputs has a short key.
+const textIds = registerCache(new BoundedCache<number>(32 * 1024 * 1024));
+let nextTextId = 1;
+const textId = (text: string) =>
+  textIds.getOrCompute(
+    text,
+    () => nextTextId++,
+    () => 8,
+  );
+
+/** Outputs a new request may add after the previous request's (parallel calls, several turns). */
+const MAX_NEW_OUTPUTS = 16;
+
+/**
+ * The first-sight text of every result, in order. Results keep `original`; `text` and
+ * `changedBy` are set. Returns, per result, the call ids its text refers to.
+ */
+export function applyFirstSight(results: ToolResult[], ctx: StrategyContext): string[][] {
+  const kinds = results.map((r) => kindOf(r, ctx));
+  const keys: string[] = new Array<string>(results.length);
+  let key = `${ctx.bundle.name}|${ctx.tokenizer}|${ctx.stripLineNumbers ? 1 : 0}|${ctx.only?.join(',') ?? ''}`;
+  for (let i = 0; i < results.length; i++) {
+    const r = results[i]!;
+    key += `\u0001${r.callId}\u0002${kinds[i]}\u0002${r.editable ? textId(r.original) : 0}`;
+    keys[i] = key;
+  }
+  let from = results.length;
+  let state: State | undefined;
+  for (; from > 0 && from >= results.length - MAX_NEW_OUTPUTS; from--) {
+    state = takeState(keys[from - 1]!);
+    if (state) break;
+  }
+  if (!state) {
+    state = newState();
+    from = 0;
+  }
+  for (let i = from; i < results.length; i++) advance(state, results[i]!, kinds[i]!, ctx);
+  if (results.length > 0) remember(keys[results.length - 1]!, state);
+
+  const refs: string[][] = [];
+  results.forEach((r, i) => {
+    const d = state.decided[i]!;
+    r.text = d.text;
+    r.changedBy.clear();
+    for (const name of d.changedBy) r.changedBy.add(name);
+    refs.push(d.refersTo);
+  });
+  return refs;
+}
+
+/** Forgets every kept state (tests and the cold benchmark). */
+export function clearFirstSightStates(): void {
+  states.clear();
+  stateChars = 0;
+}

@@ -1,0 +1,96 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { cachePricingFor } from '../../src/catalogue/cache-pricing.js';
+import { NEW_CONVERSATION, type ConversationState } from '../../src/compress/conversation-state.js';
+import { decideRewrite, expectedRemaining, isCold, type PolicyInput } from '../../src/compress/rewrite-policy.js';
+
+const anthropic = cachePricingFor('anthropic', { input_per_mtok: 3, output_per_mtok: 15 });
+const openai = cachePricingFor('openai', { input_per_mtok: 1.25, output_per_mtok: 10, cached_input_per_mtok: 0.125 });
+const NOW = 1_000_000;
+
+const state = (over: Partial<ConversationState> = {}): ConversationState => ({
+  ...NEW_CONVERSATION,
+  requests: 30,
+  lastRequestAt: NOW - 20_000,
+  lastCacheRead: 50_000,
+  lastCacheWrite: 1_000,
+  savedUnits: 100_000,
+  ...over,
+});
+
+/** 40 items of 1,000 tokens; the rewrite would remove `saved` tokens from item 10 on. */
+const input = (over: Partial<PolicyInput> = {}): PolicyInput => ({
+  pricing: openai,
+  state: state(),
+  now: NOW,
+  current: 0,
+  candidate: 20,
+  itemTokens: new Array<number>(40).fill(1000),
+  totalTokens: 40_000,
+  lastAssistantItem: 39,
+  anchorItem: 2,
+  savedTokens: 20_000,
+  firstChangedItem: 10,
+  breakpointRules: false,
+  ...over,
+});
+
+describe('rewrite policy', () => {
+  it('moves the boundary when more requests are expected than twice the breakeven, within the risk budget', () => {
+    // Q = items 10..38 = 29k, S = 20k: R* = 9·29/20 − 10 = 3.05 on OpenAI prices.
+    const d = decideRewrite(input({ expectedRemaining: 7 }));
+    assert.equal(d.reason, 'breakeven');
+    assert.equal(d.maskBefore, 20);
+    assert.equal(d.changedTokens, 29_000);
+    assert.ok(Math.abs(d.breakeven - 3.05) < 1e-9);
+    assert.equal(decideRewrite(input({ expectedRemaining: 5 })).reason, undefined);
+  });
+
+  it('never risks more than half of what the conversation saved so far', () => {
+    const d = decideRewrite(input({ expectedRemaining: 50, state: state({ savedUnits: 1000 }) }));
+    assert.equal(d.reason, undefined);
+    assert.equal(d.maskBefore, 0);
+  });
+
+  it('under Anthropic rules the rewrite is read again from the boundary breakpoint, not from the change', () => {
+    const d = decideRewrite(input({ pricing: anthropic, breakpointRules: true, expectedRemaining: 100 }));
+    assert.equal(d.changedTokens, 36_000); // items 3..38
+  });
+
+  it('a cold cache makes the rewrite free: after the TTL, or when the upstream read and wrote nothing', () => {
+    assert.equal(
+      decideRewrite(input({ state: state({ lastRequestAt: NOW - 301_000, savedUnits: 0 }) })).reason,
+      'cold_cache',
+    );
+    const nothingCached = state({ lastCacheRead: 0, lastCacheWrite: 0, savedUnits: 0 });
+    assert.equal(decideRewrite(input({ state: nothingCached })).reason, 'cold_cache');
+    // The first request fills the cache: the second one's "no read" says nothing.
+    assert.equal(isCold(openai, { ...nothingCached, requests: 1 }, NOW), false);
+  });
+
+  it('a prompt near the context window is rewritten', () => {
+    const d = decideRewrite(input({ totalTokens: 110_000, expectedRemaining: 0 }));
+    assert.equal(d.reason, 'context_window');
+  });
+
+  it('nothing to gain: the boundary stays', () => {
+    assert.equal(decideRewrite(input({ savedTokens: 0, expectedRemaining: 100 })).reason, undefined);
+    assert.equal(decideRewrite(input({ candidate: 0, expectedRemaining: 100 })).maskBefore, 0);
+  });
+});
+
+describe('expected remaining requests', () => {
+  it('without history: half the requests seen so far', () => {
+    assert.equal(expectedRemaining(20, undefined), 10);
+    assert.equal(expectedRemaining(20, [30, 40]), 10);
+  });
+
+  it("with the key's history: the median of how long the conversations that got this far went on", () => {
+    const history = [10, 12, 25, 30, 35, 40, 45, 50, 60, 80];
+    assert.equal(expectedRemaining(20, history), 25); // 5 10 15 20 25 30 40 60 → index 4
+  });
+
+  it('a conversation longer than nearly all the history expects little more', () => {
+    assert.equal(expectedRemaining(100, [10, 20, 30, 40, 50, 60, 70, 80, 90, 200]), 0);
+  });
+});
