@@ -17,7 +17,8 @@
 // dir, built there, both gateways running side by side; batches alternate between the two
 // (order flipped every round), so drift of a shared machine falls on both alike. Then, unless
 // `--no-rss`, the idle memory of each build: a fresh `bin/gateway serve` with all surfaces and
-// one with GATEWAY_SURFACES=gateway, `--idle-wait` seconds (default 3) after its listening line,
+// one with GATEWAY_SURFACES=gateway, each on a first start (the CA and certificate are made)
+// and on a restart of the same data dir, `--idle-wait` seconds (default 3) after its listening line,
 // no request sent: VmRSS, RssAnon, RssFile from /proc/<pid>/status, median of `--rss-repeats`
 // (default 3) starts. Everything is printed side by side with the change. `--baseline=.` compares
 // this tree with itself, e.g. under other node flags: `--node-args` and `--baseline-node-args` add
@@ -109,11 +110,21 @@ function residentMemory(pid) {
   return { rss: field('VmRSS'), anon: field('RssAnon'), file: field('RssFile') };
 }
 
-/** A fresh gateway of `build`, idle `idleWaitMs` after it listens: its resident memory. */
-async function idleMemory(ctx, build, surfaces, round) {
-  const env = surfaces === 'gateway' ? { GATEWAY_SURFACES: 'gateway' } : {};
-  const name = `idle-${build.id}-${surfaces}-${round}`;
-  const started = await spawnGateway({ ...ctx, repoRoot: build.root, gatewayNodeArgs: build.nodeArgs }, { name, env });
+/** The idle-memory cases: all surfaces and gateway-only, each on a first start and on a restart. */
+const IDLE_CASES = ['all', 'gateway', 'all, restart', 'gateway, restart'];
+const caseLabel = (c) => c.replace('all', 'all surfaces').replace('gateway', 'gateway-only');
+
+/**
+ * A gateway of `build`, idle `idleWaitMs` after it listens: its resident memory. A first start
+ * makes the CA and certificate and runs the migrations; for a restart case the gateway is
+ * started once, stopped, and started again on the same data dir, as a deployment restarts.
+ */
+async function idleMemory(ctx, build, idleCase, round) {
+  const env = idleCase.startsWith('gateway') ? { GATEWAY_SURFACES: 'gateway' } : {};
+  const name = `idle-${build.id}-${idleCase.replace(', ', '-')}-${round}`;
+  const bctx = { ...ctx, repoRoot: build.root, gatewayNodeArgs: build.nodeArgs };
+  if (idleCase.endsWith('restart')) await (await spawnGateway(bctx, { name, env })).stop();
+  const started = await spawnGateway(bctx, { name, env });
   try {
     await sleep(idleWaitMs);
     return residentMemory(started.entry.pid);
@@ -180,16 +191,16 @@ async function main() {
   const buildCtx = (b) => ({ ...ctx, repoRoot: b.root, gatewayNodeArgs: [...b.nodeArgs, ...profArgs] });
   try {
     // Idle memory first, before any load has run on the machine's page cache or the CPU.
-    const memory = new Map(builds.map((b) => [b.id, { all: [], gateway: [] }]));
+    const memory = new Map(builds.map((b) => [b.id, Object.fromEntries(IDLE_CASES.map((c) => [c, []]))]));
     if (measureRss) {
       for (let round = 0; round < rssRepeats; round++) {
         const order = round % 2 === 0 ? builds : [...builds].reverse();
         for (const b of order)
-          for (const surfaces of ['all', 'gateway']) {
-            const m = await idleMemory(ctx, b, surfaces, round);
-            memory.get(b.id)[surfaces].push(m);
+          for (const idleCase of IDLE_CASES) {
+            const m = await idleMemory(ctx, b, idleCase, round);
+            memory.get(b.id)[idleCase].push(m);
             process.stderr.write(
-              `· ${b.id} idle ${surfaces === 'all' ? 'all surfaces' : 'gateway-only'}: RSS ${fmt(m.rss, 1)} MB (anon ${fmt(m.anon, 1)}, file ${fmt(m.file, 1)})\n`,
+              `· ${b.id} idle ${caseLabel(idleCase)}: RSS ${fmt(m.rss, 1)} MB (anon ${fmt(m.anon, 1)}, file ${fmt(m.file, 1)})\n`,
             );
           }
       }
@@ -223,10 +234,10 @@ async function main() {
             `(${repeats} × ${requests}; all: ${perRequest.map((v) => fmt(v)).join(', ')})`,
         );
       }
-      for (const surfaces of measureRss ? ['all', 'gateway'] : []) {
-        const ms = memory.get(b.id)[surfaces];
+      for (const idleCase of measureRss ? IDLE_CASES : []) {
+        const ms = memory.get(b.id)[idleCase];
         lines.push(
-          `${b.id.padEnd(8)} idle RSS ${surfaces === 'all' ? 'all surfaces' : 'gateway-only'}: ${fmt(median(ms.map((m) => m.rss)), 1)} MB median ` +
+          `${b.id.padEnd(8)} idle RSS ${caseLabel(idleCase)}: ${fmt(median(ms.map((m) => m.rss)), 1)} MB median ` +
             `(anon ${fmt(median(ms.map((m) => m.anon)), 1)}, file ${fmt(median(ms.map((m) => m.file)), 1)}; all: ${ms.map((m) => fmt(m.rss, 1)).join(', ')})`,
         );
       }
@@ -241,10 +252,10 @@ async function main() {
         row(`${mode} c=${connections} CPU µs/req, median`, median(b), median(a));
         row(`${mode} c=${connections} CPU µs/req, min`, Math.min(...b), Math.min(...a));
       }
-      for (const surfaces of measureRss ? ['all', 'gateway'] : []) {
-        const b = memory.get(before.id)[surfaces];
-        const a = memory.get(after.id)[surfaces];
-        const label = surfaces === 'all' ? 'all surfaces' : 'gateway-only';
+      for (const idleCase of measureRss ? IDLE_CASES : []) {
+        const b = memory.get(before.id)[idleCase];
+        const a = memory.get(after.id)[idleCase];
+        const label = caseLabel(idleCase);
         row(`idle RSS MB, ${label}`, median(b.map((m) => m.rss)), median(a.map((m) => m.rss)), 1);
         row(`  of which anonymous`, median(b.map((m) => m.anon)), median(a.map((m) => m.anon)), 1);
       }
