@@ -127,6 +127,7 @@ export interface ApiKey {
   active: boolean;
   debug_mode: boolean;
   compression: boolean;
+  cache_breakpoints: boolean;
   created_at: string;
   expires_at: string | null;
   last_used_at: string | null;

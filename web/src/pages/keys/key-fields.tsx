@@ -21,6 +21,7 @@ export interface KeyDraft {
   active: boolean;
   debugMode: boolean;
   compression: boolean;
+  cacheBreakpoints: boolean;
 }
 
 export const NEW_KEY: KeyDraft = {
@@ -34,6 +35,7 @@ export const NEW_KEY: KeyDraft = {
   active: true,
   debugMode: false,
   compression: false,
+  cacheBreakpoints: true,
 };
 
 export function draftOf(key: ApiKey): KeyDraft {
@@ -48,6 +50,7 @@ export function draftOf(key: ApiKey): KeyDraft {
     active: key.active,
     debugMode: key.debug_mode,
     compression: key.compression,
+    cacheBreakpoints: key.cache_breakpoints,
   };
 }
 
@@ -63,6 +66,7 @@ export function createBody(draft: KeyDraft): Record<string, unknown> {
   if (draft.expiry === 'days') body.expires_in_days = Number(draft.days);
   if (draft.debugMode) body.debug_mode = true;
   if (draft.compression) body.compression = true;
+  if (!draft.cacheBreakpoints) body.cache_breakpoints = false;
   return body;
 }
 
@@ -81,6 +85,7 @@ export function updateBody(key: ApiKey, draft: KeyDraft): Record<string, unknown
   if (draft.active !== key.active) body.active = draft.active;
   if (draft.debugMode !== key.debug_mode) body.debug_mode = draft.debugMode;
   if (draft.compression !== key.compression) body.compression = draft.compression;
+  if (draft.cacheBreakpoints !== key.cache_breakpoints) body.cache_breakpoints = draft.cacheBreakpoints;
   return body;
 }
 
@@ -227,6 +232,16 @@ export function KeyFields({
             onChange={(e) => set({ compression: e.currentTarget.checked })}
           />
           Compression <span class="muted">(compress prompts before they reach the provider)</span>
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            name="cache_breakpoints"
+            checked={draft.cacheBreakpoints}
+            onChange={(e) => set({ cacheBreakpoints: e.currentTarget.checked })}
+          />
+          Prompt-cache hints{' '}
+          <span class="muted">(the gateway places Anthropic cache breakpoints and an OpenAI prompt_cache_key)</span>
         </label>
       </fieldset>
     </>
