@@ -14,6 +14,7 @@ import type { TokenUsage } from '../canonical/completion.js';
 import { GatewayError } from './errors.js';
 import { compressionAsked } from './compression-asked.js';
 import { withBrevityInstruction } from './output-brevity.js';
+import { compressConversationOffloaded } from '../offload/index.js';
 
 export interface AppliedCompression {
   savedTokens: number;
@@ -73,6 +74,7 @@ export async function applyCompression(
     manageCache,
     addCacheHints: manageCache,
     store: conversations,
+    runEngine: compressConversationOffloaded,
     now: Date.now(),
     onStoreError: (error) => request.log.warn({ err: error }, 'compression conversation state unavailable'),
   });

@@ -4,7 +4,12 @@ import { cachePricingOfModel } from '../../catalogue/cache-pricing.js';
 import { compressPayload, CompressionInputError, isCompressionModel } from '../../compress/index.js';
 import { sessionIdFrom } from '../../compress/conversation-id.js';
 import { compressConversationRequest } from '../../compress/conversation-request.js';
-import { compressJsonBytesOffloaded, compressPayloadOffloaded, offloadSettings } from '../../offload/index.js';
+import {
+  compressConversationOffloaded,
+  compressJsonBytesOffloaded,
+  compressPayloadOffloaded,
+  offloadSettings,
+} from '../../offload/index.js';
 import { readBodySegments, joinSegments } from '../../server/body-segments.js';
 import { invalidJson, jsonBodyParser } from '../../server/json-body.js';
 import { GatewayError } from '../../pipeline/errors.js';
@@ -110,6 +115,7 @@ export function registerCompressRoute(
             manageCache: manageCache ?? request.apiKey.cacheBreakpoints,
             addCacheHints: manageCache === true,
             store: services?.compression,
+            runEngine: compressConversationOffloaded,
             now: Date.now(),
             onStoreError: (error) => request.log.warn({ err: error }, 'compression conversation state unavailable'),
           });
