@@ -34,6 +34,7 @@ import {
   machineTicks,
   memoryOf,
   processTicks,
+  runQueueWaitNs,
   sleep,
   spawnNode,
   stopAll,
@@ -441,11 +442,14 @@ async function runAttack(name, options, ctx, log) {
     client.record();
     const idleTicks = machineTicks();
     const idleGatewayTicks = processTicks(service.pid);
+    const idleWait = runQueueWaitNs(service.pid);
+    const idleWaitStarted = performance.now();
     const idleMemory = [];
     const idleSampler = setInterval(() => idleMemory.push(memoryOf(service.pid).rssKiB), 500);
     await sleep(options.idleSeconds * 1000);
     clearInterval(idleSampler);
     const idleLag = eventLoopLag(await scrapeMetrics(service));
+    const idleQueued = waitShare(service.pid, idleWait, idleWaitStarted);
     const idle = summarize(await client.takeSamples());
     const idleBusy = busyShare(idleTicks);
     const idleGatewayCpu = cpuShare(service.pid, idleGatewayTicks, idleTicks);
@@ -484,6 +488,8 @@ async function runAttack(name, options, ctx, log) {
     client.record();
     const attackTicks = machineTicks();
     const attackGatewayTicks = processTicks(service.pid);
+    const attackWait = runQueueWaitNs(service.pid);
+    const attackWaitStarted = performance.now();
     const attackerTicks = processTicks(attacker.pid);
     const rss = [];
     const held = [];
@@ -495,6 +501,7 @@ async function runAttack(name, options, ctx, log) {
     await sleep(options.attackSeconds * 1000);
     clearInterval(sampler);
     const attackLag = eventLoopLag(await scrapeMetrics(service));
+    const attackQueued = waitShare(service.pid, attackWait, attackWaitStarted);
     const underAttack = summarize(await client.takeSamples());
     const attackBusy = busyShare(attackTicks);
     const attackGatewayCpu = cpuShare(service.pid, attackGatewayTicks, attackTicks);
@@ -520,6 +527,8 @@ async function runAttack(name, options, ctx, log) {
       underAttack,
       p99Ratio: underAttack.p99 / idle.p99,
       eventLoopLagMs: { idle: idleLag, attack: attackLag },
+      // Milliseconds per second the gateway's main thread was runnable but waited for a core.
+      mainThreadQueuedMsPerS: { idle: idleQueued, attack: attackQueued },
       rssMiB: {
         idleMax: Math.max(...idleMemory) / 1024,
         attackMax: Math.max(...rss) / 1024,
@@ -573,6 +582,11 @@ function cpuShare(pid, processStart, machineStart) {
   return (processTicks(pid) - processStart) / wallTicksPerCore;
 }
 
+/** Milliseconds per second of wall time the process's main thread waited for a CPU since `startNs`. */
+function waitShare(pid, startNs, startedAt) {
+  return (runQueueWaitNs(pid) - startNs) / 1e6 / ((performance.now() - startedAt) / 1000);
+}
+
 function busyShare(startTicks) {
   const end = machineTicks();
   return (end.busy - startTicks.busy) / (end.total - startTicks.total);
@@ -585,7 +599,8 @@ function report(results, meta) {
   const lines = [];
   lines.push('');
   lines.push(
-    `bench/attack — ${meta.started} — ${meta.cpus} CPUs, load average ${meta.loadBefore.map((l) => l.toFixed(1)).join(' ')} at start`,
+    `bench/attack — ${meta.started} — ${meta.cpus} CPUs, load average ${meta.loadBefore.map((l) => l.toFixed(1)).join(' ')} at start, ` +
+      `${meta.loadAfter.map((l) => l.toFixed(1)).join(' ')} at the end`,
   );
   lines.push('');
   lines.push(
@@ -620,6 +635,10 @@ function report(results, meta) {
     lines.push(
       `  gateway event-loop delay p50/p99/max (ms): idle ${fmt(lag.idle.p50)}/${fmt(lag.idle.p99)}/${fmt(lag.idle.max)}, ` +
         `attack ${fmt(lag.attack.p50)}/${fmt(lag.attack.p99)}/${fmt(lag.attack.max)}`,
+    );
+    const queued = r.mainThreadQueuedMsPerS;
+    lines.push(
+      `  gateway main thread waiting for a CPU (ms per s, schedstat): idle ${fmt(queued.idle)}, attack ${fmt(queued.attack)}`,
     );
     if (Object.keys(r.underAttack.failures).length)
       lines.push(`  normal client failures: ${JSON.stringify(r.underAttack.failures)}`);

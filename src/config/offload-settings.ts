@@ -8,6 +8,11 @@ export interface OffloadSettings {
   maxQueue: number;
   /** Inputs with fewer characters of text than this run inline (`GATEWAY_OFFLOAD_MIN_CHARS`). */
   minChars: number;
+  /**
+   * Nice steps the threads run below the process (Linux; `GATEWAY_OFFLOAD_NICE`, 0 = same
+   * priority): the event loop gets a core before them when both want one.
+   */
+  nice: number;
 }
 
 export const OFFLOAD_DEFAULTS: OffloadSettings = {
@@ -16,4 +21,5 @@ export const OFFLOAD_DEFAULTS: OffloadSettings = {
   threads: Math.max(1, Math.min(4, availableParallelism() - 1)),
   maxQueue: 64,
   minChars: 64 * 1024,
+  nice: 10,
 };

@@ -40,5 +40,6 @@ export function readOffloadSettings(env: NodeJS.ProcessEnv): OffloadSettings {
     threads: boundedInt(env, 'GATEWAY_OFFLOAD_THREADS', OFFLOAD_DEFAULTS.threads, 1, 64),
     maxQueue: boundedInt(env, 'GATEWAY_OFFLOAD_MAX_QUEUE', OFFLOAD_DEFAULTS.maxQueue, 1, 100_000),
     minChars: boundedInt(env, 'GATEWAY_OFFLOAD_MIN_CHARS', OFFLOAD_DEFAULTS.minChars, 1, MAX_BODY_BYTES),
+    nice: boundedInt(env, 'GATEWAY_OFFLOAD_NICE', OFFLOAD_DEFAULTS.nice, 0, 19),
   };
 }

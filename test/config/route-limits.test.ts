@@ -35,6 +35,7 @@ describe('per-route body limits and the worker pool settings', () => {
       /GATEWAY_COUNT_TOKENS_BODY/,
     );
     assert.throws(() => readOffloadSettings({ GATEWAY_OFFLOAD_THREADS: '0' }), /GATEWAY_OFFLOAD_THREADS/);
+    assert.throws(() => readOffloadSettings({ GATEWAY_OFFLOAD_NICE: '20' }), /GATEWAY_OFFLOAD_NICE/);
   });
 
   it('reads the pool settings, with defaults', () => {
@@ -44,8 +45,9 @@ describe('per-route body limits and the worker pool settings', () => {
         GATEWAY_OFFLOAD_THREADS: '2',
         GATEWAY_OFFLOAD_MAX_QUEUE: '5',
         GATEWAY_OFFLOAD_MIN_CHARS: '100',
+        GATEWAY_OFFLOAD_NICE: '3',
       }),
-      { threads: 2, maxQueue: 5, minChars: 100 },
+      { threads: 2, maxQueue: 5, minChars: 100, nice: 3 },
     );
   });
 
@@ -60,6 +62,7 @@ describe('per-route body limits and the worker pool settings', () => {
     for (const [name, value] of [
       ['GATEWAY_OFFLOAD_MIN_CHARS', OFFLOAD_DEFAULTS.minChars],
       ['GATEWAY_OFFLOAD_MAX_QUEUE', OFFLOAD_DEFAULTS.maxQueue],
+      ['GATEWAY_OFFLOAD_NICE', OFFLOAD_DEFAULTS.nice],
     ] as const)
       assert.match(DOC, new RegExp(`\\| \`${name}\` \\| \`${value}\` \\|`), `${name} with default ${value}`);
   });
