@@ -19,9 +19,11 @@
 //   --big-token-bytes=N     bigtoken: length of the one-character message (default 1000000)
 //   --depth=N               nested: JSON nesting depth (default 10000)
 //   --gateway-env=K=V,…     extra environment for the gateway (e.g. a collector quota)
+//   --gateway-cpus=LIST     pin the gateway (all its threads) to these CPUs (taskset -c LIST), e.g. 1
 //   --no-build              do not run `npx tsc -p tsconfig.build.json` first
 //   --keep                  keep the temp dir (logs, gateway data dirs)
 // Exit code 0 when every measured target is met, 1 otherwise, 130 on Ctrl-C.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -102,6 +104,7 @@ function parseOptions(argv) {
     gatewayEnv,
     build: !flag('no-build'),
     keep: Boolean(flag('keep')),
+    gatewayCpus: value('gateway-cpus', ''),
   };
 }
 
@@ -434,6 +437,8 @@ function attackReady(name, stats, options) {
 async function runAttack(name, options, ctx, log) {
   const service = await startGatewayProcess(ctx, { name: `gateway-${name}`, env: options.gatewayEnv });
   try {
+    // Threads started later (the worker pool) inherit the main thread's CPUs.
+    if (options.gatewayCpus) execFileSync('taskset', ['-a', '-p', '-c', options.gatewayCpus, String(service.pid)]);
     await setUpCollector(service);
     const client = new NormalClient(service);
     client.start(options.rate);
