@@ -487,7 +487,9 @@ async function runAttack(name, options, ctx, log) {
       await sleep(500);
     }
     const rampSeconds = (Date.now() - rampStarted) / 1000;
-    log(`  ${name}: attack at strength after ${rampSeconds.toFixed(1)} s ${JSON.stringify(last?.extra ?? {})}`);
+    // The service may keep the attack below strength (slowloris against the penalty box): measured anyway.
+    const ready = attackReady(name, last, options) ? 'at strength' : 'NOT at full strength (measured anyway)';
+    log(`  ${name}: attack ${ready} after ${rampSeconds.toFixed(1)} s ${JSON.stringify(last?.extra ?? {})}`);
 
     await scrapeMetrics(service);
     client.record();
