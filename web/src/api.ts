@@ -128,6 +128,7 @@ export interface ApiKey {
   debug_mode: boolean;
   compression: boolean;
   cache_breakpoints: boolean;
+  output_brevity: boolean;
   created_at: string;
   expires_at: string | null;
   last_used_at: string | null;

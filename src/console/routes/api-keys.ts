@@ -30,6 +30,7 @@ export function presentApiKey(key: ApiKey, lastUsedAt: number | null, secret?: s
     debug_mode: key.debugMode,
     compression: key.compression,
     cache_breakpoints: key.cacheBreakpoints,
+    output_brevity: key.outputBrevity,
     created_at: iso(key.createdAt)!,
     expires_at: iso(key.expiresAt),
     last_used_at: iso(lastUsedAt),
@@ -91,6 +92,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
         debugMode: body.debug_mode ?? false,
         compression: body.compression ?? false,
         cacheBreakpoints: body.cache_breakpoints ?? true,
+        outputBrevity: body.output_brevity ?? false,
       });
       return reply.code(201).send(presentApiKey(apiKey, null, secret));
     },
@@ -131,6 +133,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
         ...(body.max_usage !== undefined ? { maxUsageUsd: body.max_usage } : {}),
         ...(body.compression !== undefined ? { compression: body.compression } : {}),
         ...(body.cache_breakpoints !== undefined ? { cacheBreakpoints: body.cache_breakpoints } : {}),
+        ...(body.output_brevity !== undefined ? { outputBrevity: body.output_brevity } : {}),
         ...(body.debug_mode !== undefined ? { debugMode: body.debug_mode } : {}),
         ...(body.expires_in_days !== undefined
           ? { expiresAt: body.expires_in_days === null ? null : Date.now() + body.expires_in_days * DAY_MS }

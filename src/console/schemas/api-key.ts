@@ -19,6 +19,11 @@ const CacheBreakpoints = Type.Boolean({
     "The gateway manages the provider's prompt cache for this key: cache_control breakpoints on Anthropic upstreams, a stable prompt_cache_key on OpenAI. On by default; a request overrides it with X-Gateway-Cache-Breakpoints: on|off.",
 });
 
+const OutputBrevity = Type.Boolean({
+  description:
+    'The gateway adds a fixed instruction asking the model to answer without filler (output tokens cost 4-5x input). Off by default; a request overrides it with X-Gateway-Output-Brevity: on|off.',
+});
+
 export const CreateApiKeyBodySchema = Type.Object(
   {
     name: Name,
@@ -31,6 +36,7 @@ export const CreateApiKeyBodySchema = Type.Object(
     debug_mode: Type.Optional(Type.Boolean()),
     compression: Type.Optional(Type.Boolean()),
     cache_breakpoints: Type.Optional(CacheBreakpoints),
+    output_brevity: Type.Optional(OutputBrevity),
   },
   { additionalProperties: false },
 );
@@ -45,6 +51,7 @@ export const UpdateApiKeyBodySchema = Type.Object(
     max_usage: Type.Optional(Type.Union([MaxUsage, Type.Null()])),
     compression: Type.Optional(Type.Boolean()),
     cache_breakpoints: Type.Optional(CacheBreakpoints),
+    output_brevity: Type.Optional(OutputBrevity),
     debug_mode: Type.Optional(Type.Boolean()),
     type: Type.Optional(Type.Union([Type.Literal('api'), Type.Literal('coding_agent')])),
     coding_assistant: Type.Optional(Type.Union([...CODING_ASSISTANTS.map((c) => Type.Literal(c)), Type.Null()])),

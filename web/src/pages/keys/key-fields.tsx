@@ -22,6 +22,7 @@ export interface KeyDraft {
   debugMode: boolean;
   compression: boolean;
   cacheBreakpoints: boolean;
+  outputBrevity: boolean;
 }
 
 export const NEW_KEY: KeyDraft = {
@@ -36,6 +37,7 @@ export const NEW_KEY: KeyDraft = {
   debugMode: false,
   compression: false,
   cacheBreakpoints: true,
+  outputBrevity: false,
 };
 
 export function draftOf(key: ApiKey): KeyDraft {
@@ -51,6 +53,7 @@ export function draftOf(key: ApiKey): KeyDraft {
     debugMode: key.debug_mode,
     compression: key.compression,
     cacheBreakpoints: key.cache_breakpoints,
+    outputBrevity: key.output_brevity,
   };
 }
 
@@ -67,6 +70,7 @@ export function createBody(draft: KeyDraft): Record<string, unknown> {
   if (draft.debugMode) body.debug_mode = true;
   if (draft.compression) body.compression = true;
   if (!draft.cacheBreakpoints) body.cache_breakpoints = false;
+  if (draft.outputBrevity) body.output_brevity = true;
   return body;
 }
 
@@ -86,6 +90,7 @@ export function updateBody(key: ApiKey, draft: KeyDraft): Record<string, unknown
   if (draft.debugMode !== key.debug_mode) body.debug_mode = draft.debugMode;
   if (draft.compression !== key.compression) body.compression = draft.compression;
   if (draft.cacheBreakpoints !== key.cache_breakpoints) body.cache_breakpoints = draft.cacheBreakpoints;
+  if (draft.outputBrevity !== key.output_brevity) body.output_brevity = draft.outputBrevity;
   return body;
 }
 
@@ -242,6 +247,15 @@ export function KeyFields({
           />
           Prompt-cache hints{' '}
           <span class="muted">(the gateway places Anthropic cache breakpoints and an OpenAI prompt_cache_key)</span>
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            name="output_brevity"
+            checked={draft.outputBrevity}
+            onChange={(e) => set({ outputBrevity: e.currentTarget.checked })}
+          />
+          Output brevity <span class="muted">(asks the model to answer without filler: fewer output tokens)</span>
         </label>
       </fieldset>
     </>
