@@ -19,6 +19,7 @@
 //   --big-token-bytes=N     bigtoken: length of the one-character message (default 1000000)
 //   --depth=N               nested: JSON nesting depth (default 10000)
 //   --gateway-env=K=V,…     extra environment for the gateway (e.g. a collector quota)
+//   --gateway-cpus=LIST     pin the gateway (all its threads) to these CPUs (taskset -c LIST), e.g. 1
 //   --no-build              do not run `npx tsc -p tsconfig.build.json` first
 //   --keep                  keep the temp dir (logs, gateway data dirs)
 // Exit code 0 when every measured target is met, 1 otherwise, 130 on Ctrl-C.
@@ -87,6 +88,7 @@ function parseOptions(argv) {
     gatewayEnv,
     build: !flag('no-build'),
     keep: Boolean(flag('keep')),
+    gatewayCpus: value('gateway-cpus', ''),
   };
 }
 

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { OffloadAnswer, OffloadTask } from './tasks.js';
+import type { OffloadAnswer, OffloadTask, OffloadWorkerData } from './tasks.js';
 import { OFFLOAD_DEFAULTS, type OffloadSettings } from '../config/offload-settings.js';
 
 export { OFFLOAD_DEFAULTS, type OffloadSettings };
@@ -48,6 +48,8 @@ function thePool(): Piscina<OffloadTask, OffloadAnswer<OffloadTask['kind']>> {
     maxQueue: settings.maxQueue,
     // A thread keeps its merge ranks and caches (~0.5 s to load) while requests keep coming.
     idleTimeout: 5 * 60 * 1000,
+    // Read by worker.ts as the thread starts (thread-priority.ts).
+    workerData: { nice: settings.nice } satisfies OffloadWorkerData,
   });
   return pool;
 }

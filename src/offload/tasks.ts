@@ -30,3 +30,9 @@ export interface OffloadResults {
 export type OffloadAnswer<K extends OffloadTask['kind']> =
   | { ok: true; value: OffloadResults[K] }
   | { ok: false; error: { kind: 'compression-input'; message: string; param: string | null } };
+
+/** What each thread is given as it starts (piscina's `workerData`). */
+export interface OffloadWorkerData {
+  /** Nice steps below the process the thread lowers itself by (thread-priority.ts). */
+  nice: number;
+}

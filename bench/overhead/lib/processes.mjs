@@ -179,3 +179,15 @@ export function processTicks(pid) {
     return NaN;
   }
 }
+
+/**
+ * Nanoseconds one thread has spent runnable but waiting for a CPU (Linux schedstat, second
+ * field): how long an event loop queued for a core behind other threads and processes.
+ */
+export function runQueueWaitNs(pid, tid = pid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]);
+  } catch {
+    return NaN;
+  }
+}
