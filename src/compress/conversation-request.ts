@@ -63,7 +63,6 @@ export interface ConversationResult {
   body: Obj;
   /** The engine's report; undefined when the engine did not run. */
   compression: CompressionReport | undefined;
-  conversationId: string;
   outcome: ConversationOutcome | undefined;
   /** Breakpoints the gateway added (Anthropic). */
   breakpointsAdded: number;
@@ -89,7 +88,10 @@ export async function compressConversationRequest(
   body: Obj,
   request: ConversationRequest,
 ): Promise<ConversationResult> {
-  const id = conversationId(body, request.sessionId);
+  // Hashed only when something needs it (the state, prompt_cache_key): a request that is not
+  // compressed and gets no OpenAI cache key (most) never builds it.
+  let id: string | undefined;
+  const idOf = () => (id ??= conversationId(body, request.sessionId));
   const anthropic = request.provider.kind === 'anthropic';
   // Anthropic caches only at breakpoints: with none from the client and none from the gateway
   // nothing is cached, and the rewrite policy must price the request that way.
@@ -105,7 +107,7 @@ export async function compressConversationRequest(
     let history: readonly number[] | undefined;
     if (store) {
       try {
-        [state, history] = await Promise.all([store.load(request.apiKeyId, id), store.history(request.apiKeyId)]);
+        [state, history] = await Promise.all([store.load(request.apiKeyId, idOf()), store.history(request.apiKeyId)]);
       } catch (error) {
         request.onStoreError?.(error);
       }
@@ -119,7 +121,7 @@ export async function compressConversationRequest(
     outcome = result.conversation;
     if (store && outcome) {
       try {
-        await store.save(request.apiKeyId, id, outcome.state);
+        await store.save(request.apiKeyId, idOf(), outcome.state);
       } catch (error) {
         request.onStoreError?.(error);
       }
@@ -133,14 +135,13 @@ export async function compressConversationRequest(
     breakpointsAdded = placed.added;
   }
   if (request.addCacheHints && takesPromptCacheKey(request.provider) && out.prompt_cache_key === undefined)
-    out = { ...out, prompt_cache_key: `gw-${id.slice(0, 40)}` };
+    out = { ...out, prompt_cache_key: `gw-${idOf().slice(0, 40)}` };
 
   const estimated = outcome ? outcome.savedUnits * pricing.inputPerMtok : 0;
   let settled: number | undefined;
   return {
     body: out,
     compression: report,
-    conversationId: id,
     outcome,
     breakpointsAdded,
     estimatedSavingsMicroUsd: Math.round(estimated),
@@ -149,7 +150,7 @@ export async function compressConversationRequest(
       settled = outcome ? Math.round(savedFromUsage(pricing, outcome, usage)) : 0;
       if (request.store && outcome) {
         request.store
-          .recordUsage(request.apiKeyId, id, outcome.state.requests, {
+          .recordUsage(request.apiKeyId, idOf(), outcome.state.requests, {
             cacheRead: usage.cachedInputTokens,
             cacheWrite: usage.cacheCreationInputTokens,
           })
