@@ -79,14 +79,15 @@ export async function admit(
   // Gateway tools are resolved before compression (a stored deferred turn is part of the history
   // to compress) and injected after it (their definitions are never rewritten).
   const planned = await planGatewayTools(services.gatewayTools, key, original);
-  const compressCanonical =
-    (await options.compressCanonical?.({
-      body: planned.body,
-      plan: planned.plan,
-      targets,
-      model,
-      conversations: services.compression,
-    })) ?? true;
+  // Awaited only when the route asks (an `await` of nothing still costs a turn of the microtask queue).
+  const asked = options.compressCanonical?.({
+    body: planned.body,
+    plan: planned.plan,
+    targets,
+    model,
+    conversations: services.compression,
+  });
+  const compressCanonical = asked === undefined ? true : await asked;
   const compressed = compressCanonical
     ? await applyCompression(request, planned.body, model, services.compression)
     : { body: planned.body, compression: undefined };
