@@ -68,7 +68,8 @@ export interface ConversationResult {
   body: Obj;
   /** The engine's report; undefined when the engine did not run. */
   compression: CompressionReport | undefined;
-  conversationId: string;
+  /** The conversation's id (hashed on first read when the engine did not need it). */
+  readonly conversationId: string;
   outcome: ConversationOutcome | undefined;
   /** Breakpoints the gateway added (Anthropic). */
   breakpointsAdded: number;
