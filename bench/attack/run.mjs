@@ -19,7 +19,7 @@
 //   --big-token-bytes=N     bigtoken: length of the one-character message (default 1000000)
 //   --depth=N               nested: JSON nesting depth (default 10000)
 //   --gateway-env=K=V,…     extra environment for the gateway (e.g. a collector quota)
-//   --no-build              do not run `npx tsc -p tsconfig.build.json` first
+//   --no-build              do not build the gateway first (scripts/build-server.mjs)
 //   --keep                  keep the temp dir (logs, gateway data dirs)
 // Exit code 0 when every measured target is met, 1 otherwise, 130 on Ctrl-C.
 import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -659,7 +659,7 @@ async function main() {
   const started = new Date().toISOString();
   const loadBefore = loadavg();
   if (options.build) {
-    log('building the gateway (npx tsc -p tsconfig.build.json)…');
+    log('building the gateway (scripts/build-server.mjs)…');
     await buildGateway(repoRoot);
   }
   if (!existsSync(join(repoRoot, 'dist/cli/main.js'))) throw new Error('dist/cli/main.js is missing: build first');
