@@ -29,15 +29,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import {
-  makeTargets,
-  startUpstream,
-  checkTarget,
-  buildGateway,
-  prepareBaseline,
-  spawnGateway,
-  startGatewayProcess,
-} from './lib/targets.mjs';
+import { makeTargets, startUpstream } from './lib/targets.mjs';
+import { buildGateway, prepareBaseline, spawnGateway, startGatewayProcess } from './lib/gateway-process.mjs';
+import { checkTarget } from './lib/requests.mjs';
 import { processTicks, stopAll, killAllSync, sleep } from './lib/processes.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));

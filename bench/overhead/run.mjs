@@ -19,9 +19,10 @@ import { existsSync, mkdtempSync, mkdirSync, rmSync, readFileSync } from 'node:f
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeTargets, startUpstream, checkTarget, buildGateway, portkeyEntry, TARGET_IDS } from './lib/targets.mjs';
-import { measure, summarize } from './lib/load.mjs';
-import { stopAll, killAllSync, memoryOf, sleep } from './lib/processes.mjs';
+import { makeTargets, startUpstream, portkeyEntry, TARGET_IDS } from './lib/targets.mjs';
+import { buildGateway } from './lib/gateway-process.mjs';
+import { measureTargets } from './lib/measure-targets.mjs';
+import { stopAll, killAllSync } from './lib/processes.mjs';
 import { withAddedLatency, runsTable, computeRatios, ratiosTable, floorMisses, writeJson } from './lib/report.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
@@ -156,112 +157,8 @@ async function main() {
   ctx.upstream = await startUpstream(ctx, options.chunkDelayMs);
   log(`mock upstream ${ctx.upstream.url} (pid ${ctx.upstream.pid})`);
 
-  const runs = [];
-  const failures = {};
-  const targetInfo = {};
   const targets = makeTargets(ctx, options.targets);
-  const live = [];
-  const failRows = (id, modes, reason) => {
-    for (const mode of modes)
-      for (const c of options.concurrencies)
-        runs.push({ target: id, mode, connections: c, failed: reason.split('\n')[0] });
-  };
-  try {
-    // Every target is started, checked and warmed up first and stays up until the end, so the
-    // measurements can be interleaved (see below). An idle server costs the others nothing.
-    for (const target of targets) {
-      const info = (targetInfo[target.id] = {
-        label: target.label,
-        protocol: target.protocol,
-        checks: {},
-        warmups: {},
-      });
-      let running;
-      try {
-        if (target.id === 'gateway' && buildError) throw new Error(buildError);
-        running = await target.start();
-      } catch (error) {
-        failures[target.id] = `did not start: ${error.message}`;
-        info.error = failures[target.id];
-        log(`${target.id}: FAILED to start: ${error.message.split('\n')[0]}`);
-        failRows(target.id, options.modes, failures[target.id]);
-        continue;
-      }
-      const entry = { target, running, info, modes: new Set() };
-      live.push(entry);
-      info.pid = running.pid;
-      info.url = running.url;
-      info.note = running.note ?? null;
-      info.idleRssKiB = memoryOf(running.pid).rssKiB;
-      log(`${target.id}: ${running.url} (pid ${running.pid}, idle RSS ${(info.idleRssKiB / 1024).toFixed(1)} MB)`);
-      for (const mode of options.modes) {
-        const problem = await checkTarget(running, mode);
-        info.checks[mode] = problem ?? 'ok';
-        if (problem) {
-          failures[`${target.id}/${mode}`] = problem;
-          log(`${target.id} ${mode}: FAILED check: ${problem}`);
-          failRows(target.id, [mode], `check request: ${problem.replace(/\s+/g, ' ')}`);
-          continue;
-        }
-        entry.modes.add(mode);
-        if (options.warmupS > 0) {
-          const spec = { url: running.url, headers: running.headers, body: running.body(mode), pid: running.pid };
-          const warm = await measure({
-            ...spec,
-            connections: Math.min(10, Math.max(...options.concurrencies)),
-            durationS: options.warmupS,
-          });
-          info.warmups[mode] = { ok: warm.ok, non2xx: warm.non2xx, errors: warm.errors };
-        }
-      }
-    }
-
-    // For each mode and concurrency: `rounds` rounds, each measuring every target once, the
-    // order rotated from round to round, so slow drift of the machine (other load, thermal,
-    // GC of the bench itself) falls on every target alike instead of on whichever ran last.
-    for (const mode of options.modes) {
-      for (const c of options.concurrencies) {
-        const active = live.filter((e) => e.modes.has(mode));
-        const collected = new Map(active.map((e) => [e.target.id, []]));
-        for (let round = 0; round < options.rounds; round++) {
-          const order = active.map((_, i) => active[(i + round) % active.length]);
-          for (const e of order) {
-            if (!collected.has(e.target.id)) continue;
-            await sleep(150);
-            const { running } = e;
-            try {
-              const raw = await measure({
-                url: running.url,
-                headers: running.headers,
-                body: running.body(mode),
-                pid: running.pid,
-                otherPids: [ctx.upstream.pid],
-                connections: c,
-                durationS: options.durationS,
-              });
-              collected.get(e.target.id).push(raw);
-              log(
-                `${mode} c=${c} round ${round + 1}/${options.rounds} ${e.target.id}: ${raw.rps.toFixed(0)} req/s, ` +
-                  `RSS ${(raw.peakRssKiB / 1024).toFixed(1)} MB, non-2xx ${raw.non2xx}, errors ${raw.errors}, other processes' CPU ${(raw.foreignCpu * 100).toFixed(0)}%`,
-              );
-            } catch (error) {
-              failures[`${e.target.id}/${mode}`] = `failed during load: ${error.message}`;
-              log(`${e.target.id} ${mode}: FAILED during load: ${error.message.split('\n')[0]}`);
-              collected.delete(e.target.id);
-              e.modes.delete(mode);
-              failRows(e.target.id, [mode], failures[`${e.target.id}/${mode}`]);
-            }
-          }
-        }
-        for (const [id, raws] of collected) if (raws.length) runs.push({ target: id, mode, ...summarize(raws) });
-      }
-    }
-  } finally {
-    for (const { running, info } of live) {
-      info.processPeakKiB = memoryOf(running.pid).hwmKiB;
-      await running.stop();
-    }
-  }
+  const { runs, failures, targetInfo } = await measureTargets(ctx, targets, options, buildError, log);
   await ctx.upstream.stop();
   clearTimeout(watchdog);
 

@@ -28,6 +28,8 @@ import { openStore } from '../../src/store/database.js';
 import { ensureOrganization } from '../../src/store/organizations.js';
 import { createConsoleToken } from '../../src/store/console-tokens.js';
 import { REPO, compileGateway, spawnGateway, type SpawnedGateway } from '../support/spawn-gateway.js';
+import { emptyMinute, printMinute, round, slope, summarizeMinute, type Minute } from './minute-stats.js';
+import { MIX, requestFor, type Kind } from './requests.js';
 
 const { values } = parseArgs({
   options: {
@@ -44,14 +46,6 @@ if (!(MINUTES > 0) || !(RATE > 0)) throw new Error('--minutes and --rate must be
 const DURATION_MS = Math.round(MINUTES * 60_000);
 const RSS_EVERY_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 30_000;
-
-type Kind = 'chat' | 'stream' | 'count_tokens' | 'compress';
-const MIX: Array<[Kind, number]> = [
-  ['chat', 0.4],
-  ['stream', 0.3],
-  ['count_tokens', 0.15],
-  ['compress', 0.15],
-];
 
 const children: ChildProcess[] = [];
 const cleanups: Array<() => void> = [];
@@ -89,25 +83,6 @@ function rssMb(pid: number): number | undefined {
     return undefined;
   }
 }
-
-function percentile(sorted: number[], p: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-/** Least-squares slope of y over x. */
-function slope(points: Array<[number, number]>): number | null {
-  if (points.length < 2) return null;
-  const n = points.length;
-  const mx = points.reduce((s, [x]) => s + x, 0) / n;
-  const my = points.reduce((s, [, y]) => s + y, 0) / n;
-  const sxx = points.reduce((s, [x]) => s + (x - mx) ** 2, 0);
-  const sxy = points.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0);
-  return sxx === 0 ? null : sxy / sxx;
-}
-
-const round = (x: number | null | undefined, digits = 1) =>
-  x === null || x === undefined ? null : Number(x.toFixed(digits));
 
 // ---- set-up ------------------------------------------------------------------------------------
 
@@ -169,75 +144,8 @@ async function createKey(body: Record<string, unknown>): Promise<string> {
 }
 const keys = [await createKey({ name: 'soak capped', max_usage: 1_000_000 }), await createKey({ name: 'soak open' })];
 
-// ---- requests ----------------------------------------------------------------------------------
-
-const toolOutput = Array.from(
-  { length: 60 },
-  (_, i) => `src/module${i % 7}/file${i}.ts:${i + 1}: const value${i} = compute(${i});`,
-).join('\n');
-function requestFor(kind: Kind, n: number): { path: string; body: unknown } {
-  const messages = [
-    { role: 'system', content: 'You are a terse assistant.' },
-    { role: 'user', content: `Request ${n}: summarise the following in one line.` },
-  ];
-  switch (kind) {
-    case 'chat':
-      return { path: '/v1/chat/completions', body: { model: 'openai/gpt-4o-mini', messages, max_tokens: 64 } };
-    case 'stream':
-      return {
-        path: '/v1/chat/completions',
-        body: {
-          model: 'openai/gpt-4o-mini',
-          messages,
-          max_tokens: 64,
-          stream: true,
-          stream_options: { include_usage: true },
-        },
-      };
-    case 'count_tokens':
-      return { path: '/v1/count_tokens', body: { model: 'openai/gpt-4o-mini', messages } };
-    case 'compress':
-      return {
-        path: '/v1/compress',
-        body: {
-          model: 'openai/gpt-4o-mini',
-          compression_model: 'codex',
-          messages: [
-            ...messages,
-            {
-              role: 'assistant',
-              content: null,
-              tool_calls: [
-                { id: `call_${n}`, type: 'function', function: { name: 'grep', arguments: '{"pattern":"compute"}' } },
-              ],
-            },
-            { role: 'tool', tool_call_id: `call_${n}`, content: toolOutput },
-          ],
-        },
-      };
-  }
-}
-
-interface Minute {
-  requests: number;
-  ok: number;
-  errors: Record<string, number>;
-  skipped: number;
-  latencies: number[];
-  byKind: Record<Kind, number[]>;
-  rss: number[];
-}
 const minutes: Minute[] = [];
-const minuteOf = (at: number): Minute =>
-  (minutes[Math.floor(at / 60_000)] ??= {
-    requests: 0,
-    ok: 0,
-    errors: {},
-    skipped: 0,
-    latencies: [],
-    byKind: { chat: [], stream: [], count_tokens: [], compress: [] },
-    rss: [],
-  });
+const minuteOf = (at: number): Minute => (minutes[Math.floor(at / 60_000)] ??= emptyMinute());
 const rssSamples: Array<[number, number]> = [];
 
 let inFlight = 0;
@@ -315,54 +223,14 @@ while (performance.now() - t0 < DURATION_MS) {
     pending.add(p);
   }
   const elapsedMinutes = Math.floor((performance.now() - t0) / 60_000);
-  while (printed < elapsedMinutes) printMinute(printed++);
+  while (printed < elapsedMinutes) printMinute(minutes[printed], printed++);
   await delay(5);
 }
 await Promise.allSettled([...pending]);
 clearInterval(rssTimer);
-while (printed < Math.ceil(DURATION_MS / 60_000)) printMinute(printed++);
+while (printed < Math.ceil(DURATION_MS / 60_000)) printMinute(minutes[printed], printed++);
 
-function summary(index: number) {
-  const m = minutes[index];
-  if (!m) return undefined;
-  const sorted = [...m.latencies].sort((a, b) => a - b);
-  const p = (kind: Kind, q: number) =>
-    round(
-      percentile(
-        [...m.byKind[kind]].sort((a, b) => a - b),
-        q,
-      ),
-    );
-  return {
-    minute: index + 1,
-    requests: m.requests,
-    ok: m.ok,
-    errors: m.errors,
-    error_count: Object.values(m.errors).reduce((s, x) => s + x, 0),
-    skipped: m.skipped,
-    p50_ms: round(percentile(sorted, 50)),
-    p99_ms: round(percentile(sorted, 99)),
-    p99_ms_by_kind: {
-      chat: p('chat', 99),
-      stream: p('stream', 99),
-      count_tokens: p('count_tokens', 99),
-      compress: p('compress', 99),
-    },
-    rss_mb: round(m.rss.at(-1)),
-    rss_mb_mean: round(m.rss.length ? m.rss.reduce((s, x) => s + x, 0) / m.rss.length : null),
-  };
-}
-
-function printMinute(index: number): void {
-  const s = summary(index);
-  if (!s) return;
-  console.log(
-    `minute ${String(s.minute).padStart(2)}: ${s.requests} requests, ${s.ok} ok, ${s.error_count} errors${s.requests - s.ok - s.error_count > 0 ? ` (${s.requests - s.ok - s.error_count} still in flight)` : ''}${s.error_count ? ` ${JSON.stringify(s.errors)}` : ''}, ${s.skipped} skipped, ` +
-      `p50 ${s.p50_ms} ms, p99 ${s.p99_ms} ms (chat ${s.p99_ms_by_kind.chat}, stream ${s.p99_ms_by_kind.stream}, count_tokens ${s.p99_ms_by_kind.count_tokens}, compress ${s.p99_ms_by_kind.compress}), RSS ${s.rss_mb} MB`,
-  );
-}
-
-const perMinute = minutes.map((_, i) => summary(i)).filter((s) => s !== undefined);
+const perMinute = minutes.map((m, i) => summarizeMinute(m, i)).filter((s) => s !== undefined);
 const afterWarmup = rssSamples.filter(([minute]) => minute >= 1);
 const result = {
   started_at: new Date(Date.now() - (performance.now() - t0)).toISOString(),

@@ -1,4 +1,6 @@
-import type { Dialect } from './database.js';
+import { CompiledQuery, type Transaction } from 'kysely';
+import type { Dialect, Store } from './database.js';
+import type { Database } from './schema.js';
 
 /**
  * Rows (or ids) per multi-row statement. A list of any length runs as the fewest statements of
@@ -174,4 +176,12 @@ export class HotStatements {
     }
     return text;
   }
+}
+
+export type Queryable = Transaction<Database> | Store['db'];
+
+/** Runs one of the texts above, bypassing Kysely's compiler (see HotStatements). */
+export async function run<R>(db: Queryable, text: string, parameters: unknown[]): Promise<R[]> {
+  const result = await db.executeQuery<R>(CompiledQuery.raw(text, parameters));
+  return result.rows;
 }

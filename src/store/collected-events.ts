@@ -1,79 +1,18 @@
-import { randomFillSync } from 'node:crypto';
-import { CompiledQuery, sql, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import type { Store } from './database.js';
-import { DELIVERY_PARAMETERS, HotStatements, ranges, slices } from './collected-events-sql.js';
-import type { Database, WarehouseEventsTable } from './schema.js';
+import type { ClaimedDelivery, IntakeBatch, StoredEventQuota } from './collected-event-types.js';
+import { admitBatches, writeBatches } from './collected-events-intake.js';
+import { HotStatements, run, slices, type Queryable } from './collected-events-sql.js';
+import type { WarehouseEventsTable } from './schema.js';
 
-/** An event as stored and delivered: id, type, server timestamp, data, and the merged context. */
-export interface StoredEvent {
-  id: string;
-  type: 'page' | 'track' | 'user';
-  timestamp: string;
-  data: Record<string, unknown>;
-  context: Record<string, unknown>;
-}
-
-/** One accepted event, ready to store: `payload` is its StoredEvent as JSON. */
-export interface IntakeEvent {
-  id: string;
-  /** The client chose the id (an idempotency key, possibly stored already); otherwise it is a fresh timeOrderedId. */
-  idFromClient: boolean;
-  type: StoredEvent['type'];
-  payload: string;
-  /** UTF-8 bytes of `payload`: what the byte quota counts. */
-  bytes: number;
-}
-
-/** Per project; 0: no limit. */
-export interface StoredEventQuota {
-  events: number;
-  bytes: number;
-}
-
-/** The events of one request: one project, one receive time. */
-export interface IntakeBatch {
-  projectId: string;
-  organizationId: string;
-  receivedAt: number;
-  events: IntakeEvent[];
-  /** Project components that must receive an event, by its type. */
-  componentIds: Readonly<Record<StoredEvent['type'], readonly string[]>>;
-}
-
-export interface ClaimedDelivery {
-  id: string;
-  project_id: string;
-  project_component_id: string;
-  event_id: string;
-  attempts: number;
-}
-
-const RANDOM_POOL = Buffer.allocUnsafe(4096);
-let randomOffset = RANDOM_POOL.length;
-const RANDOM_BYTES = 10;
-// The events of a request, and the outbox rows of a batch, share one time: its hex is reused.
-let prefixTime = -1;
-let timePrefix = '';
-
-/**
- * 32 hex digits: the time in milliseconds (12), then 80 random bits (20). Rows keyed by these ids
- * land at the right edge of their indexes (collected_events, event_deliveries, warehouse_events)
- * instead of on a random page each, and a random page per row is most of what an insert costs once
- * an index outgrows SQLite's page cache. The random part keeps the ids unguessable: a client cannot
- * take a future server-generated id of a project by posting an event with that id first.
- */
-export function timeOrderedId(now: number): string {
-  if (randomOffset + RANDOM_BYTES > RANDOM_POOL.length) {
-    randomFillSync(RANDOM_POOL);
-    randomOffset = 0;
-  }
-  const random = RANDOM_POOL.toString('hex', randomOffset, (randomOffset += RANDOM_BYTES));
-  if (now !== prefixTime) {
-    prefixTime = now;
-    timePrefix = now.toString(16).padStart(12, '0');
-  }
-  return timePrefix + random;
-}
+export type {
+  ClaimedDelivery,
+  IntakeBatch,
+  IntakeEvent,
+  StoredEvent,
+  StoredEventQuota,
+} from './collected-event-types.js';
+export { timeOrderedId } from './time-ordered-id.js';
 
 /**
  * Intake and outbox storage. Intake writes the events and their outbox rows in one transaction;
@@ -99,109 +38,14 @@ export class CollectedEventStore {
    * already stored (a client's retry) costs nothing.
    */
   async insert(batches: IntakeBatch[], quota?: StoredEventQuota): Promise<boolean[]> {
-    const accepted = new Array<boolean>(batches.length).fill(true);
     const projects = [...new Set(batches.map((batch) => batch.projectId))].sort();
     const limited = quota !== undefined && (quota.events > 0 || quota.bytes > 0);
-    await this.store.db.transaction().execute(async (trx) => {
-      if (limited) {
-        const missing = projects.filter((id) => !this.totalsExist.has(id));
-        for (const part of slices(missing)) await run(trx, this.statements.ensureTotals(part.length), part);
-        const totals = new Map<string, { events: number; bytes: number }>();
-        for (const part of slices(projects)) {
-          const rows = await run<{ project_id: string; events: number | string; bytes: number | string }>(
-            trx,
-            this.statements.lockTotals(part.length),
-            part,
-          );
-          for (const row of rows) totals.set(row.project_id, { events: Number(row.events), bytes: Number(row.bytes) });
-        }
-        batches.forEach((batch, i) => {
-          let total = totals.get(batch.projectId);
-          if (!total) totals.set(batch.projectId, (total = { events: 0, bytes: 0 }));
-          let bytes = 0;
-          for (const event of batch.events) bytes += event.bytes;
-          const events = total.events + batch.events.length;
-          if ((quota.events > 0 && events > quota.events) || (quota.bytes > 0 && total.bytes + bytes > quota.bytes)) {
-            accepted[i] = false;
-            return;
-          }
-          total.events = events;
-          total.bytes += bytes;
-        });
-      }
-      // Parallel arrays rather than one object per event: this runs for every accepted event.
-      const owners: IntakeBatch[] = [];
-      const events: IntakeEvent[] = [];
-      batches.forEach((batch, i) => {
-        if (!accepted[i]) return;
-        for (const event of batch.events) {
-          owners.push(batch);
-          events.push(event);
-        }
-      });
-      // Only the event rows this transaction inserted get outbox rows. A fresh server id cannot
-      // be stored already (80 random bits, and a client cannot guess it), so only statements
-      // holding a client's id ask which rows went in; within the batch the first occurrence of
-      // an id is the one stored, and deleting its key from the returned set consumes it.
-      const inserted = new Uint8Array(events.length);
-      for (const [start, count] of ranges(events.length)) {
-        const parameters: unknown[] = [];
-        let idFromClient = false;
-        for (let i = start; i < start + count; i++) {
-          const owner = owners[i]!;
-          const event = events[i]!;
-          parameters.push(owner.projectId, event.id, owner.organizationId, event.type, owner.receivedAt, event.payload);
-          if (event.idFromClient) idFromClient = true;
-        }
-        if (!idFromClient) {
-          await run(trx, this.statements.insertEvents(count, false), parameters);
-          inserted.fill(1, start, start + count);
-          continue;
-        }
-        const result = await run<{ project_id: string; event_id: string }>(
-          trx,
-          this.statements.insertEvents(count, true),
-          parameters,
-        );
-        const returned = new Set(result.map((row) => `${row.project_id}\u0000${row.event_id}`));
-        for (let i = start; i < start + count; i++)
-          if (returned.delete(`${owners[i]!.projectId}\u0000${events[i]!.id}`)) inserted[i] = 1;
-      }
-      const deliveries: unknown[] = [];
-      const added = new Map<string, { events: number; bytes: number }>();
-      for (let i = 0; i < events.length; i++) {
-        if (inserted[i] === 0) continue;
-        const owner = owners[i]!;
-        const event = events[i]!;
-        let total = added.get(owner.projectId);
-        if (!total) added.set(owner.projectId, (total = { events: 0, bytes: 0 }));
-        total.events++;
-        total.bytes += event.bytes;
-        for (const componentId of owner.componentIds[event.type]) {
-          deliveries.push(
-            timeOrderedId(owner.receivedAt),
-            owner.projectId,
-            componentId,
-            event.id,
-            owner.receivedAt,
-            owner.receivedAt,
-          );
-        }
-      }
-      for (const [start, count] of ranges(deliveries.length / DELIVERY_PARAMETERS)) {
-        const parameters = deliveries.slice(start * DELIVERY_PARAMETERS, (start + count) * DELIVERY_PARAMETERS);
-        await run(trx, this.statements.insertDeliveries(count), parameters);
-      }
-      // In project order, like the lock: two instances' upserts of the same rows cannot deadlock.
-      const totals = [...added].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      for (const [start, count] of ranges(totals.length)) {
-        const parameters: unknown[] = [];
-        for (let i = start; i < start + count; i++) {
-          const [projectId, total] = totals[i]!;
-          parameters.push(projectId, total.events, total.bytes);
-        }
-        await run(trx, this.statements.addTotals(count), parameters);
-      }
+    const accepted = await this.store.db.transaction().execute(async (trx) => {
+      const accepted = limited
+        ? await admitBatches(trx, this.statements, batches, projects, quota, this.totalsExist)
+        : new Array<boolean>(batches.length).fill(true);
+      await writeBatches(trx, this.statements, batches, accepted);
+      return accepted;
     });
     for (const id of projects) this.totalsExist.add(id);
     return accepted;
@@ -413,11 +257,4 @@ export class CollectedEventStore {
       .execute();
     return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
   }
-}
-
-type Queryable = Transaction<Database> | Store['db'];
-
-async function run<R>(db: Queryable, text: string, parameters: unknown[]): Promise<R[]> {
-  const result = await db.executeQuery<R>(CompiledQuery.raw(text, parameters));
-  return result.rows;
 }

@@ -1,100 +1,44 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import pino from 'pino';
-import { startHarness, storeKinds, type Harness } from '../support/gateway-harness.js';
-import { collectorClient } from '../support/collector-client.js';
-import { parsePrometheusText } from '../support/prometheus-text.js';
-import { CollectedEventStore, timeOrderedId } from '../../src/store/collected-events.js';
+import { storeKinds, type Harness } from '../support/gateway-harness.js';
+import { CollectedEventStore } from '../../src/store/collected-events.js';
+import {
+  acceptedEvents,
+  body,
+  flood,
+  metric,
+  newProject,
+  page,
+  startCollectorService,
+  type Client,
+  type CollectorService,
+} from './collector-flood-kit.js';
 
 /**
  * Issue 16, row 3: an unauthenticated flood of POST /_gateway/event (175k events accepted in
  * 10 s, the database 67 MB → 1.5 GB). Rate limits per client address and per project answer
  * 429 with Retry-After while other clients and projects are served; the stored-event quota
- * stops growth; retention deletes old events, their outbox rows and warehouse copies in small
- * transactions. Budgets here are burst-only (rate 0, a one-hour window), so the counts are
- * exact whatever the machine's speed.
+ * stops growth (retention: collector-retention.test.ts). Budgets here are burst-only (rate 0, a
+ * one-hour window), so the counts are exact whatever the machine's speed.
  */
-type Client = ReturnType<typeof collectorClient>;
-const page = (padding = '') => ({
-  type: 'page',
-  data: { title: 'Home', path: '/', ...(padding ? { properties: { padding } } : {}) },
-});
-const body = (events = 1, padding = '') => ({
-  data_collection: { events: Array.from({ length: events }, () => page(padding)) },
-});
-
-async function metric(h: Harness, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const families = parsePrometheusText((await h.collector('GET', '/metrics')).text);
-  const family = families.get(name.replace(/_total$/, '')) ?? families.get(name);
-  const sample = family?.samples.find(
-    (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
-  );
-  return sample?.value ?? 0;
-}
-
-async function newProject(h: Harness, token: string, components: Array<Record<string, unknown>> = []) {
-  const domain = `flood-${randomBytes(4).toString('hex')}.example.test`;
-  const created = await h.console('POST', '/v1/projects', {
-    token,
-    body: { slug: `p-${randomBytes(4).toString('hex')}`, name: 'Flood', domains: [domain] },
-  });
-  assert.equal(created.status, 201, created.text);
-  const attached: Array<{ id: string }> = [];
-  for (const component of components) {
-    const pc = await h.console('POST', `/v1/projects/${created.json.id}/components`, { token, body: component });
-    assert.equal(pc.status, 201, pc.text);
-    attached.push(pc.json);
-  }
-  return { id: created.json.id as string, domain, components: attached };
-}
-
-/** Posts `requests` bodies, `concurrency` at a time; returns the answers in order. */
-async function flood(client: Client, domain: string, requests: number, make = () => body(), concurrency = 8) {
-  const answers: Array<Awaited<ReturnType<Client['call']>>> = new Array(requests);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < requests) {
-        const i = next++;
-        answers[i] = await client.call('POST', domain, { body: make() });
-      }
-    }),
-  );
-  return answers;
-}
-
-function acceptedEvents(answers: Array<{ status: number; json: any }>): number {
-  return answers.filter((a) => a.status === 202).reduce((sum, a) => sum + a.json.accepted, 0);
-}
 
 for (const store of storeKinds()) {
   describe(`collector flood: rate limits (${store})`, () => {
+    let service: CollectorService;
     let h: Harness;
     let token: string;
-    const clients: Client[] = [];
-    const from = (address: string) => {
-      const client = collectorClient(h.running.urls.collector, h.ca, { localAddress: address });
-      clients.push(client);
-      return client;
-    };
+    let from: CollectorService['from'];
     before(async () => {
-      h = await startHarness({
-        store,
-        env: {
-          GATEWAY_COLLECTOR_ADDRESS_RATE: '0',
-          GATEWAY_COLLECTOR_ADDRESS_BURST: '40',
-          GATEWAY_COLLECTOR_PROJECT_RATE: '0',
-          GATEWAY_COLLECTOR_PROJECT_BURST: '100',
-          GATEWAY_COLLECTOR_BURST_WINDOW_S: '3600',
-        },
+      service = await startCollectorService(store, {
+        GATEWAY_COLLECTOR_ADDRESS_RATE: '0',
+        GATEWAY_COLLECTOR_ADDRESS_BURST: '40',
+        GATEWAY_COLLECTOR_PROJECT_RATE: '0',
+        GATEWAY_COLLECTOR_PROJECT_BURST: '100',
+        GATEWAY_COLLECTOR_BURST_WINDOW_S: '3600',
       });
-      token = (await h.organization()).token;
+      ({ h, token, from } = service);
     });
-    after(async () => {
-      for (const client of clients) await client.close();
-      await h.stop();
-    });
+    after(() => service.stop());
 
     it('a flood from one address gets 429 with Retry-After once its budget is spent; another address and another project are still served', async () => {
       const a = await newProject(h, token);
@@ -184,31 +128,25 @@ for (const store of storeKinds()) {
   });
 
   describe(`collector flood: sizes and quota (${store})`, () => {
+    let service: CollectorService;
     let h: Harness;
     let token: string;
     let client: Client;
     before(async () => {
-      h = await startHarness({
-        store,
-        env: {
-          GATEWAY_COLLECTOR_ADDRESS_RATE: '0',
-          GATEWAY_COLLECTOR_ADDRESS_BURST: '0',
-          GATEWAY_COLLECTOR_PROJECT_RATE: '0',
-          GATEWAY_COLLECTOR_PROJECT_BURST: '0',
-          GATEWAY_COLLECTOR_QUOTA_EVENTS: '25',
-          GATEWAY_COLLECTOR_QUOTA_BYTES: '20000',
-          GATEWAY_COLLECTOR_MAX_EVENTS: '10',
-          GATEWAY_COLLECTOR_MAX_EVENT_BYTES: '4096',
-          GATEWAY_COLLECTOR_BODY_LIMIT_BYTES: '16384',
-        },
+      service = await startCollectorService(store, {
+        GATEWAY_COLLECTOR_ADDRESS_RATE: '0',
+        GATEWAY_COLLECTOR_ADDRESS_BURST: '0',
+        GATEWAY_COLLECTOR_PROJECT_RATE: '0',
+        GATEWAY_COLLECTOR_PROJECT_BURST: '0',
+        GATEWAY_COLLECTOR_QUOTA_EVENTS: '25',
+        GATEWAY_COLLECTOR_QUOTA_BYTES: '20000',
+        GATEWAY_COLLECTOR_MAX_EVENTS: '10',
+        GATEWAY_COLLECTOR_MAX_EVENT_BYTES: '4096',
+        GATEWAY_COLLECTOR_BODY_LIMIT_BYTES: '16384',
       });
-      token = (await h.organization()).token;
-      client = collectorClient(h.running.urls.collector, h.ca);
+      ({ h, token, client } = service);
     });
-    after(async () => {
-      await client.close();
-      await h.stop();
-    });
+    after(() => service.stop());
 
     it('stored events stop growing at the quota: requests past it are refused whole with 429 and counted', async () => {
       const p = await newProject(h, token);
@@ -281,127 +219,6 @@ for (const store of storeKinds()) {
       assert.equal((await count('body_too_large')) - before.body, 1);
       assert.equal((await count('too_many_events')) - before.many, 1);
       assert.equal((await count('event_too_large')) - before.event, 1);
-    });
-  });
-
-  describe(`collector retention (${store})`, () => {
-    let h: Harness;
-    let token: string;
-    let client: Client;
-    before(async () => {
-      h = await startHarness({
-        store,
-        env: {
-          // Outbox rows stay put, so the test sees what retention does to them.
-          GATEWAY_OUTBOX_WORKER: '0',
-          GATEWAY_WEBHOOK_ALLOW_PRIVATE: '1',
-          GATEWAY_COLLECTOR_RETENTION_DAYS: '30',
-          // The background sweep would race the one this test runs.
-          GATEWAY_COLLECTOR_RETENTION_SWEEP_MS: '3600000',
-        },
-      });
-      token = (await h.organization()).token;
-      client = collectorClient(h.running.urls.collector, h.ca);
-    });
-    after(async () => {
-      await client.close();
-      await h.stop();
-    });
-
-    it('deletes events older than the retention in batches, with their outbox rows and warehouse copies, and frees their quota', async () => {
-      const p = await newProject(h, token, [
-        { component_slug: 'gateway/warehouse' },
-        { component_slug: 'gateway/webhook', settings: { url: 'http://127.0.0.1:9/hook' } },
-      ]);
-      const [warehouse, webhook] = p.components as [{ id: string }, { id: string }];
-      const store = h.running.store;
-      const events = new CollectedEventStore(store);
-      const org = (await store.db
-        .selectFrom('projects')
-        .select('organization_id')
-        .where('id', '=', p.id)
-        .executeTakeFirst())!.organization_id;
-      const now = Date.now();
-      const old = now - 40 * 86_400_000;
-      const oldIds = Array.from({ length: 50 }, (_, i) => (i % 5 === 0 ? `client-${i}` : `evt_${timeOrderedId(old)}`));
-      // Old events straight into the store, with outbox rows for both components, as the intake writes them.
-      await events.insert([
-        {
-          projectId: p.id,
-          organizationId: org,
-          receivedAt: old,
-          componentIds: { page: [warehouse.id, webhook.id], track: [], user: [] },
-          events: oldIds.map((id) => {
-            const payload = JSON.stringify({
-              id,
-              type: 'page',
-              timestamp: new Date(old).toISOString(),
-              data: {},
-              context: {},
-            });
-            return {
-              id,
-              idFromClient: id.startsWith('client'),
-              type: 'page' as const,
-              payload,
-              bytes: Buffer.byteLength(payload),
-            };
-          }),
-        },
-      ]);
-      await events.copyToWarehouse(p.id, warehouse.id, oldIds, old);
-      const fresh = await client.call('POST', p.domain, { body: body(5) });
-      assert.equal(fresh.status, 202);
-      const outbox = () =>
-        store.db
-          .selectFrom('event_deliveries')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('project_id', '=', p.id)
-          .executeTakeFirstOrThrow()
-          .then((r) => Number(r.n));
-      const warehouseRows = () =>
-        store.db
-          .selectFrom('warehouse_events')
-          .select('event_id')
-          .where('project_id', '=', p.id)
-          .execute()
-          .then((rows) => rows.map((r) => r.event_id));
-      assert.equal(await outbox(), 110);
-      assert.equal((await warehouseRows()).length, 50);
-      assert.equal((await events.totals(p.id)).events, 55);
-      const metricsBefore = await metric(h, 'gateway_collector_deleted_total', {
-        table: 'events',
-        reason: 'retention',
-      });
-
-      // Imported here, so the rate-limit and quota tests above also run against code without retention.
-      const { CollectedEventRetention } = await import('../../src/store/collected-events-retention.js');
-      const { RetentionSweeper } = await import('../../src/collector/retention-sweeper.js');
-      const sweeper = new RetentionSweeper(
-        new CollectedEventRetention(store),
-        { retentionDays: 30, sweepMs: 60_000, batch: 7 },
-        pino({ level: 'silent' }),
-      );
-      const result = await sweeper.sweep();
-      assert.equal(result.events, 50);
-      assert.equal(result.deliveries, 100);
-      assert.equal(result.warehouse, 50);
-      // 100 outbox rows in 15 transactions, 50 events in 8, 50 warehouse rows in 8 (7 rows each at most).
-      assert.ok(result.transactions >= 15 + 8 + 8, `${result.transactions} transactions`);
-
-      assert.equal(await events.countEvents(p.id), 5, 'the fresh events are kept');
-      assert.equal(await outbox(), 10, 'only the fresh events keep their outbox rows');
-      assert.deepEqual(await warehouseRows(), []);
-      const totals = await events.totals(p.id);
-      assert.equal(totals.events, 5);
-      const freshBytes = (await events.loadPayloads(p.id, fresh.json.ids)).values();
-      assert.equal(
-        totals.bytes,
-        [...freshBytes].reduce((sum, payload) => sum + Buffer.byteLength(payload), 0),
-      );
-      const metricsAfter = await metric(h, 'gateway_collector_deleted_total', { table: 'events', reason: 'retention' });
-      assert.equal(metricsAfter - metricsBefore, 50);
-      assert.deepEqual(await sweeper.sweep(), { events: 0, bytes: 0, deliveries: 0, warehouse: 0, transactions: 3 });
     });
   });
 }
