@@ -29,12 +29,14 @@ if (!existsSync(join(dist, 'cli/main.js'))) process.exit(tsc.status || 1);
 const outdir = join(dist, 'bundle');
 rmSync(outdir, { recursive: true, force: true });
 await esbuild.build({
-  // startup-heap is its own entry: bin/gateway runs it before the rest is loaded. The offload
-  // worker is the file the pool's threads start (`./worker.js` next to the pool's code).
+  // startup-heap is its own entry: bin/gateway runs it before the rest is loaded. The others are
+  // files a thread or process is started with, found next to the code that starts it
+  // (`./worker.js` for the offload pool, `./local-ca-child.js` for the certificate process).
   entryPoints: {
     main: join(dist, 'cli/main.js'),
     'startup-heap': join(dist, 'cli/startup-heap.js'),
     worker: join(dist, 'offload/worker.js'),
+    'local-ca-child': join(dist, 'server/local-ca-child.js'),
   },
   outdir,
   bundle: true,
