@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Builds the server: `tsc -p tsconfig.build.json` into dist/ (the modules, one file per source
-// file), then one esbuild bundle of them into dist/bundle/, which is what bin/gateway runs.
+// file), the tokenizers' ranks files into dist/ranks/, then one esbuild bundle of the modules
+// into dist/bundle/, which is what bin/gateway runs.
 //   node scripts/build-server.mjs [--out=DIR]   (DIR: the build's root, default the repository)
 // Why a bundle (docs/decisions.md, "Memory"): the gateway's ~1,500 ES and CommonJS modules each
 // cost V8 a module record, a kept source string and their compiled top level; one bundle with
@@ -9,7 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -25,6 +26,10 @@ const tsc = spawnSync(
 // tsc still emits when part of the tree has a type error: the bundle is made from what it
 // emitted, and the script then fails with tsc's status (test/cli builds and runs it regardless).
 if (!existsSync(join(dist, 'cli/main.js'))) process.exit(tsc.status || 1);
+
+// The tokenizers' merge ranks as binary files, read in one go on a first count (ranks-file.ts).
+const { writeRanksFiles } = await import(pathToFileURL(join(dist, 'tokenize/ranks-file.js')).href);
+writeRanksFiles(join(dist, 'ranks'));
 
 const outdir = join(dist, 'bundle');
 rmSync(outdir, { recursive: true, force: true });
