@@ -33,6 +33,8 @@ export default function runTask(task: OffloadTask): OffloadAnswer<OffloadTask['k
     }
     case 'local-answer':
       return { ok: true, value: answerLocally(task.request, task.model) };
+    case 'warm':
+      return { ok: true, value: null };
     case 'compress':
       try {
         return { ok: true, value: compressPayload(task.body, task.options) };
