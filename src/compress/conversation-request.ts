@@ -10,7 +10,7 @@ import { countBreakpoints, placeBreakpoints } from './breakpoints.js';
 import type { BundleName } from './bundles.js';
 import { conversationId } from './conversation-id.js';
 import type { ConversationState } from './conversation-state.js';
-import { compressPayload, type ConversationOutcome } from './index.js';
+import { compressPayload, type ConversationOutcome, type EngineOptions, type EngineResult } from './index.js';
 import type { CompressionReport } from './types.js';
 
 type Obj = Record<string, unknown>;
@@ -47,6 +47,11 @@ export interface ConversationRequest {
   addCacheHints: boolean;
   store: ConversationStore | undefined;
   now: number;
+  /**
+   * Runs the engine; compressPayload inline when absent. The gateway passes one that moves big
+   * bodies to its worker pool (src/offload): state and history travel as plain data.
+   */
+  runEngine?: (body: Obj, options: EngineOptions) => Promise<EngineResult>;
   /** Failures of the store: compression goes on without state rather than failing the request. */
   onStoreError?: (error: unknown) => void;
 }
@@ -110,10 +115,11 @@ export async function compressConversationRequest(
         request.onStoreError?.(error);
       }
     }
-    const result = compressPayload(body, {
+    const options: EngineOptions = {
       ...(request.bundle ? { bundle: request.bundle } : {}),
       conversation: { pricing, state, now: request.now, ...(history ? { history } : {}) },
-    });
+    };
+    const result = request.runEngine ? await request.runEngine(body, options) : compressPayload(body, options);
     out = result.body;
     report = result.compression;
     outcome = result.conversation;

@@ -86,10 +86,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * cannot be converted. The bundle comes from `options.bundle` (header or per-key setting,
  * resolved by the caller) or else from the body's `compression_model`.
  */
-export function compressPayload(
-  body: unknown,
-  options: CompressOptions & PipelineOptions & { conversation?: ConversationOptions } = {},
-): CompressResult & { conversation?: ConversationOutcome } {
+/** The engine's options and result, conversation state included: plain data, so they cross to a worker thread. */
+export type EngineOptions = CompressOptions & PipelineOptions & { conversation?: ConversationOptions };
+export type EngineResult = CompressResult & { conversation?: ConversationOutcome };
+
+export function compressPayload(body: unknown, options: EngineOptions = {}): EngineResult {
   const started = performance.now();
   const requested = options.bundle ?? (isObject(body) ? body.compression_model : undefined);
   if (requested !== undefined && !isCompressionModel(requested)) {

@@ -8,6 +8,14 @@ export interface OffloadSettings {
   maxQueue: number;
   /** Inputs with fewer characters of text than this run inline (`GATEWAY_OFFLOAD_MIN_CHARS`). */
   minChars: number;
+  /**
+   * Conversation-aware compression (chat, Messages and Responses paths; /v1/compress with a
+   * model) of bodies with at least this much text runs on a pool thread
+   * (`GATEWAY_OFFLOAD_COMPRESS_MIN_CHARS`). Higher than `minChars`: every agent request is
+   * compressed, and inline the engine takes 2–4 ms per 100k tokens while a thread costs two
+   * structured clones, a queue, and the thread's own first-sight memo (docs/decisions.md).
+   */
+  compressMinChars: number;
 }
 
 export const OFFLOAD_DEFAULTS: OffloadSettings = {
@@ -16,4 +24,6 @@ export const OFFLOAD_DEFAULTS: OffloadSettings = {
   threads: Math.max(1, Math.min(4, availableParallelism() - 1)),
   maxQueue: 64,
   minChars: 64 * 1024,
+  // ~1M characters is ~250k tokens: at most ~10–20 ms of the event loop inline.
+  compressMinChars: 1024 * 1024,
 };

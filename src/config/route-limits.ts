@@ -40,5 +40,12 @@ export function readOffloadSettings(env: NodeJS.ProcessEnv): OffloadSettings {
     threads: boundedInt(env, 'GATEWAY_OFFLOAD_THREADS', OFFLOAD_DEFAULTS.threads, 1, 64),
     maxQueue: boundedInt(env, 'GATEWAY_OFFLOAD_MAX_QUEUE', OFFLOAD_DEFAULTS.maxQueue, 1, 100_000),
     minChars: boundedInt(env, 'GATEWAY_OFFLOAD_MIN_CHARS', OFFLOAD_DEFAULTS.minChars, 1, MAX_BODY_BYTES),
+    compressMinChars: boundedInt(
+      env,
+      'GATEWAY_OFFLOAD_COMPRESS_MIN_CHARS',
+      OFFLOAD_DEFAULTS.compressMinChars,
+      1,
+      MAX_BODY_BYTES,
+    ),
   };
 }

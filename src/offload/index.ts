@@ -7,6 +7,8 @@ import {
   type BundleName,
   type CompressOptions,
   type CompressResult,
+  type EngineOptions,
+  type EngineResult,
 } from '../compress/index.js';
 import type { CompressJsonOutcome } from './compress-json.js';
 import type { ChatRequest } from '../canonical/chat-request.js';
@@ -73,6 +75,16 @@ export async function countTextTokensOffloaded(text: string, tokenizer: Tokenize
 /** compressPayload, on a pool thread when the body is big; throws CompressionInputError either way. */
 export async function compressPayloadOffloaded(body: unknown, options: CompressOptions): Promise<CompressResult> {
   if (!isBigInput(body)) return compressPayload(body, options);
+  return valueOf(await runOffloaded({ kind: 'compress', body, options }));
+}
+
+/**
+ * The conversation-aware engine (state and history passed in as data, compress/conversation-request.ts),
+ * on a pool thread when the body holds GATEWAY_OFFLOAD_COMPRESS_MIN_CHARS of text or more.
+ */
+export async function compressConversationOffloaded(body: unknown, options: EngineOptions): Promise<EngineResult> {
+  const { compressMinChars } = offloadSettings();
+  if (textChars(body, compressMinChars) < compressMinChars) return compressPayload(body, options);
   return valueOf(await runOffloaded({ kind: 'compress', body, options }));
 }
 

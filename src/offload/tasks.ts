@@ -1,4 +1,4 @@
-import type { BundleName, CompressOptions, CompressResult } from '../compress/index.js';
+import type { BundleName, EngineOptions, EngineResult } from '../compress/index.js';
 import type { CompressJsonOutcome } from './compress-json.js';
 import type { ChatRequest } from '../canonical/chat-request.js';
 import type { LocalAnswer } from '../providers/local/local-answer.js';
@@ -11,14 +11,14 @@ import type { CountableRequest, TokenizerName } from '../tokenize/index.js';
 export type OffloadTask =
   | { kind: 'count-request'; body: CountableRequest; tokenizer: TokenizerName }
   | { kind: 'count-text'; text: string; tokenizer: TokenizerName }
-  | { kind: 'compress'; body: unknown; options: CompressOptions }
+  | { kind: 'compress'; body: unknown; options: EngineOptions }
   | { kind: 'compress-json'; segments: Uint8Array[]; maxDepth: number; bundle: BundleName | undefined }
   | { kind: 'local-answer'; request: ChatRequest; model: string };
 
 export interface OffloadResults {
   'count-request': number;
   'count-text': number;
-  compress: CompressResult;
+  compress: EngineResult;
   'compress-json': CompressJsonOutcome;
   'local-answer': LocalAnswer;
 }

@@ -13,6 +13,8 @@ import type { ChatRequest } from '../canonical/chat-request.js';
 import type { TokenUsage } from '../canonical/completion.js';
 import { GatewayError } from './errors.js';
 import { compressionAsked } from './compression-asked.js';
+import { withBrevityInstruction } from './output-brevity.js';
+import { compressConversationOffloaded } from '../offload/index.js';
 
 export interface AppliedCompression {
   savedTokens: number;
@@ -57,10 +59,11 @@ export async function applyCompression(
   );
   const compress = asked.on === true || (asked.on === undefined && key.compression);
   const manageCache = cacheManagementFrom(request.headers['x-gateway-cache-breakpoints']) ?? key.cacheBreakpoints;
+  const client = outputBrevityAsked(request, key.outputBrevity) ? (withBrevityInstruction(body) as ChatRequest) : body;
   const target = model.routes[0]?.provider;
-  if (!target || (!compress && !manageCache)) return { body, compression: undefined };
+  if (!target || (!compress && !manageCache)) return { body: client, compression: undefined };
   // The bundle is passed explicitly; a compression_model that names none (Edgee's generic modes) is not the engine's to read.
-  const { compression_model: _named, ...source } = body;
+  const { compression_model: _named, ...source } = client;
   const result = await compressOrRefuse(source, {
     apiKeyId: key.id,
     sessionId: sessionIdFrom(request.headers),
@@ -71,13 +74,14 @@ export async function applyCompression(
     manageCache,
     addCacheHints: manageCache,
     store: conversations,
+    runEngine: compressConversationOffloaded,
     now: Date.now(),
     onStoreError: (error) => request.log.warn({ err: error }, 'compression conversation state unavailable'),
   });
   const report = result.compression;
   const saved = report ? report.uncompressed_input_tokens - report.compressed_input_tokens : 0;
   // Unchanged by the engine and without cache hints: the client's own body object goes on.
-  const out = result.body === source ? body : (result.body as unknown as ChatRequest);
+  const out = result.body === source ? client : (result.body as unknown as ChatRequest);
   if (!report || saved <= 0) return { body: out, compression: undefined };
   const applied: AppliedCompression = {
     savedTokens: saved,
@@ -135,12 +139,22 @@ export function bundleFromHeader(header: string | string[] | undefined): BundleN
  * `on` turns it on for a key that has it off; absent: the key's setting.
  */
 export function cacheManagementFrom(header: string | string[] | undefined): boolean | undefined {
+  return onOffHeader(header, 'X-Gateway-Cache-Breakpoints');
+}
+
+/** X-Gateway-Output-Brevity overrides the key's `output_brevity` (also read by POST /v1/compress). */
+export function outputBrevityAsked(request: FastifyRequest, keySetting: boolean): boolean {
+  return onOffHeader(request.headers['x-gateway-output-brevity'], 'X-Gateway-Output-Brevity') ?? keySetting;
+}
+
+/** An on/off request header overriding a key setting; absent or empty: undefined (the key decides). */
+export function onOffHeader(header: string | string[] | undefined, name: string): boolean | undefined {
   const value = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase();
   if (value === undefined || value === '') return undefined;
   if (value === 'on' || value === 'true' || value === '1') return true;
   if (value === 'off' || value === 'false' || value === '0') return false;
   throw new GatewayError('invalid_request', {
-    message: `X-Gateway-Cache-Breakpoints must be "on" or "off", not "${value.slice(0, 40)}".`,
-    param: 'x-gateway-cache-breakpoints',
+    message: `${name} must be "on" or "off", not "${value.slice(0, 40)}".`,
+    param: name.toLowerCase(),
   });
 }

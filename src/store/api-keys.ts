@@ -25,6 +25,7 @@ export interface ApiKey {
   compression: boolean;
   /** The gateway manages prompt caching for this key's requests (on unless turned off). */
   cacheBreakpoints: boolean;
+  outputBrevity: boolean;
   email: string | null;
   createdAt: number;
   updatedAt: number;
@@ -44,6 +45,7 @@ export interface NewApiKey {
   debugMode: boolean;
   compression: boolean;
   cacheBreakpoints?: boolean;
+  outputBrevity?: boolean;
 }
 
 export interface ApiKeyPatch {
@@ -54,6 +56,7 @@ export interface ApiKeyPatch {
   debugMode?: boolean;
   compression?: boolean;
   cacheBreakpoints?: boolean;
+  outputBrevity?: boolean;
   type?: 'api' | 'coding_agent';
   codingAssistant?: string | null;
   /** ms; null: never expires. */
@@ -75,6 +78,7 @@ export function toApiKey(row: ApiKeyRow): ApiKey {
     debugMode: row.debug_mode === 1,
     compression: row.compression === 1,
     cacheBreakpoints: row.cache_breakpoints !== 0,
+    outputBrevity: row.output_brevity === 1,
     email: row.email,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -108,6 +112,7 @@ export class ApiKeyRepository {
       debug_mode: input.debugMode ? 1 : 0,
       compression: input.compression ? 1 : 0,
       cache_breakpoints: input.cacheBreakpoints === false ? 0 : 1,
+      output_brevity: input.outputBrevity ? 1 : 0,
       email: input.email,
       key_digest: digestSecret(secret),
       key_ciphertext: encryptSecret(this.masterKey, secret, sealContext(id)),
@@ -147,6 +152,7 @@ export class ApiKeyRepository {
     if (patch.debugMode !== undefined) changes.debug_mode = patch.debugMode ? 1 : 0;
     if (patch.compression !== undefined) changes.compression = patch.compression ? 1 : 0;
     if (patch.cacheBreakpoints !== undefined) changes.cache_breakpoints = patch.cacheBreakpoints ? 1 : 0;
+    if (patch.outputBrevity !== undefined) changes.output_brevity = patch.outputBrevity ? 1 : 0;
     if (patch.type !== undefined) changes.type = patch.type;
     if (patch.codingAssistant !== undefined) changes.coding_assistant = patch.codingAssistant;
     if (patch.expiresAt !== undefined) changes.expires_at = patch.expiresAt;

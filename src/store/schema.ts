@@ -34,6 +34,8 @@ export interface ApiKeysTable {
   compression: number;
   /** 1: the gateway manages prompt caching (Anthropic breakpoints, OpenAI prompt_cache_key); migration 007. */
   cache_breakpoints: number;
+  /** 1: answers are asked to skip filler (src/pipeline/output-brevity.ts); migration 012. */
+  output_brevity: number;
   email: string | null;
   key_digest: string;
   key_ciphertext: string | null;

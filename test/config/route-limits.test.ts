@@ -44,8 +44,9 @@ describe('per-route body limits and the worker pool settings', () => {
         GATEWAY_OFFLOAD_THREADS: '2',
         GATEWAY_OFFLOAD_MAX_QUEUE: '5',
         GATEWAY_OFFLOAD_MIN_CHARS: '100',
+        GATEWAY_OFFLOAD_COMPRESS_MIN_CHARS: '200',
       }),
-      { threads: 2, maxQueue: 5, minChars: 100 },
+      { threads: 2, maxQueue: 5, minChars: 100, compressMinChars: 200 },
     );
   });
 
@@ -60,6 +61,7 @@ describe('per-route body limits and the worker pool settings', () => {
     for (const [name, value] of [
       ['GATEWAY_OFFLOAD_MIN_CHARS', OFFLOAD_DEFAULTS.minChars],
       ['GATEWAY_OFFLOAD_MAX_QUEUE', OFFLOAD_DEFAULTS.maxQueue],
+      ['GATEWAY_OFFLOAD_COMPRESS_MIN_CHARS', OFFLOAD_DEFAULTS.compressMinChars],
     ] as const)
       assert.match(DOC, new RegExp(`\\| \`${name}\` \\| \`${value}\` \\|`), `${name} with default ${value}`);
   });

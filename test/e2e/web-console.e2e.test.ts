@@ -155,6 +155,8 @@ describe('web console in headless Chromium', { skip: skipWithoutChromium }, () =
     await dialog.locator('select[name=expiry]').selectOption('never');
     await dialog.locator('select[name=type]').selectOption('coding_agent');
     await dialog.locator('select[name=coding_assistant]').selectOption('codex');
+    await dialog.locator('input[name=cache_breakpoints]').uncheck();
+    await dialog.locator('input[name=output_brevity]').check();
     await dialog.getByLabel('gateway_current_time: this key may use it').check();
     await dialog.getByLabel(/gateway_current_time: injected/).check();
     await shot('06-key-edit');
@@ -165,8 +167,17 @@ describe('web console in headless Chromium', { skip: skipWithoutChromium }, () =
     assert.match(await row.getByTestId('key-options').innerText(), /1 tool/);
     const key = (await api('GET', `/v1/organizations/${org.id}/api_keys/${keyId}`)).json;
     assert.deepEqual(
-      [key.models, key.max_usage, key.expires_at, key.type, key.coding_assistant, key.debug_mode],
-      [[MODEL, 'local/echo'], 7, null, 'coding_agent', 'codex', true],
+      [
+        key.models,
+        key.max_usage,
+        key.expires_at,
+        key.type,
+        key.coding_assistant,
+        key.debug_mode,
+        key.cache_breakpoints,
+        key.output_brevity,
+      ],
+      [[MODEL, 'local/echo'], 7, null, 'coding_agent', 'codex', true, false, true],
     );
     const tool = (await api('GET', `/v1/organizations/${org.id}/gateway_tools/gateway_current_time`)).json;
     assert.deepEqual(

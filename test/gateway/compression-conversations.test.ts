@@ -177,6 +177,34 @@ for (const kind of storeKinds()) {
       assert.equal(bad.json.error.param, 'x-gateway-cache-breakpoints');
     });
 
+    it('a key set to cache_breakpoints: false through the console API gets no breakpoints; the header turns them back on', async () => {
+      const created = await h.createKey(org, { name: 'own-cache', cache_breakpoints: false });
+      const shown = await h.console('GET', `/v1/organizations/${org.id}/api_keys/${created.id}`, { token: org.token });
+      assert.equal(shown.json.cache_breakpoints, false);
+      const send = (headers: Record<string, string> = {}) =>
+        h.gateway('POST', '/v1/chat/completions', {
+          token: created.key,
+          headers,
+          body: { ...build(session(3), 'chat'), model: 'anthropic/claude-mock' },
+        });
+      assert.equal((await send()).status, 200);
+      assert.ok(!JSON.stringify(anthropic.lastRequest()!.body).includes('cache_control'), 'key setting off');
+      assert.equal((await send({ 'x-gateway-cache-breakpoints': 'on' })).status, 200);
+      assert.ok(JSON.stringify(anthropic.lastRequest()!.body).includes('cache_control'), 'the header wins');
+      const updated = await h.console('POST', `/v1/organizations/${org.id}/api_keys/${created.id}`, {
+        token: org.token,
+        body: { cache_breakpoints: true },
+      });
+      assert.equal(updated.json.cache_breakpoints, true);
+      assert.equal((await send()).status, 200);
+      assert.ok(JSON.stringify(anthropic.lastRequest()!.body).includes('cache_control'), 'key setting on again');
+      const refused = await h.console('POST', `/v1/organizations/${org.id}/api_keys/${created.id}`, {
+        token: org.token,
+        body: { cache_breakpoints: 'yes' },
+      });
+      assert.equal(refused.status, 400);
+    });
+
     it('OpenAI gets one prompt_cache_key per conversation, the same on every turn', async () => {
       await chat('openai/gpt-mock', 2);
       const first = openai.lastRequest()!.body.prompt_cache_key as string;

@@ -127,6 +127,8 @@ export interface ApiKey {
   active: boolean;
   debug_mode: boolean;
   compression: boolean;
+  cache_breakpoints: boolean;
+  output_brevity: boolean;
   created_at: string;
   expires_at: string | null;
   last_used_at: string | null;

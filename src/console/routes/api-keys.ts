@@ -29,6 +29,8 @@ export function presentApiKey(key: ApiKey, lastUsedAt: number | null, secret?: s
     active: key.active,
     debug_mode: key.debugMode,
     compression: key.compression,
+    cache_breakpoints: key.cacheBreakpoints,
+    output_brevity: key.outputBrevity,
     created_at: iso(key.createdAt)!,
     expires_at: iso(key.expiresAt),
     last_used_at: iso(lastUsedAt),
@@ -89,6 +91,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
         email: body.email ?? null,
         debugMode: body.debug_mode ?? false,
         compression: body.compression ?? false,
+        cacheBreakpoints: body.cache_breakpoints ?? true,
+        outputBrevity: body.output_brevity ?? false,
       });
       return reply.code(201).send(presentApiKey(apiKey, null, secret));
     },
@@ -128,6 +132,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
         ...(body.models !== undefined ? { models: body.models } : {}),
         ...(body.max_usage !== undefined ? { maxUsageUsd: body.max_usage } : {}),
         ...(body.compression !== undefined ? { compression: body.compression } : {}),
+        ...(body.cache_breakpoints !== undefined ? { cacheBreakpoints: body.cache_breakpoints } : {}),
+        ...(body.output_brevity !== undefined ? { outputBrevity: body.output_brevity } : {}),
         ...(body.debug_mode !== undefined ? { debugMode: body.debug_mode } : {}),
         ...(body.expires_in_days !== undefined
           ? { expiresAt: body.expires_in_days === null ? null : Date.now() + body.expires_in_days * DAY_MS }

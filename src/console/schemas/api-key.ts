@@ -14,6 +14,16 @@ const Id = Type.String({ maxLength: 100, pattern: NO_NUL });
 /** Whole USD per month; the upper bound keeps micro-USD arithmetic exact in a double. */
 const MaxUsage = Type.Integer({ minimum: 0, maximum: 1_000_000_000 });
 
+const CacheBreakpoints = Type.Boolean({
+  description:
+    "The gateway manages the provider's prompt cache for this key: cache_control breakpoints on Anthropic upstreams, a stable prompt_cache_key on OpenAI. On by default; a request overrides it with X-Gateway-Cache-Breakpoints: on|off.",
+});
+
+const OutputBrevity = Type.Boolean({
+  description:
+    'The gateway adds a fixed instruction asking the model to answer without filler (output tokens cost 4-5x input). Off by default; a request overrides it with X-Gateway-Output-Brevity: on|off.',
+});
+
 export const CreateApiKeyBodySchema = Type.Object(
   {
     name: Name,
@@ -25,6 +35,8 @@ export const CreateApiKeyBodySchema = Type.Object(
     email: Type.Optional(Type.String({ maxLength: 320, pattern: '^[^@\\s\\u0000]+@[^@\\s\\u0000]+$' })),
     debug_mode: Type.Optional(Type.Boolean()),
     compression: Type.Optional(Type.Boolean()),
+    cache_breakpoints: Type.Optional(CacheBreakpoints),
+    output_brevity: Type.Optional(OutputBrevity),
   },
   { additionalProperties: false },
 );
@@ -38,6 +50,8 @@ export const UpdateApiKeyBodySchema = Type.Object(
     models: Type.Optional(ModelIdList),
     max_usage: Type.Optional(Type.Union([MaxUsage, Type.Null()])),
     compression: Type.Optional(Type.Boolean()),
+    cache_breakpoints: Type.Optional(CacheBreakpoints),
+    output_brevity: Type.Optional(OutputBrevity),
     debug_mode: Type.Optional(Type.Boolean()),
     type: Type.Optional(Type.Union([Type.Literal('api'), Type.Literal('coding_agent')])),
     coding_assistant: Type.Optional(Type.Union([...CODING_ASSISTANTS.map((c) => Type.Literal(c)), Type.Null()])),

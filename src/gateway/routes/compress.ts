@@ -4,11 +4,17 @@ import { cachePricingOfModel } from '../../catalogue/cache-pricing.js';
 import { compressPayload, CompressionInputError, isCompressionModel } from '../../compress/index.js';
 import { sessionIdFrom } from '../../compress/conversation-id.js';
 import { compressConversationRequest } from '../../compress/conversation-request.js';
-import { compressJsonBytesOffloaded, compressPayloadOffloaded, offloadSettings } from '../../offload/index.js';
+import {
+  compressConversationOffloaded,
+  compressJsonBytesOffloaded,
+  compressPayloadOffloaded,
+  offloadSettings,
+} from '../../offload/index.js';
 import { readBodySegments, joinSegments } from '../../server/body-segments.js';
 import { invalidJson, jsonBodyParser } from '../../server/json-body.js';
 import { GatewayError } from '../../pipeline/errors.js';
-import { bundleFromHeader, cacheManagementFrom } from '../../pipeline/apply-compression.js';
+import { bundleFromHeader, cacheManagementFrom, outputBrevityAsked } from '../../pipeline/apply-compression.js';
+import { withBrevityInstruction } from '../../pipeline/output-brevity.js';
 import { isJsonObject, NOT_AN_OBJECT } from '../../offload/compress-json.js';
 import type { GatewayServices } from '../gateway-services.js';
 
@@ -81,22 +87,25 @@ export function registerCompressRoute(
           throw new GatewayError('invalid_request', { message: outcome.message, param: outcome.param });
         }
         if (!isJsonObject(body)) throw new GatewayError('invalid_request', { message: NOT_AN_OBJECT });
+        // As on the chat path, so the compressed body and its conversation are the ones the chat path would make.
+        const payload = outputBrevityAsked(request, request.apiKey.outputBrevity) ? withBrevityInstruction(body) : body;
         const manageCache = cacheManagementFrom(request.headers['x-gateway-cache-breakpoints']);
         try {
-          const named = bundle && !('compression_model' in body) ? bundle : undefined;
-          const model = typeof body.model === 'string' ? services?.catalogue.resolve(body.model) : undefined;
+          const named = bundle && !('compression_model' in payload) ? bundle : undefined;
+          const model = typeof payload.model === 'string' ? services?.catalogue.resolve(payload.model) : undefined;
           const target = model?.routes[0]?.provider;
           if (!model || !target) {
-            const result = await compressPayloadOffloaded(body, named ? { bundle: named } : {});
+            const result = await compressPayloadOffloaded(payload, named ? { bundle: named } : {});
             return { ...result.body, compression: result.compression };
           }
           // When `model` names a catalogue model, the request is compressed as part of its
           // conversation, exactly as the chat path would (same state, same rewrite decisions), so
           // a client that calls its provider itself gets the same stable prefixes. Its own cache
           // hints are added only with `X-Gateway-Cache-Breakpoints: on`.
-          const requested = named ?? (isCompressionModel(body.compression_model) ? body.compression_model : undefined);
-          if (body.compression_model !== undefined && requested === undefined) compressPayload(body); // names the bad value
-          const result = await compressConversationRequest(body, {
+          const requested =
+            named ?? (isCompressionModel(payload.compression_model) ? payload.compression_model : undefined);
+          if (payload.compression_model !== undefined && requested === undefined) compressPayload(payload); // names the bad value
+          const result = await compressConversationRequest(payload, {
             apiKeyId: request.apiKey.id,
             sessionId: sessionIdFrom(request.headers),
             compress: true,
@@ -106,6 +115,7 @@ export function registerCompressRoute(
             manageCache: manageCache ?? request.apiKey.cacheBreakpoints,
             addCacheHints: manageCache === true,
             store: services?.compression,
+            runEngine: compressConversationOffloaded,
             now: Date.now(),
             onStoreError: (error) => request.log.warn({ err: error }, 'compression conversation state unavailable'),
           });

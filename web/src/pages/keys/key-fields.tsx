@@ -21,6 +21,8 @@ export interface KeyDraft {
   active: boolean;
   debugMode: boolean;
   compression: boolean;
+  cacheBreakpoints: boolean;
+  outputBrevity: boolean;
 }
 
 export const NEW_KEY: KeyDraft = {
@@ -34,6 +36,8 @@ export const NEW_KEY: KeyDraft = {
   active: true,
   debugMode: false,
   compression: false,
+  cacheBreakpoints: true,
+  outputBrevity: false,
 };
 
 export function draftOf(key: ApiKey): KeyDraft {
@@ -48,6 +52,8 @@ export function draftOf(key: ApiKey): KeyDraft {
     active: key.active,
     debugMode: key.debug_mode,
     compression: key.compression,
+    cacheBreakpoints: key.cache_breakpoints,
+    outputBrevity: key.output_brevity,
   };
 }
 
@@ -63,6 +69,8 @@ export function createBody(draft: KeyDraft): Record<string, unknown> {
   if (draft.expiry === 'days') body.expires_in_days = Number(draft.days);
   if (draft.debugMode) body.debug_mode = true;
   if (draft.compression) body.compression = true;
+  if (!draft.cacheBreakpoints) body.cache_breakpoints = false;
+  if (draft.outputBrevity) body.output_brevity = true;
   return body;
 }
 
@@ -81,6 +89,8 @@ export function updateBody(key: ApiKey, draft: KeyDraft): Record<string, unknown
   if (draft.active !== key.active) body.active = draft.active;
   if (draft.debugMode !== key.debug_mode) body.debug_mode = draft.debugMode;
   if (draft.compression !== key.compression) body.compression = draft.compression;
+  if (draft.cacheBreakpoints !== key.cache_breakpoints) body.cache_breakpoints = draft.cacheBreakpoints;
+  if (draft.outputBrevity !== key.output_brevity) body.output_brevity = draft.outputBrevity;
   return body;
 }
 
@@ -227,6 +237,25 @@ export function KeyFields({
             onChange={(e) => set({ compression: e.currentTarget.checked })}
           />
           Compression <span class="muted">(compress prompts before they reach the provider)</span>
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            name="cache_breakpoints"
+            checked={draft.cacheBreakpoints}
+            onChange={(e) => set({ cacheBreakpoints: e.currentTarget.checked })}
+          />
+          Prompt-cache hints{' '}
+          <span class="muted">(the gateway places Anthropic cache breakpoints and an OpenAI prompt_cache_key)</span>
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            name="output_brevity"
+            checked={draft.outputBrevity}
+            onChange={(e) => set({ outputBrevity: e.currentTarget.checked })}
+          />
+          Output brevity <span class="muted">(asks the model to answer without filler: fewer output tokens)</span>
         </label>
       </fieldset>
     </>
