@@ -32,7 +32,7 @@ import { execFileSync } from 'node:child_process';
 import { makeTargets, startUpstream } from './lib/targets.mjs';
 import { buildGateway, prepareBaseline, spawnGateway, startGatewayProcess } from './lib/gateway-process.mjs';
 import { checkTarget } from './lib/requests.mjs';
-import { processTicks, stopAll, runMain, sleep } from './lib/processes.mjs';
+import { processTicks, stopAll, killAllSync, sleep } from './lib/processes.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(benchDir, '../..');
@@ -261,4 +261,15 @@ async function main() {
   }
 }
 
-runMain(main, (error) => `bench/overhead/cpu: ${error.stack ?? error.message}\n`);
+process.on('exit', killAllSync);
+main().then(
+  async () => {
+    await stopAll();
+    process.exit(0);
+  },
+  async (error) => {
+    process.stderr.write(`bench/overhead/cpu: ${error.stack ?? error.message}\n`);
+    await stopAll();
+    process.exit(1);
+  },
+);
