@@ -26,7 +26,16 @@ export const EdgeeFieldsSchema = {
   compression_technique: Type.Optional(Type.String()),
 };
 
-/** Copies Edgee's members from a Messages or Responses body onto the chat request made of it. */
-export function copyEdgeeFields(from: Record<string, unknown>, to: Record<string, unknown>): void {
-  for (const name of Object.keys(EdgeeFieldsSchema)) if (from[name] !== undefined) to[name] = from[name];
+/** The gateway's own request members (spec 2.1) that every route's body may carry. */
+const GATEWAY_MEMBERS = ['tags', 'enable_debug', 'gateway_tool_ids', 'gateway_pending_id', 'compression_model'];
+
+/**
+ * Copies the gateway's members and Edgee's from a Messages or Responses body onto the chat
+ * request made of it: the pipeline reads them there, whatever route the request came in by.
+ */
+export function copyGatewayFields(from: object, to: object): void {
+  const source = from as Record<string, unknown>;
+  const target = to as Record<string, unknown>;
+  for (const name of GATEWAY_MEMBERS) if (source[name] !== undefined) target[name] = source[name];
+  for (const name of Object.keys(EdgeeFieldsSchema)) if (source[name] !== undefined) target[name] = source[name];
 }
