@@ -28,7 +28,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildGateway } from '../overhead/lib/gateway-process.mjs';
-import { killAllSync, stopAll } from '../overhead/lib/processes.mjs';
+import { killAllSync, runMain } from '../overhead/lib/processes.mjs';
 import { writeJson } from '../overhead/lib/report.mjs';
 import { startUpstream } from '../overhead/lib/targets.mjs';
 import { report } from './report.mjs';
@@ -166,17 +166,10 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     process.exit(130);
   });
 }
-process.on('exit', killAllSync);
-
-main().then(
-  async (code) => {
-    await stopAll();
-    process.exit(code);
-  },
-  async (error) => {
-    process.stderr.write(`bench/attack failed: ${error.stack ?? error}\n`);
-    await stopAll();
+runMain(
+  main,
+  (error) => `bench/attack failed: ${error.stack ?? error}\n`,
+  () => {
     if (cleanup.tmpDir) process.stderr.write(`kept ${cleanup.tmpDir} (logs in ${join(cleanup.tmpDir, 'logs')})\n`);
-    process.exit(1);
   },
 );

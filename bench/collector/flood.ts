@@ -12,15 +12,12 @@
  * growth (gateway.sqlite plus its WAL, after a SIGTERM). Ratios are against phase 1, measured in
  * the same run on the same machine.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Agent, Pool, request } from 'undici';
-import { openStore } from '../../src/store/database.js';
-import { ensureOrganization } from '../../src/store/organizations.js';
-import { createConsoleToken } from '../../src/store/console-tokens.js';
-import { compileGateway, spawnGateway } from '../support/spawn-gateway.js';
+import { compileGateway } from '../support/spawn-gateway.js';
+import { collectorPool, eventRequest, postEvent, startCollectorGateway } from './lib/collector-gateway.js';
 
 const { values } = parseArgs({
   options: {
@@ -44,20 +41,18 @@ const LIMITS_OFF = {
   GATEWAY_COLLECTOR_QUOTA_BYTES: '0',
 };
 
-const body = Buffer.from(
-  JSON.stringify({
-    data_collection: {
-      context: {
-        client: { timezone: 'Europe/Paris', screen_width: 1440 },
-        page: { url: 'https://flood.example.test/' },
-      },
-      events: Array.from({ length: PER_REQUEST }, (_, i) => ({
-        type: i % 2 === 0 ? 'page' : 'track',
-        data: i % 2 === 0 ? { path: '/' } : { name: 'click', properties: { i } },
-      })),
+const body = JSON.stringify({
+  data_collection: {
+    context: {
+      client: { timezone: 'Europe/Paris', screen_width: 1440 },
+      page: { url: 'https://flood.example.test/' },
     },
-  }),
-);
+    events: Array.from({ length: PER_REQUEST }, (_, i) => ({
+      type: i % 2 === 0 ? 'page' : 'track',
+      data: i % 2 === 0 ? { path: '/' } : { name: 'click', properties: { i } },
+    })),
+  },
+});
 
 function databaseBytes(dataDir: string): number {
   let total = 0;
@@ -86,69 +81,24 @@ const build = compileGateway();
 
 async function phase(name: string, env: Record<string, string>, addresses: string[]): Promise<PhaseResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-flood-'));
-  const setup = await openStore({ dataDir });
-  const { organization } = await ensureOrganization(setup, 'bench', 'Bench');
-  const { secret: token } = await createConsoleToken(setup, {
-    organizationId: organization.id,
-    name: 'bench',
-    permission: 'admin',
-  });
-  await setup.close();
-  const gateway = await spawnGateway(
-    { GATEWAY_DATA_DIR: dataDir, GATEWAY_PORT: '0', CONSOLE_PORT: '0', COLLECTOR_PORT: '0', ...env },
-    build?.entry,
-  );
-  const ca = readFileSync(join(dataDir, 'tls', 'cert.pem'), 'utf8');
-  const consoleAgent = new Agent({ connect: { ca } });
   const domain = 'flood.example.test';
-  const created = await request(`${gateway.urls.console}/v1/projects`, {
-    method: 'POST',
-    dispatcher: consoleAgent,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ slug: 'flood', name: 'Flood', domains: [domain] }),
+  const { gateway, ca } = await startCollectorGateway({
+    dataDir,
+    // flood.example.test is a test name: served without an ownership check in development mode only.
+    env: { GATEWAY_ENV: 'development', ...env },
+    entry: build?.entry,
+    project: { slug: 'flood', name: 'Flood', domain },
+    components: [{ component_slug: 'gateway/warehouse' }],
   });
-  const project = (await created.body.json()) as { id: string };
-  const attached = await request(`${gateway.urls.console}/v1/projects/${project.id}/components`, {
-    method: 'POST',
-    dispatcher: consoleAgent,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ component_slug: 'gateway/warehouse' }),
-  });
-  await attached.body.dump();
-  await consoleAgent.close();
   const sizeBefore = databaseBytes(dataDir);
 
-  const pools = addresses.map(
-    (localAddress) =>
-      new Pool(gateway.urls.collector, {
-        connect: { ca, checkServerIdentity: () => undefined },
-        connections: Math.max(1, Math.ceil(CONNECTIONS / addresses.length)),
-        localAddress,
-        keepAliveTimeout: 10_000,
-      }),
+  const pools = addresses.map((localAddress) =>
+    collectorPool(gateway.urls.collector, ca, {
+      connections: Math.max(1, Math.ceil(CONNECTIONS / addresses.length)),
+      localAddress,
+    }),
   );
-  const post = (pool: Pool) =>
-    new Promise<number>((resolve, reject) => {
-      let status = 0;
-      pool.dispatch(
-        {
-          path: '/_gateway/event',
-          method: 'POST',
-          headers: { host: domain, 'content-type': 'application/json' },
-          body,
-        },
-        {
-          onConnect: () => undefined,
-          onHeaders: (statusCode: number) => {
-            status = statusCode;
-            return true;
-          },
-          onData: () => true,
-          onComplete: () => resolve(status),
-          onError: reject,
-        },
-      );
-    });
+  const event = eventRequest(domain, body);
   let accepted = 0;
   let refused = 0;
   let other = 0;
@@ -159,7 +109,7 @@ async function phase(name: string, env: Record<string, string>, addresses: strin
       const pool = pools[i % pools.length]!;
       while (Date.now() < until) {
         try {
-          const status = await post(pool);
+          const status = await postEvent(pool, event);
           if (status === 202) accepted += PER_REQUEST;
           else if (status === 429) refused++;
           else other++;

@@ -15,11 +15,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Agent, Pool, request } from 'undici';
 import { openStore } from '../../src/store/database.js';
-import { ensureOrganization } from '../../src/store/organizations.js';
-import { createConsoleToken } from '../../src/store/console-tokens.js';
-import { compileGateway, spawnGateway } from '../support/spawn-gateway.js';
+import { compileGateway } from '../support/spawn-gateway.js';
+import { collectorPool, eventRequest, postEvent, startCollectorGateway } from './lib/collector-gateway.js';
 
 const { values } = parseArgs({
   options: {
@@ -34,22 +32,11 @@ const PER_REQUEST = Number(values['events-per-request']);
 const CONNECTIONS = Number(values.connections);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-collector-'));
-const setup = await openStore({ dataDir });
-const { organization } = await ensureOrganization(setup, 'bench', 'Bench');
-const { secret: token } = await createConsoleToken(setup, {
-  organizationId: organization.id,
-  name: 'bench',
-  permission: 'admin',
-});
-await setup.close();
-
 const build = compileGateway();
-const gateway = await spawnGateway(
-  {
-    GATEWAY_DATA_DIR: dataDir,
-    GATEWAY_PORT: '0',
-    CONSOLE_PORT: '0',
-    COLLECTOR_PORT: '0',
+const domain = 'bench.example.test';
+const { gateway, ca } = await startCollectorGateway({
+  dataDir,
+  env: {
     GATEWAY_WEBHOOK_ALLOW_PRIVATE: '1',
     // bench.example.test is a test name: served without an ownership check in development mode only.
     GATEWAY_ENV: 'development',
@@ -62,39 +49,20 @@ const gateway = await spawnGateway(
     // Read by bench/collector/cpu-profile.mjs when it is preloaded through BENCH_GATEWAY_NODE_OPTIONS.
     ...(process.env.BENCH_CPU_PROFILE_DIR ? { BENCH_CPU_PROFILE_DIR: process.env.BENCH_CPU_PROFILE_DIR } : {}),
   },
-  build?.entry,
-);
-const urls = gateway.urls;
-const ca = readFileSync(join(dataDir, 'tls', 'cert.pem'), 'utf8');
-const dispatcher = new Agent({
-  connect: { ca, checkServerIdentity: () => undefined },
-  connections: CONNECTIONS,
-  pipelining: 1,
-  keepAliveTimeout: 10_000,
-});
-
-async function consolePost(path: string, body: unknown): Promise<any> {
-  const response = await request(urls.console + path, {
-    method: 'POST',
-    dispatcher,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const json = await response.body.json();
-  if (response.statusCode !== 201) throw new Error(`${path}: ${response.statusCode} ${JSON.stringify(json)}`);
-  return json;
-}
-
-const domain = 'bench.example.test';
-const project = await consolePost('/v1/projects', { slug: 'bench', name: 'Bench', domains: [domain] });
-if (values.component !== 'none') {
+  entry: build?.entry,
+  project: { slug: 'bench', name: 'Bench', domain },
   // A webhook to a closed local port keeps failing: this measures intake plus outbox writes, with retries in the background.
-  const settings = values.component === 'webhook' ? { url: 'http://127.0.0.1:9/hook' } : {};
-  await consolePost(`/v1/projects/${project.id}/components`, {
-    component_slug: `gateway/${values.component}`,
-    settings,
-  });
-}
+  components:
+    values.component === 'none'
+      ? []
+      : [
+          {
+            component_slug: `gateway/${values.component}`,
+            settings: values.component === 'webhook' ? { url: 'http://127.0.0.1:9/hook' } : {},
+          },
+        ],
+});
+const urls = gateway.urls;
 
 const body = JSON.stringify({
   data_collection: {
@@ -119,37 +87,9 @@ function processCpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
-// The generator shares the two cores with the gateway, so each request costs it as little as
-// undici allows: one pool, one pre-serialised body and headers object, and a bare dispatch
-// handler that keeps the status and drops the body (about a quarter less CPU than request()).
-const pool = new Pool(urls.collector, {
-  connect: { ca, checkServerIdentity: () => undefined },
-  connections: CONNECTIONS,
-  pipelining: 1,
-  keepAliveTimeout: 10_000,
-});
-const dispatchOptions = {
-  path: '/_gateway/event',
-  method: 'POST' as const,
-  headers: { host: domain, 'content-type': 'application/json' },
-  body: Buffer.from(body),
-};
-
-function post(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let status = 0;
-    pool.dispatch(dispatchOptions, {
-      onConnect: () => undefined,
-      onHeaders: (statusCode: number) => {
-        status = statusCode;
-        return true;
-      },
-      onData: () => true,
-      onComplete: () => resolve(status),
-      onError: reject,
-    });
-  });
-}
+const pool = collectorPool(urls.collector, ca, { connections: CONNECTIONS });
+const event = eventRequest(domain, body);
+const post = () => postEvent(pool, event);
 
 let accepted = 0;
 let errors = 0;
@@ -197,7 +137,6 @@ const outbox = await check.db
   .select((eb) => eb.fn.countAll<number>().as('n'))
   .executeTakeFirstOrThrow();
 await check.close();
-await dispatcher.close();
 await pool.close();
 const gatewayCpuSeconds =
   gatewayCpuBefore !== undefined && gatewayCpuAfter !== undefined ? gatewayCpuAfter - gatewayCpuBefore : undefined;

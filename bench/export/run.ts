@@ -16,10 +16,8 @@ import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import { Agent, request } from 'undici';
-import { openStore } from '../../src/store/database.js';
-import { ensureOrganization } from '../../src/store/organizations.js';
-import { createConsoleToken } from '../../src/store/console-tokens.js';
 import { compileGateway, spawnGateway } from '../support/spawn-gateway.js';
+import { seedOrganization } from '../support/seed-organization.js';
 
 const { values } = parseArgs({
   options: { rows: { type: 'string', default: '1000000' }, format: { type: 'string', default: 'csv' } },
@@ -29,14 +27,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'bench-export-'));
 
 // 1. Seed.
 const seedStarted = Date.now();
-const store = await openStore({ dataDir });
-const { organization } = await ensureOrganization(store, 'bench', 'Bench');
-const { secret: token } = await createConsoleToken(store, {
-  organizationId: organization.id,
-  name: 'bench',
-  permission: 'admin',
-});
-await store.close();
+const { organizationId, token } = await seedOrganization(dataDir, 'bench', 'Bench');
 const db = new SQLite(join(dataDir, 'gateway.sqlite'));
 db.pragma('journal_mode = WAL');
 const now = Date.now();
@@ -46,7 +37,7 @@ const insertKey = db.prepare(
    values (?, ?, ?, 'api', null, '[]', null, 1, 0, 0, null, ?, null, ?, ?, null, null, ?)`,
 );
 keyIds.forEach((id, i) =>
-  insertKey.run(id, organization.id, `key ${i}, "team ${i % 3}"`, randomUUID(), now, now, i % 5 === 0 ? now : null),
+  insertKey.run(id, organizationId, `key ${i}, "team ${i % 3}"`, randomUUID(), now, now, i % 5 === 0 ? now : null),
 );
 const insertRow = db.prepare(
   `insert into usage_records (id, request_id, created_at, organization_id, api_key_id, model, provider, upstream_model, endpoint, input_tokens, cached_input_tokens,
@@ -60,7 +51,7 @@ const seed = db.transaction((from: number, to: number) => {
       randomUUID(),
       `req_${i}`,
       now - 20 * 3_600_000 + Math.floor((i / ROWS) * 19 * 3_600_000),
-      organization.id,
+      organizationId,
       keyIds[i % keyIds.length],
       'openai/gpt-4o-mini',
       500 + (i % 3000),
@@ -90,7 +81,7 @@ const rssBefore = kb('VmRSS');
 // 3. Export.
 const started = Date.now();
 const response = await request(
-  `${urls.console}/v1/organizations/${organization.id}/logs/export?period=2d&format=${values.format}`,
+  `${urls.console}/v1/organizations/${organizationId}/logs/export?period=2d&format=${values.format}`,
   {
     headers: { authorization: `Bearer ${token}` },
     dispatcher,

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { makeTargets, startUpstream, portkeyEntry, TARGET_IDS } from './lib/targets.mjs';
 import { buildGateway } from './lib/gateway-process.mjs';
 import { measureTargets } from './lib/measure-targets.mjs';
-import { stopAll, killAllSync } from './lib/processes.mjs';
+import { stopAll, killAllSync, runMain } from './lib/processes.mjs';
 import { withAddedLatency, runsTable, computeRatios, ratiosTable, floorMisses, writeJson } from './lib/report.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
@@ -288,16 +288,4 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     });
   });
 }
-process.on('exit', killAllSync);
-
-main().then(
-  async (code) => {
-    await stopAll();
-    process.exit(code);
-  },
-  async (error) => {
-    process.stderr.write(`bench/overhead: ${error.stack ?? error.message}\n`);
-    await stopAll();
-    process.exit(1);
-  },
-);
+runMain(main, (error) => `bench/overhead: ${error.stack ?? error.message}\n`);

@@ -24,10 +24,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { openStore } from '../../src/store/database.js';
-import { ensureOrganization } from '../../src/store/organizations.js';
-import { createConsoleToken } from '../../src/store/console-tokens.js';
 import { REPO, compileGateway, spawnGateway, type SpawnedGateway } from '../support/spawn-gateway.js';
+import { seedOrganization } from '../support/seed-organization.js';
 import { emptyMinute, printMinute, round, slope, summarizeMinute, type Minute } from './minute-stats.js';
 import { MIX, requestFor, type Kind } from './requests.js';
 
@@ -103,14 +101,7 @@ writeFileSync(
     retry: { max_attempts: 1, base_delay_ms: 0, max_delay_ms: 0 },
   }),
 );
-const setup = await openStore({ dataDir });
-const { organization } = await ensureOrganization(setup, 'soak', 'Soak');
-const { secret: consoleToken } = await createConsoleToken(setup, {
-  organizationId: organization.id,
-  name: 'soak',
-  permission: 'admin',
-});
-await setup.close();
+const { organizationId, token: consoleToken } = await seedOrganization(dataDir, 'soak', 'Soak');
 
 const build = values['no-build'] ? undefined : compileGateway();
 if (build) cleanups.push(build.cleanup);
@@ -131,7 +122,7 @@ const ca = readFileSync(join(dataDir, 'tls', 'cert.pem'), 'utf8');
 const dispatcher = new Agent({ connect: { ca }, connections: 64, keepAliveTimeout: 10_000 });
 
 async function createKey(body: Record<string, unknown>): Promise<string> {
-  const response = await request(`${gateway.urls.console}/v1/organizations/${organization.id}/api_keys`, {
+  const response = await request(`${gateway.urls.console}/v1/organizations/${organizationId}/api_keys`, {
     method: 'POST',
     dispatcher,
     headers: { authorization: `Bearer ${consoleToken}`, 'content-type': 'application/json' },

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { EDGEE_GENERIC_MODELS, EdgeeFieldsSchema } from './gateway-fields.js';
+import { EdgeeFieldsSchema, GatewayMembersSchema } from './gateway-fields.js';
 
 /**
  * The OpenAI-compatible chat request (spec 2.1). Unknown top-level fields that OpenAI accepts
@@ -160,7 +160,7 @@ export const ToolChoiceSchema = Type.Union([
 ]);
 export type ToolChoice = Static<typeof ToolChoiceSchema>;
 
-export const COMPRESSION_MODELS = ['claude', 'codex', 'opencode', 'cursor'] as const;
+export { COMPRESSION_MODELS } from './gateway-fields.js';
 
 export const ChatRequestSchema = Type.Object(
   {
@@ -188,13 +188,7 @@ export const ChatRequestSchema = Type.Object(
     user: Type.Optional(Type.String()),
     response_format: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     reasoning_effort: Type.Optional(Type.String()),
-    gateway_tool_ids: Type.Optional(Type.Array(Type.String(), { maxItems: 64 })),
-    gateway_pending_id: Type.Optional(Type.String({ maxLength: 128 })),
-    tags: Type.Optional(Type.Array(Type.String())),
-    enable_debug: Type.Optional(Type.Boolean()),
-    compression_model: Type.Optional(
-      Type.Union([...COMPRESSION_MODELS, ...EDGEE_GENERIC_MODELS].map((m) => Type.Literal(m))),
-    ),
+    ...GatewayMembersSchema,
     ...EdgeeFieldsSchema,
   },
   { additionalProperties: true },

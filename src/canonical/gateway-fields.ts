@@ -16,6 +16,20 @@ import { Type } from '@sinclair/typebox';
  */
 export const EDGEE_GENERIC_MODELS = ['agentic', 'customer'] as const;
 
+/** Values of `compression_model` / `X-Gateway-Compression-Model`, one per coding-agent client. */
+export const COMPRESSION_MODELS = ['claude', 'codex', 'opencode', 'cursor'] as const;
+
+/** The gateway's own request members (spec 2.1), the same on every route; also accepted as headers. */
+export const GatewayMembersSchema = {
+  gateway_tool_ids: Type.Optional(Type.Array(Type.String(), { maxItems: 64 })),
+  gateway_pending_id: Type.Optional(Type.String({ maxLength: 128 })),
+  tags: Type.Optional(Type.Array(Type.String())),
+  enable_debug: Type.Optional(Type.Boolean()),
+  compression_model: Type.Optional(
+    Type.Union([...COMPRESSION_MODELS, ...EDGEE_GENERIC_MODELS].map((m) => Type.Literal(m))),
+  ),
+};
+
 export const EdgeeFieldsSchema = {
   enable_compression: Type.Optional(Type.Boolean()),
   enable_claude_compression: Type.Optional(Type.Boolean()),
@@ -26,7 +40,14 @@ export const EdgeeFieldsSchema = {
   compression_technique: Type.Optional(Type.String()),
 };
 
-/** Copies Edgee's members from a Messages or Responses body onto the chat request made of it. */
-export function copyEdgeeFields(from: Record<string, unknown>, to: Record<string, unknown>): void {
-  for (const name of Object.keys(EdgeeFieldsSchema)) if (from[name] !== undefined) to[name] = from[name];
+const MEMBER_NAMES = [...Object.keys(GatewayMembersSchema), ...Object.keys(EdgeeFieldsSchema)];
+
+/**
+ * Copies the gateway's members and Edgee's from a Messages or Responses body onto the chat
+ * request made of it: the pipeline reads them there, whatever route the request came in by.
+ */
+export function copyGatewayFields(from: object, to: object): void {
+  const source = from as Record<string, unknown>;
+  const target = to as Record<string, unknown>;
+  for (const name of MEMBER_NAMES) if (source[name] !== undefined) target[name] = source[name];
 }

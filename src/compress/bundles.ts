@@ -1,7 +1,8 @@
+import { COMPRESSION_MODELS } from '../canonical/gateway-fields.js';
 import type { ToolKind } from './tool-kind.js';
 
-/** Values of `compression_model` / `X-Gateway-Compression-Model`, one per coding-agent client. */
-export const COMPRESSION_MODELS = ['claude', 'codex', 'opencode', 'cursor'] as const;
+// One list for the request schemas and the bundles: canonical/gateway-fields.ts.
+export { COMPRESSION_MODELS };
 export type BundleName = (typeof COMPRESSION_MODELS)[number];
 
 export function isCompressionModel(value: unknown): value is BundleName {

@@ -1,3 +1,5 @@
+import { boundedInt } from './bounded-int.js';
+
 /** Input and storage bounds of the hardening work (issue 16), read at start-up; docs/configuration.md, "Input bounds". */
 export interface HardeningSettings {
   /** Deepest nesting of arrays and objects in a JSON body, on every listener (GATEWAY_JSON_MAX_DEPTH). */
@@ -13,15 +15,6 @@ export interface HardeningSettings {
  * conversion, JSON.stringify): a limit in the thousands would let a body reach those depths again.
  */
 export const JSON_MAX_DEPTH_LIMIT = 1_000;
-
-function boundedInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return value;
-}
 
 export function readHardeningSettings(env: NodeJS.ProcessEnv = process.env): HardeningSettings {
   return {

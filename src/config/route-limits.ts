@@ -1,4 +1,5 @@
 import { defaultOffloadThreads, OFFLOAD_DEFAULTS, type OffloadSettings } from './offload-settings.js';
+import { boundedInt } from './bounded-int.js';
 
 /**
  * Per-route body limits of the gateway and the worker pool for big inputs (issue 16), read at
@@ -15,15 +16,6 @@ export interface RouteBodyLimits {
 
 /** Above this a body is refused whatever the setting says: V8's longest string is ~512 MiB. */
 const MAX_BODY_BYTES = 256 * 1024 * 1024;
-
-function boundedInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return value;
-}
 
 /** Each route's limit; unset ones take `defaultBytes` (GATEWAY_BODY_LIMIT_BYTES). */
 export function readRouteBodyLimits(env: NodeJS.ProcessEnv, defaultBytes: number): RouteBodyLimits {

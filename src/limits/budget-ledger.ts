@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
+import type { Database } from '../store/schema.js';
 
 export interface Reservation {
   id: string;
@@ -95,16 +96,8 @@ export class BudgetLedger {
   }
 
   /** Returns the reservation, or undefined when it does not fit under the ceiling. */
-  async reserve(apiKeyId: string, ceilingMicroUsd: number, amountMicroUsd: number): Promise<Reservation | undefined> {
-    const now = this.now();
-    const month = monthOf(now);
-    const id = randomUUID();
-    const reservation = await this.store.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('key_spend')
-        .values({ api_key_id: apiKeyId, month, spent_micro_usd: 0, reserved_micro_usd: 0 })
-        .onConflict((oc) => oc.columns(['api_key_id', 'month']).doNothing())
-        .execute();
+  reserve(apiKeyId: string, ceilingMicroUsd: number, amountMicroUsd: number): Promise<Reservation | undefined> {
+    return this.reserveUnder(apiKeyId, async (trx, month) => {
       const updated = await trx
         .updateTable('key_spend')
         .set({ reserved_micro_usd: sql`reserved_micro_usd + ${amountMicroUsd}` })
@@ -112,21 +105,8 @@ export class BudgetLedger {
         .where('month', '=', month)
         .where(sql<boolean>`spent_micro_usd + reserved_micro_usd + ${amountMicroUsd} <= ${ceilingMicroUsd}`)
         .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) === 0) return undefined;
-      await trx
-        .insertInto('budget_reservations')
-        .values({
-          id,
-          api_key_id: apiKeyId,
-          month,
-          amount_micro_usd: amountMicroUsd,
-          expires_at: now + this.timings.reservationTtlMs,
-        })
-        .execute();
-      return { id, apiKeyId, month, amountMicroUsd };
+      return Number(updated.numUpdatedRows) === 0 ? undefined : amountMicroUsd;
     });
-    if (reservation) this.held.set(reservation.id, reservation);
-    return reservation;
   }
 
   /**
@@ -138,22 +118,14 @@ export class BudgetLedger {
    * then read, so no other reservation or settlement moves the room between the read and the
    * write, in this process or any other.
    */
-  async reserveWithin(
+  reserveWithin(
     apiKeyId: string,
     ceilingMicroUsd: number,
     minimumMicroUsd: number,
     maximumMicroUsd: number,
   ): Promise<Reservation | undefined> {
     if (minimumMicroUsd >= maximumMicroUsd) return this.reserve(apiKeyId, ceilingMicroUsd, maximumMicroUsd);
-    const now = this.now();
-    const month = monthOf(now);
-    const id = randomUUID();
-    const reservation = await this.store.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('key_spend')
-        .values({ api_key_id: apiKeyId, month, spent_micro_usd: 0, reserved_micro_usd: 0 })
-        .onConflict((oc) => oc.columns(['api_key_id', 'month']).doNothing())
-        .execute();
+    return this.reserveUnder(apiKeyId, async (trx, month) => {
       const locked = await trx
         .updateTable('key_spend')
         .set({ reserved_micro_usd: sql`reserved_micro_usd` })
@@ -170,6 +142,30 @@ export class BudgetLedger {
         .where('api_key_id', '=', apiKeyId)
         .where('month', '=', month)
         .execute();
+      return amountMicroUsd;
+    });
+  }
+
+  /**
+   * The transaction both reservations run in: the key's spend row for this month is created if
+   * missing, `take` adds to its reserved amount what fits (undefined: nothing does), and what it
+   * took becomes a reservation row with an expiry, held by this process until it is settled.
+   */
+  private async reserveUnder(
+    apiKeyId: string,
+    take: (trx: Transaction<Database>, month: string) => Promise<number | undefined>,
+  ): Promise<Reservation | undefined> {
+    const now = this.now();
+    const month = monthOf(now);
+    const id = randomUUID();
+    const reservation = await this.store.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('key_spend')
+        .values({ api_key_id: apiKeyId, month, spent_micro_usd: 0, reserved_micro_usd: 0 })
+        .onConflict((oc) => oc.columns(['api_key_id', 'month']).doNothing())
+        .execute();
+      const amountMicroUsd = await take(trx, month);
+      if (amountMicroUsd === undefined) return undefined;
       await trx
         .insertInto('budget_reservations')
         .values({

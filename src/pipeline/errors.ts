@@ -1,67 +1,43 @@
 import { OffloadQueueFull } from '../offload/pool.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';
 
+interface ErrorEntry {
+  status: number;
+  type: GatewayErrorType;
+  message: string;
+}
+
+const entry = (status: number, type: GatewayErrorType, message: string): ErrorEntry => ({ status, type, message });
+
 /**
  * Every error code the gateway emits, with its HTTP status, type and default message.
  * docs/errors.md documents each one; test/gateway/errors.test.ts fails if the two drift apart.
  */
 export const GATEWAY_ERRORS = {
-  invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
-  invalid_request: { status: 400, type: 'invalid_request_error', message: 'The request is not valid.' },
-  bad_model_id: {
-    status: 400,
-    type: 'invalid_request_error',
-    message: 'Model ids have the form {author_id}/{model_id}.',
-  },
-  invalid_tokenizer: {
-    status: 400,
-    type: 'invalid_request_error',
-    message: 'Unknown tokenizer; use cl100k_base or o200k_base.',
-  },
-  invalid_gateway_tool_ids: {
-    status: 400,
-    type: 'invalid_request_error',
-    message: 'A gateway tool id is invalid or not activated for this key.',
-  },
-  provider_not_supported: {
-    status: 400,
-    type: 'invalid_request_error',
-    message: 'No configured provider can serve this model.',
-  },
-  unauthorized: { status: 401, type: 'authentication_error', message: 'Missing or invalid API key.' },
-  forbidden: { status: 403, type: 'permission_error', message: 'This API key may not make this request.' },
-  model_not_found: {
-    status: 400,
-    type: 'invalid_request_error',
-    message: 'The model does not exist or is not active.',
-  },
-  not_found: { status: 404, type: 'not_found_error', message: 'No such route.' },
-  method_not_allowed: {
-    status: 405,
-    type: 'invalid_request_error',
-    message: 'This method is not allowed on this route.',
-  },
-  request_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
-  unsupported_media_type: {
-    status: 415,
-    type: 'invalid_request_error',
-    message: 'The request body must be application/json.',
-  },
-  usage_limit_exceeded: {
-    status: 429,
-    type: 'rate_limit_error',
-    message: "This request would exceed the key's monthly usage limit.",
-  },
-  provider_error: { status: 502, type: 'provider_error', message: 'The upstream provider returned an error.' },
-  provider_timeout: { status: 504, type: 'provider_error', message: 'The upstream provider did not answer in time.' },
-  overloaded: { status: 503, type: 'server_error', message: 'The gateway is at its concurrency limit; retry shortly.' },
-  database_unavailable: {
-    status: 503,
-    type: 'server_error',
-    message: "The gateway's database is unavailable; retry shortly.",
-  },
-  internal_error: { status: 500, type: 'server_error', message: 'An internal error occurred.' },
-} as const satisfies Record<string, { status: number; type: GatewayErrorType; message: string }>;
+  invalid_json: entry(400, 'invalid_request_error', 'The request body is not valid JSON.'),
+  invalid_request: entry(400, 'invalid_request_error', 'The request is not valid.'),
+  bad_model_id: entry(400, 'invalid_request_error', 'Model ids have the form {author_id}/{model_id}.'),
+  invalid_tokenizer: entry(400, 'invalid_request_error', 'Unknown tokenizer; use cl100k_base or o200k_base.'),
+  invalid_gateway_tool_ids: entry(
+    400,
+    'invalid_request_error',
+    'A gateway tool id is invalid or not activated for this key.',
+  ),
+  provider_not_supported: entry(400, 'invalid_request_error', 'No configured provider can serve this model.'),
+  unauthorized: entry(401, 'authentication_error', 'Missing or invalid API key.'),
+  forbidden: entry(403, 'permission_error', 'This API key may not make this request.'),
+  model_not_found: entry(400, 'invalid_request_error', 'The model does not exist or is not active.'),
+  not_found: entry(404, 'not_found_error', 'No such route.'),
+  method_not_allowed: entry(405, 'invalid_request_error', 'This method is not allowed on this route.'),
+  request_too_large: entry(413, 'invalid_request_error', 'The request body is too large.'),
+  unsupported_media_type: entry(415, 'invalid_request_error', 'The request body must be application/json.'),
+  usage_limit_exceeded: entry(429, 'rate_limit_error', "This request would exceed the key's monthly usage limit."),
+  provider_error: entry(502, 'provider_error', 'The upstream provider returned an error.'),
+  provider_timeout: entry(504, 'provider_error', 'The upstream provider did not answer in time.'),
+  overloaded: entry(503, 'server_error', 'The gateway is at its concurrency limit; retry shortly.'),
+  database_unavailable: entry(503, 'server_error', "The gateway's database is unavailable; retry shortly."),
+  internal_error: entry(500, 'server_error', 'An internal error occurred.'),
+} satisfies Record<string, ErrorEntry>;
 
 export type GatewayErrorType =
   | 'invalid_request_error'

@@ -1,17 +1,10 @@
 import { sql } from 'kysely';
 import type { Store } from './database.js';
 import type { CompressionConversationsTable } from './schema.js';
+import type { ConversationState } from '../compress/conversation-state.js';
 
-/** The engine's conversation state as stored (src/compress/conversation-state.ts has the meaning). */
-export interface StoredConversation {
-  maskBefore: number;
-  rewriteAt: number | null;
-  requests: number;
-  lastRequestAt: number | null;
-  lastCacheRead: number | null;
-  lastCacheWrite: number | null;
-  savedUnits: number;
-}
+/** The engine's conversation state, stored as it is (src/compress/conversation-state.ts has the meaning). */
+export type StoredConversation = ConversationState;
 
 /** A conversation unused this long is forgotten (its length stays in no history after that). */
 export const CONVERSATION_TTL_MS = 3 * 24 * 60 * 60 * 1000;

@@ -17,6 +17,8 @@
  * become valid again.
  */
 
+import { TypedMinHeap } from './typed-min-heap.js';
+
 const NO_ENTRY = -1;
 const OFFSET_SCALE = 2 ** 32; // side-heap key: rank * 2^32 + offset, exact in a double
 
@@ -28,16 +30,19 @@ export class MergeQueue {
   private freeEntry = NO_ENTRY;
   private bucketHead: Int32Array;
   private bucketTail: Int32Array;
-  /** Min-heap of the ranks whose bucket is not empty. */
-  private rankHeap = new Int32Array(64);
-  private rankHeapSize = 0;
-  /** Min-heap of out-of-order candidates. */
-  private side = new Float64Array(64);
-  private sideSize = 0;
+  /** The ranks whose bucket is not empty. */
+  private readonly ranks = new TypedMinHeap((n) => new Int32Array(n), 64);
+  /** Out-of-order candidates, keyed rank * OFFSET_SCALE + offset. */
+  private readonly side = new TypedMinHeap((n) => new Float64Array(n), 64);
+  /** Entries appended or taken. */
+  private entrySteps = 0;
   /** Rank of the candidate `take` returned last. */
   takenRank = 0;
+
   /** Entries appended, taken or sifted in total: tests check the bound with it. */
-  steps = 0;
+  get steps(): number {
+    return this.entrySteps + this.ranks.steps + this.side.steps;
+  }
 
   constructor(rankLimit: number) {
     this.bucketHead = new Int32Array(rankLimit).fill(NO_ENTRY);
@@ -71,7 +76,7 @@ export class MergeQueue {
       this.bucketHead[rank] = used;
       used += counts[rank]!;
       counts[rank] = this.bucketHead[rank]!; // now: the next free entry of this bucket
-      this.pushRank(rank);
+      this.ranks.push(rank);
     }
     for (let k = 0; k + 1 < length; k++) {
       const rank = rankOf[k]!;
@@ -83,14 +88,14 @@ export class MergeQueue {
     }
     // Close each bucket (the rank heap holds each rank once): its tail is the entry before its
     // next free one.
-    for (let i = 0; i < this.rankHeapSize; i++) {
-      const rank = this.rankHeap[i]!;
+    for (let i = 0; i < this.ranks.size; i++) {
+      const rank = this.ranks.at(i);
       const tail = counts[rank]! - 1;
       this.entryNext[tail] = NO_ENTRY;
       counts[rank] = tail;
     }
     this.entriesUsed = used;
-    this.steps += pairs;
+    this.entrySteps += pairs;
   }
 
   /** Drops storage grown past `entries` (between pieces: one huge piece must not stay resident). */
@@ -98,24 +103,24 @@ export class MergeQueue {
     if (this.entryOffset.length <= entries) return;
     this.entryOffset = new Int32Array(256);
     this.entryNext = new Int32Array(256);
-    this.side = new Float64Array(64);
+    this.side.release();
   }
 
   /** Adds the pair starting at `offset`, of rank `rank` (not NONE). */
   add(offset: number, rank: number): void {
-    this.steps++;
+    this.entrySteps++;
     const tail = this.bucketTail[rank]!;
     if (tail === NO_ENTRY) {
       const entry = this.newEntry(offset);
       this.bucketHead[rank] = entry;
       this.bucketTail[rank] = entry;
-      this.pushRank(rank);
+      this.ranks.push(rank);
     } else if (this.entryOffset[tail]! < offset) {
       const entry = this.newEntry(offset);
       this.entryNext[tail] = entry;
       this.bucketTail[rank] = entry;
     } else {
-      this.pushSide(rank * OFFSET_SCALE + offset);
+      this.side.push(rank * OFFSET_SCALE + offset);
     }
   }
 
@@ -127,8 +132,8 @@ export class MergeQueue {
     // The lowest bucket's first valid entry.
     let bucketRank = -1;
     let bucketOffset = -1;
-    while (this.rankHeapSize > 0) {
-      const rank = this.rankHeap[0]!;
+    while (this.ranks.size > 0) {
+      const rank = this.ranks.peek();
       let entry = this.bucketHead[rank]!;
       while (entry !== NO_ENTRY && rankOf[this.entryOffset[entry]!] !== rank) {
         const after = this.entryNext[entry]!;
@@ -148,18 +153,18 @@ export class MergeQueue {
     }
     // The side heap's first valid key.
     let sideKey = Infinity;
-    while (this.sideSize > 0) {
-      const key = this.side[0]!;
+    while (this.side.size > 0) {
+      const key = this.side.peek();
       const rank = Math.floor(key / OFFSET_SCALE);
       if (rankOf[key - rank * OFFSET_SCALE] === rank) {
         sideKey = key;
         break;
       }
-      this.popSide();
+      this.side.pop();
     }
     if (bucketRank < 0 && sideKey === Infinity) return -1;
     if (bucketRank >= 0 && bucketRank * OFFSET_SCALE + bucketOffset < sideKey) {
-      this.steps++;
+      this.entrySteps++;
       const entry = this.bucketHead[bucketRank]!;
       const after = this.entryNext[entry]!;
       this.freeEntryAt(entry);
@@ -171,7 +176,7 @@ export class MergeQueue {
       this.takenRank = bucketRank;
       return bucketOffset;
     }
-    this.popSide();
+    this.side.pop();
     const rank = Math.floor(sideKey / OFFSET_SCALE);
     this.takenRank = rank;
     return sideKey - rank * OFFSET_SCALE;
@@ -203,79 +208,10 @@ export class MergeQueue {
     this.entryNext = nexts;
   }
 
-  private pushRank(rank: number): void {
-    if (this.rankHeapSize === this.rankHeap.length) {
-      const grown = new Int32Array(this.rankHeap.length * 2);
-      grown.set(this.rankHeap);
-      this.rankHeap = grown;
-    }
-    const heap = this.rankHeap;
-    let i = this.rankHeapSize++;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (heap[parent]! <= rank) break;
-      heap[i] = heap[parent]!;
-      i = parent;
-      this.steps++;
-    }
-    heap[i] = rank;
-  }
-
+  /** The lowest rank's bucket is empty: its rank leaves the heap. */
   private popRank(): void {
-    const heap = this.rankHeap;
-    const size = --this.rankHeapSize;
-    if (size === 0) {
-      this.restartPool();
-      return;
-    }
-    const last = heap[size]!;
-    let i = 0;
-    for (;;) {
-      let child = 2 * i + 1;
-      if (child >= size) break;
-      if (child + 1 < size && heap[child + 1]! < heap[child]!) child++;
-      if (heap[child]! >= last) break;
-      heap[i] = heap[child]!;
-      i = child;
-      this.steps++;
-    }
-    heap[i] = last;
-  }
-
-  private pushSide(key: number): void {
-    if (this.sideSize === this.side.length) {
-      const grown = new Float64Array(this.side.length * 2);
-      grown.set(this.side);
-      this.side = grown;
-    }
-    const heap = this.side;
-    let i = this.sideSize++;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (heap[parent]! <= key) break;
-      heap[i] = heap[parent]!;
-      i = parent;
-      this.steps++;
-    }
-    heap[i] = key;
-  }
-
-  private popSide(): void {
-    const heap = this.side;
-    const size = --this.sideSize;
-    if (size === 0) return;
-    const last = heap[size]!;
-    let i = 0;
-    for (;;) {
-      let child = 2 * i + 1;
-      if (child >= size) break;
-      if (child + 1 < size && heap[child + 1]! < heap[child]!) child++;
-      if (heap[child]! >= last) break;
-      heap[i] = heap[child]!;
-      i = child;
-      this.steps++;
-    }
-    heap[i] = last;
+    this.ranks.pop();
+    if (this.ranks.size === 0) this.restartPool();
   }
 
   /** No bucket holds an entry any more: the pool's slots are all free, start again at slot 0. */

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startHarness, type Harness } from '../support/gateway-harness.js';
-import { startMockAgentUpstream, type MockUpstream } from '../support/mock-upstreams/index.js';
-import { toolRoundTrip } from '../support/agents/tool-round-trip.js';
+import type { Harness } from '../support/gateway-harness.js';
+import type { MockUpstream } from '../support/mock-upstreams/index.js';
+import { startAgentGateway } from '../support/agents/agent-gateway.js';
 
 /**
  * The requests Claude Code, Codex and opencode really send (test/fixtures/agents, recorded by
@@ -15,7 +15,6 @@ import { toolRoundTrip } from '../support/agents/tool-round-trip.js';
  * responses-codex-conversion, chat-openai-fields, unlisted-models).
  */
 const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'agents');
-const UPSTREAM_KEY = 'sk-upstream-only';
 
 interface Fixture {
   cli: string;
@@ -45,24 +44,7 @@ describe('recorded agent requests replayed through the gateway', () => {
   let key: string;
 
   before(async () => {
-    mock = await startMockAgentUpstream({ apiKey: UPSTREAM_KEY });
-    mock.setScenario(toolRoundTrip('/work/project'));
-    harness = await startHarness({
-      env: { AGENT_MOCK_KEY: UPSTREAM_KEY },
-      config: {
-        providers: [
-          { id: 'anthropic', kind: 'anthropic', base_url: mock.baseUrl, api_key_env: 'AGENT_MOCK_KEY' },
-          {
-            id: 'openai',
-            kind: 'openai',
-            base_url: mock.baseUrl,
-            api_key_env: 'AGENT_MOCK_KEY',
-            // Like api.openai.com, the mock serves the Responses API: /v1/responses passes through natively.
-            responses_api: true,
-          },
-        ],
-      },
-    });
+    ({ mock, harness } = await startAgentGateway('/work/project'));
     const org = await harness.organization();
     key = (await harness.createKey(org, { name: 'fixtures' })).key;
   });

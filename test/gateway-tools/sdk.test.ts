@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import OpenAI from 'openai';
 import type {
   ChatCompletionCreateParamsNonStreaming,
@@ -10,6 +10,7 @@ import type {
 import { startHarness, type Harness } from '../support/gateway-harness.js';
 import { startMockOpenAI, type MockUpstream } from '../support/mock-upstreams/index.js';
 import { PRICING } from '../support/chat-kit.js';
+import { openaiClient, trustingDispatcher } from '../support/sdk-clients.js';
 
 const MODEL = 'openai/gpt-4o-mini';
 
@@ -44,13 +45,8 @@ describe('acceptance: the official openai SDK with gateway tools', () => {
       });
       assert.equal(result.status, 200);
     }
-    dispatcher = new Agent({ connect: { ca: h.ca } });
-    client = new OpenAI({
-      apiKey: key.key,
-      baseURL: `${h.running.urls.gateway}/v1`,
-      fetchOptions: { dispatcher } as never,
-      maxRetries: 0,
-    });
+    dispatcher = trustingDispatcher(h);
+    client = openaiClient(h, key.key, dispatcher);
   });
   after(async () => {
     await h.stop();

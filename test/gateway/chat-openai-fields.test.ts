@@ -1,8 +1,8 @@
 import { describe, it, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { Agent } from 'undici';
 import OpenAI from 'openai';
-import { startThreeUpstreams, MODEL_OF, type ThreeUpstreams } from '../support/three-upstreams.js';
+import { MODEL_OF } from '../support/three-upstreams.js';
+import { threeUpstreamsWithOpenAI, type ThreeUpstreamsWithSdk } from '../support/sdk-clients.js';
 import { GATEWAY_ONLY_FIELDS } from '../../src/providers/shared/gateway-fields.js';
 
 /**
@@ -60,24 +60,14 @@ const EDGEE_FIELDS = {
 };
 
 describe('chat completions: every member OpenAI accepts, and Edgee SDK members', () => {
-  let env: ThreeUpstreams;
-  let dispatcher: Agent;
+  let env: ThreeUpstreamsWithSdk<OpenAI>;
   let client: OpenAI;
 
   before(async () => {
-    env = await startThreeUpstreams();
-    dispatcher = new Agent({ connect: { ca: env.h.ca } });
-    client = new OpenAI({
-      apiKey: env.key.key,
-      baseURL: `${env.h.running.urls.gateway}/v1`,
-      fetchOptions: { dispatcher } as never,
-      maxRetries: 0,
-    });
+    env = await threeUpstreamsWithOpenAI();
+    ({ client } = env);
   });
-  after(async () => {
-    await dispatcher.close();
-    await env.stop();
-  });
+  after(() => env.stop());
   beforeEach(() => {
     for (const mock of Object.values(env.mocks)) mock.reset();
   });

@@ -1,8 +1,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import OpenAI from 'openai';
 import { startHarness, type Harness } from '../support/gateway-harness.js';
+import { openaiClient, trustingDispatcher } from '../support/sdk-clients.js';
 import {
   startMockOpenAI,
   startMockAnthropic,
@@ -56,13 +57,8 @@ describe('official openai SDK through the gateway', () => {
     });
     const org = await h.organization();
     const key = await h.createKey(org);
-    dispatcher = new Agent({ connect: { ca: h.ca } });
-    client = new OpenAI({
-      apiKey: key.key,
-      baseURL: `${h.running.urls.gateway}/v1`,
-      fetchOptions: { dispatcher } as never,
-      maxRetries: 0,
-    });
+    dispatcher = trustingDispatcher(h);
+    client = openaiClient(h, key.key, dispatcher);
   });
   after(async () => {
     await h.stop();

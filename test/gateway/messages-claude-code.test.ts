@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import Anthropic from '@anthropic-ai/sdk';
 import { startHarness, type Harness } from '../support/gateway-harness.js';
 import {
@@ -13,6 +13,7 @@ import {
   type MockUpstream,
 } from '../support/mock-upstreams/index.js';
 import { PRICING, parseSse } from '../support/chat-kit.js';
+import { anthropicClient, trustingDispatcher } from '../support/sdk-clients.js';
 import { countBodyTokens } from '../../src/compress/token-count.js';
 import { tokenizerForModel } from '../../src/tokenize/index.js';
 
@@ -95,13 +96,8 @@ describe('/v1/messages as Claude Code sends it', () => {
     });
     const org = await h.organization();
     key = (await h.createKey(org)).key;
-    dispatcher = new Agent({ connect: { ca: h.ca } });
-    client = new Anthropic({
-      apiKey: key,
-      baseURL: h.running.urls.gateway,
-      fetchOptions: { dispatcher } as never,
-      maxRetries: 0,
-    });
+    dispatcher = trustingDispatcher(h);
+    client = anthropicClient(h, key, dispatcher);
   });
   after(async () => {
     await dispatcher.close();

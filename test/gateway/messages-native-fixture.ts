@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Agent } from 'undici';
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { startHarness, type Harness } from '../support/gateway-harness.js';
 import { startMockAnthropic, startMockOpenAI, type MockUpstream } from '../support/mock-upstreams/index.js';
 import { PRICING, rawClient, type RawClient } from '../support/chat-kit.js';
+import { anthropicClient, trustingDispatcher } from '../support/sdk-clients.js';
+import { MESSAGES_WEATHER_TOOL as WEATHER_TOOL } from '../support/weather-tool.js';
 
 /**
  * The gateway the /v1/messages native pass-through tests share (docs/agent-endpoints.md): models
@@ -48,12 +49,6 @@ function startErrorEventUpstream(): Promise<{ server: Server; baseUrl: string }>
     ),
   );
 }
-
-const WEATHER_TOOL = {
-  name: 'get_weather',
-  description: 'Current weather',
-  input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-};
 
 /** Everything the translation used to lose: thinking (history and setting), top_k, cache_control on tools and mid-turn tool_use, is_error, unknown fields. */
 export function faithfulBody(extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -168,13 +163,8 @@ export async function startNativeMessages(): Promise<NativeMessages> {
   const org = await h.organization();
   const key = await h.createKey(org);
   const raw = rawClient(h.running.urls.gateway, h.ca);
-  const dispatcher = new Agent({ connect: { ca: h.ca } });
-  const client = new Anthropic({
-    apiKey: key.key,
-    baseURL: h.running.urls.gateway,
-    fetchOptions: { dispatcher } as never,
-    maxRetries: 0,
-  });
+  const dispatcher = trustingDispatcher(h);
+  const client = anthropicClient(h, key.key, dispatcher);
   return {
     h,
     anthropic,

@@ -1,9 +1,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Agent } from 'undici';
 import OpenAI from 'openai';
 import { usageRowOf, assertGatewayError } from '../support/chat-kit.js';
-import { startThreeUpstreams, MODEL_OF, type ThreeUpstreams } from '../support/three-upstreams.js';
+import { MODEL_OF } from '../support/three-upstreams.js';
+import { threeUpstreamsWithOpenAI, type ThreeUpstreamsWithSdk } from '../support/sdk-clients.js';
 
 const WEATHER_TOOL = {
   type: 'function' as const,
@@ -14,23 +14,13 @@ const WEATHER_TOOL = {
 };
 
 describe('POST /v1/responses with the official openai SDK', () => {
-  let env: ThreeUpstreams;
+  let env: ThreeUpstreamsWithSdk<OpenAI>;
   let client: OpenAI;
-  let dispatcher: Agent;
   before(async () => {
-    env = await startThreeUpstreams();
-    dispatcher = new Agent({ connect: { ca: env.h.ca } });
-    client = new OpenAI({
-      apiKey: env.key.key,
-      baseURL: `${env.h.running.urls.gateway}/v1`,
-      fetchOptions: { dispatcher } as never,
-      maxRetries: 0,
-    });
+    env = await threeUpstreamsWithOpenAI();
+    ({ client } = env);
   });
-  after(async () => {
-    await env.stop();
-    await dispatcher.close();
-  });
+  after(() => env.stop());
 
   for (const upstream of ['openai', 'anthropic'] as const) {
     const model = MODEL_OF[upstream];

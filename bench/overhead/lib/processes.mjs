@@ -131,6 +131,27 @@ export function killAllSync() {
   children.clear();
 }
 
+/**
+ * Runs a benchmark's `main` and exits with the code it returns (0 for none) once every child is
+ * stopped; children left at any exit are killed. On a failure: `describeFailure(error)` on stderr,
+ * the children stopped, then `afterFailure` (e.g. where the logs were kept), exit code 1.
+ */
+export function runMain(main, describeFailure, afterFailure = () => undefined) {
+  process.on('exit', killAllSync);
+  main().then(
+    async (code) => {
+      await stopAll();
+      process.exit(code ?? 0);
+    },
+    async (error) => {
+      process.stderr.write(describeFailure(error));
+      await stopAll();
+      afterFailure();
+      process.exit(1);
+    },
+  );
+}
+
 /** Resident set size now and its peak so far (VmRSS / VmHWM), in KiB, from /proc. */
 export function memoryOf(pid) {
   try {

@@ -4,7 +4,6 @@ import type { ConsoleServices } from '../console-services.js';
 import { OrgParamsSchema } from '../schemas/api-key.js';
 import { UsageSavingsQuerySchema, UsageSavingsSchema, type UsageSavingsQuery } from '../schemas/usage-savings.js';
 import { savingsCells } from '../../store/usage-savings.js';
-import { keyNames } from '../../store/usage-summary.js';
 import {
   addAmounts,
   cachingSavings,
@@ -14,7 +13,7 @@ import {
   totalSavings,
   type SavingsAmounts,
 } from '../savings/price-savings.js';
-import { OTHER_GROUP, summaryWindow } from './usage.js';
+import { OTHER_GROUP, groupLabels, summaryWindow, windowMembers } from './usage-window.js';
 
 const TOP_GROUPS = 10;
 const SERIES = [
@@ -70,22 +69,17 @@ export function registerUsageSavingsRoute(app: FastifyInstance, services: Consol
       }
 
       const ordered = groupBy === 'day' ? byDay(groups) : topGroups(groups);
-      const names =
-        groupBy === 'api_key'
-          ? await keyNames(
-              store,
-              orgId,
-              ordered.map(([key]) => key),
-            )
-          : new Map<string, string>();
+      const names = await groupLabels(
+        store,
+        orgId,
+        groupBy,
+        ordered.map(([key]) => key),
+      );
       return {
         object: 'usage_savings' as const,
         organization_id: orgId,
-        from: new Date(window.from).toISOString(),
-        to: new Date(window.to).toISOString(),
-        granularity: window.granularity,
+        ...windowMembers(window),
         group_by: groupBy,
-        buckets: Array.from({ length: window.count }, (_, i) => new Date(window.from + i * window.width).toISOString()),
         totals: present(totals),
         series,
         groups: ordered.map(([key, amounts]) => ({

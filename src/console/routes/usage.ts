@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import type { ConsoleServices } from '../console-services.js';
-import { ConsoleError } from '../console-error.js';
 import { OrgParamsSchema } from '../schemas/api-key.js';
 import {
   KeySpendListSchema,
@@ -10,22 +9,11 @@ import {
   UsageSummarySchema,
   type UsageSummaryQuery,
 } from '../schemas/usage.js';
-import {
-  BUCKET_MS,
-  keyNames,
-  keySpendForMonth,
-  usageCells,
-  type Granularity,
-  type UsageCell,
-  type UsageTotals,
-} from '../../store/usage-summary.js';
+import { keySpendForMonth, usageCells, type UsageCell, type UsageTotals } from '../../store/usage-summary.js';
 import { monthOf } from '../../limits/budget-ledger.js';
+import { OTHER_GROUP, groupLabels, summaryWindow, windowMembers, type SummaryWindow } from './usage-window.js';
 
-const PERIOD_MS = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000, '90d': 90 * 86_400_000 } as const;
-/** 90 days by the hour, with room to spare; a wider window must use days. */
-const MAX_BUCKETS = 2_200;
 const TOP_GROUPS = 10;
-export const OTHER_GROUP = '(other)';
 
 const usd = (micro: number) => micro / 1_000_000;
 
@@ -53,22 +41,17 @@ export function registerUsageRoutes(app: FastifyInstance, services: ConsoleServi
       const groupBy = request.query.group_by ?? 'model';
       const { cells, totals } = await usageCells(store, { organizationId: orgId, groupBy, ...window });
       const groups = topGroups(cells, window);
-      const names =
-        groupBy === 'api_key'
-          ? await keyNames(
-              store,
-              orgId,
-              groups.map((g) => g.key),
-            )
-          : new Map<string, string>();
+      const names = await groupLabels(
+        store,
+        orgId,
+        groupBy,
+        groups.map((g) => g.key),
+      );
       return {
         object: 'usage_summary' as const,
         organization_id: orgId,
-        from: new Date(window.from).toISOString(),
-        to: new Date(window.to).toISOString(),
-        granularity: window.granularity,
+        ...windowMembers(window),
         group_by: groupBy,
-        buckets: Array.from({ length: window.count }, (_, i) => new Date(window.from + i * window.width).toISOString()),
         totals: presentCounts(totals),
         groups: groups.map((group) => ({
           key: group.key,
@@ -125,53 +108,6 @@ export function registerUsageRoutes(app: FastifyInstance, services: ConsoleServi
       return { object: 'list' as const, month, data };
     },
   );
-}
-
-interface SummaryWindow {
-  from: number;
-  to: number;
-  granularity: Granularity;
-  width: number;
-  count: number;
-}
-
-export function summaryWindow(query: UsageSummaryQuery, now: number): SummaryWindow {
-  const period = query.period ?? '7d';
-  const granularity: Granularity = query.granularity ?? (query.from === undefined && period === '24h' ? 'hour' : 'day');
-  const width = BUCKET_MS[granularity];
-  let from: number;
-  let to = now;
-  if (query.from !== undefined) {
-    from = parseTime(query.from, 'from');
-    if (query.to !== undefined) to = parseTime(query.to, 'to');
-    if (to <= from) throw new ConsoleError(400, '`to` must be later than `from`.', 'to');
-  } else if (query.to !== undefined) {
-    throw new ConsoleError(400, '`to` needs `from`; or use `period` for a window ending now.', 'to');
-  } else if (period === 'mtd') {
-    const date = new Date(now);
-    from = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
-  } else {
-    // Whole buckets, the last one being the current (partial) one.
-    const buckets = Math.max(1, Math.round(PERIOD_MS[period] / width));
-    from = now - (now % width) - (buckets - 1) * width;
-  }
-  from -= from % width;
-  const count = Math.ceil((to - from) / width);
-  if (count > MAX_BUCKETS) {
-    throw new ConsoleError(
-      400,
-      `That window has ${count} ${granularity} buckets; the most is ${MAX_BUCKETS}. Use granularity=day or a shorter window.`,
-      'granularity',
-    );
-  }
-  return { from, to, granularity, width, count };
-}
-
-function parseTime(value: string, param: string): number {
-  const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : Date.parse(value);
-  if (!Number.isFinite(ms))
-    throw new ConsoleError(400, `\`${param}\` is not an ISO 8601 time: "${value.slice(0, 40)}".`, param);
-  return ms;
 }
 
 interface Group {

@@ -8,7 +8,7 @@ import type {
 } from '../../canonical/chat-request.js';
 import { checkValue } from '../schemas/check-value.js';
 import { GatewayError } from '../../pipeline/errors.js';
-import { copyEdgeeFields } from '../../canonical/gateway-fields.js';
+import { copyGatewayFields } from '../../canonical/gateway-fields.js';
 import { anthropicPath } from './anthropic-errors.js';
 import {
   ImageBlockSchema,
@@ -62,12 +62,7 @@ export function convertMessagesRequest(body: MessagesRequest, modelId: string): 
   if (body.temperature !== undefined) chat.temperature = body.temperature;
   if (body.top_p !== undefined) chat.top_p = body.top_p;
   if (typeof body.metadata?.user_id === 'string' && body.metadata.user_id) chat.user = body.metadata.user_id;
-  if (body.tags !== undefined) chat.tags = body.tags;
-  if (body.enable_debug !== undefined) chat.enable_debug = body.enable_debug;
-  if (body.gateway_tool_ids !== undefined) chat.gateway_tool_ids = body.gateway_tool_ids;
-  if (body.gateway_pending_id !== undefined) chat.gateway_pending_id = body.gateway_pending_id;
-  if (body.compression_model !== undefined) chat.compression_model = body.compression_model;
-  copyEdgeeFields(body as unknown as Record<string, unknown>, chat as unknown as Record<string, unknown>);
+  copyGatewayFields(body, chat);
   return { chat, nativeOnly: state.first };
 }
 

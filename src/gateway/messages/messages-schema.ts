@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { EDGEE_GENERIC_MODELS } from '../../canonical/gateway-fields.js';
-import { COMPRESSION_MODELS, MAX_TOKEN_COUNT, TokenLimitSchema } from '../../canonical/chat-request.js';
+import { GatewayMembersSchema } from '../../canonical/gateway-fields.js';
+import { MAX_TOKEN_COUNT, TokenLimitSchema } from '../../canonical/chat-request.js';
 
 /**
  * The Anthropic Messages request (spec 2.2 and Anthropic's full shape). The route schema checks
@@ -137,14 +137,7 @@ export const MessagesRequestSchema = Type.Object(
         { additionalProperties: true },
       ),
     ),
-    // Gateway members, as on every gateway route (spec 2.1); also accepted as headers.
-    tags: Type.Optional(Type.Array(Type.String())),
-    enable_debug: Type.Optional(Type.Boolean()),
-    gateway_tool_ids: Type.Optional(Type.Array(Type.String(), { maxItems: 64 })),
-    gateway_pending_id: Type.Optional(Type.String({ maxLength: 128 })),
-    compression_model: Type.Optional(
-      Type.Union([...COMPRESSION_MODELS, ...EDGEE_GENERIC_MODELS].map((m) => Type.Literal(m))),
-    ),
+    ...GatewayMembersSchema,
   },
   { additionalProperties: true },
 );

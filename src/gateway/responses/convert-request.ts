@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatRequest, ContentPart, Tool, ToolChoice } from '../../canonical/chat-request.js';
 import { checkValue } from '../schemas/check-value.js';
 import { GatewayError } from '../../pipeline/errors.js';
-import { copyEdgeeFields } from '../../canonical/gateway-fields.js';
+import { copyGatewayFields } from '../../canonical/gateway-fields.js';
 import {
   CustomToolCallItemSchema,
   CustomToolCallOutputItemSchema,
@@ -82,12 +82,7 @@ export function convertResponsesRequest(body: ResponsesRequest, modelId: string)
   const responseFormat = convertTextFormat(body.text?.format);
   if (responseFormat) chat.response_format = responseFormat;
   if (body.user) chat.user = body.user;
-  if (body.tags !== undefined) chat.tags = body.tags;
-  if (body.enable_debug !== undefined) chat.enable_debug = body.enable_debug;
-  if (body.gateway_tool_ids !== undefined) chat.gateway_tool_ids = body.gateway_tool_ids;
-  if (body.gateway_pending_id !== undefined) chat.gateway_pending_id = body.gateway_pending_id;
-  if (body.compression_model !== undefined) chat.compression_model = body.compression_model;
-  copyEdgeeFields(body as unknown as Record<string, unknown>, chat as unknown as Record<string, unknown>);
+  copyGatewayFields(body, chat);
   return { chat, nativeOnly: state.first };
 }
 

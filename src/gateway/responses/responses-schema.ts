@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { EDGEE_GENERIC_MODELS } from '../../canonical/gateway-fields.js';
-import { COMPRESSION_MODELS, TokenLimitSchema } from '../../canonical/chat-request.js';
+import { GatewayMembersSchema } from '../../canonical/gateway-fields.js';
+import { TokenLimitSchema } from '../../canonical/chat-request.js';
 
 /**
  * The OpenAI Responses request (spec 2.3). The route schema checks the envelope; each input
@@ -173,14 +173,7 @@ export const ResponsesRequestSchema = Type.Object(
     store: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
     metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()])),
     user: Type.Optional(Type.String()),
-    // Gateway members (spec 2.3); also accepted as headers.
-    tags: Type.Optional(Type.Array(Type.String())),
-    enable_debug: Type.Optional(Type.Boolean()),
-    gateway_tool_ids: Type.Optional(Type.Array(Type.String(), { maxItems: 64 })),
-    gateway_pending_id: Type.Optional(Type.String({ maxLength: 128 })),
-    compression_model: Type.Optional(
-      Type.Union([...COMPRESSION_MODELS, ...EDGEE_GENERIC_MODELS].map((m) => Type.Literal(m))),
-    ),
+    ...GatewayMembersSchema,
   },
   { additionalProperties: true },
 );

@@ -15,3 +15,23 @@ export function convertAnthropicUsage(usage: AnthropicUsage | undefined): TokenU
     reasoningTokens: 0,
   };
 }
+
+/**
+ * The usage so far with a `message_delta`'s usage applied: its output_tokens is cumulative, and
+ * newer API versions may also restate the input counts.
+ */
+export function withLateUsage(usage: TokenUsage | undefined, delta: AnthropicUsage): TokenUsage {
+  const late = convertAnthropicUsage(delta);
+  const base = usage ?? convertAnthropicUsage(undefined);
+  return {
+    ...base,
+    outputTokens: late.outputTokens,
+    ...(typeof delta.input_tokens === 'number'
+      ? {
+          inputTokens: late.inputTokens,
+          cachedInputTokens: late.cachedInputTokens,
+          cacheCreationInputTokens: late.cacheCreationInputTokens,
+        }
+      : {}),
+  };
+}

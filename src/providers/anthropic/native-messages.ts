@@ -7,7 +7,7 @@ import { malformed, parseJson, streamedError } from '../shared/upstream-errors.j
 import { isRecord } from '../shared/usage.js';
 import { anthropicCodec } from './codec.js';
 import { convertAnthropicResponse } from './convert-response.js';
-import { convertAnthropicUsage } from './convert-usage.js';
+import { convertAnthropicUsage, withLateUsage } from './convert-usage.js';
 import { ANTHROPIC_VERSION } from './wire.js';
 
 /**
@@ -146,20 +146,7 @@ export async function nativeMessagesStream(
         const delta = isRecord(data.delta) ? data.delta : {};
         if (typeof delta.stop_reason === 'string') finished = true;
         if (isRecord(data.usage)) {
-          // output_tokens is cumulative; newer API versions may also restate the input counts.
-          const late = convertAnthropicUsage(data.usage);
-          const base = usage ?? convertAnthropicUsage(undefined);
-          usage = {
-            ...base,
-            outputTokens: late.outputTokens,
-            ...(typeof data.usage.input_tokens === 'number'
-              ? {
-                  inputTokens: late.inputTokens,
-                  cachedInputTokens: late.cachedInputTokens,
-                  cacheCreationInputTokens: late.cacheCreationInputTokens,
-                }
-              : {}),
-          };
+          usage = withLateUsage(usage, data.usage);
         }
         return;
       }

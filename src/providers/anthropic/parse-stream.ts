@@ -2,7 +2,7 @@ import type { SseEvent, StreamParser } from '../types.js';
 import type { ProviderStreamEvent, TokenUsage } from '../../canonical/completion.js';
 import { malformed, parseJson, streamedError } from '../shared/upstream-errors.js';
 import { count, isRecord } from '../shared/usage.js';
-import { convertAnthropicUsage } from './convert-usage.js';
+import { convertAnthropicUsage, withLateUsage } from './convert-usage.js';
 import { mapAnthropicStopReason } from './map-stop-reason.js';
 
 /** Anthropic error types worth retrying when they arrive inside a 200 stream. */
@@ -72,20 +72,7 @@ export function createAnthropicStreamParser(): StreamParser {
           out.push({ type: 'finish', finishReason: mapAnthropicStopReason(delta.stop_reason) });
         }
         if (isRecord(payload.usage)) {
-          // output_tokens is cumulative; newer API versions may also restate the input counts.
-          const late = convertAnthropicUsage(payload.usage);
-          const base = usage ?? convertAnthropicUsage(undefined);
-          usage = {
-            ...base,
-            outputTokens: late.outputTokens,
-            ...(typeof payload.usage.input_tokens === 'number'
-              ? {
-                  inputTokens: late.inputTokens,
-                  cachedInputTokens: late.cachedInputTokens,
-                  cacheCreationInputTokens: late.cacheCreationInputTokens,
-                }
-              : {}),
-          };
+          usage = withLateUsage(usage, payload.usage);
           out.push({ type: 'usage', usage: { ...usage } });
         }
         return out;

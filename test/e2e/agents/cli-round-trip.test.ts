@@ -2,15 +2,16 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startHarness, type Harness } from '../../support/gateway-harness.js';
-import { startMockAgentUpstream, type MockUpstream, type RecordedRequest } from '../../support/mock-upstreams/index.js';
+import type { Harness } from '../../support/gateway-harness.js';
+import type { MockUpstream, RecordedRequest } from '../../support/mock-upstreams/index.js';
+import { UPSTREAM_KEY, startAgentGateway } from '../../support/agents/agent-gateway.js';
 import { AGENT_CLIS, makeProject, runAgent, type AgentCli, type AgentRun } from '../../support/agents/agent-clis.js';
 import {
   startRecordingProxy,
   type ProxiedExchange,
   type RecordingProxy,
 } from '../../support/agents/recording-proxy.js';
-import { FINAL_PREFIX, PROBE_CONTENT, toolRoundTrip } from '../../support/agents/tool-round-trip.js';
+import { FINAL_PREFIX, PROBE_CONTENT } from '../../support/agents/tool-round-trip.js';
 import { ASSISTANT_OF, BUNDLE_OF, COMPRESSION_HEADER } from '../../../src/cli/client-profiles.js';
 import { countBodyTokens } from '../../../src/compress/token-count.js';
 import { tokenizerForModel } from '../../../src/tokenize/index.js';
@@ -28,7 +29,6 @@ import { GATEWAY_ONLY_FIELDS } from '../../../src/providers/shared/gateway-field
  * "Known failures"): they run and report, and turn green when the gateway is fixed.
  */
 const RUN_TIMEOUT_MS = 150_000; // opencode needs ~10 s of CPU; a loaded 2-core machine stretches that
-const UPSTREAM_KEY = 'sk-upstream-only';
 
 /** Why each CLI's round trip fails on today's gateway, first failure first. */
 const PENDING: Partial<Record<AgentCli, string>> = {};
@@ -62,24 +62,7 @@ for (const cli of AGENT_CLIS) {
 
     before(async () => {
       project = makeProject();
-      mock = await startMockAgentUpstream({ apiKey: UPSTREAM_KEY });
-      mock.setScenario(toolRoundTrip(project.dir));
-      harness = await startHarness({
-        env: { AGENT_MOCK_KEY: UPSTREAM_KEY },
-        config: {
-          providers: [
-            { id: 'anthropic', kind: 'anthropic', base_url: mock.baseUrl, api_key_env: 'AGENT_MOCK_KEY' },
-            {
-              id: 'openai',
-              kind: 'openai',
-              base_url: mock.baseUrl,
-              api_key_env: 'AGENT_MOCK_KEY',
-              // Like api.openai.com, the mock serves the Responses API: /v1/responses passes through natively.
-              responses_api: true,
-            },
-          ],
-        },
-      });
+      ({ mock, harness } = await startAgentGateway(project.dir));
       const org = await harness.organization();
       const key = await harness.createKey(org, {
         name: cli,

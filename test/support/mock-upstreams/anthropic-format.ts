@@ -1,5 +1,5 @@
-import { finishOf, textChunksOf, textOf, usageOf } from './scenario-helpers.js';
-import type { MockScenario, MockWireFormat, RecordedRequest } from './types.js';
+import { finishOf, modelOf, textChunksOf, textOf, usageOf, wantsText } from './scenario-helpers.js';
+import type { MockScenario, MockWireFormat } from './types.js';
 
 const STOP_REASON = {
   stop: 'end_turn',
@@ -33,10 +33,6 @@ function stopOf(scenario: MockScenario): { stop_reason: string; stop_sequence: s
     return { stop_reason: 'stop_sequence', stop_sequence: scenario.stopSequence };
   return { stop_reason: STOP_REASON[finishOf(scenario)], stop_sequence: null };
 }
-
-const wantsText = (scenario: MockScenario): boolean => !scenario.toolCalls?.length || scenario.text !== undefined;
-const modelOf = (scenario: MockScenario, request: RecordedRequest): string =>
-  scenario.model ?? request.body?.model ?? 'mock-model';
 
 export const anthropicFormat: MockWireFormat = {
   name: 'anthropic',

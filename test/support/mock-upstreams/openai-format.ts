@@ -1,5 +1,6 @@
-import { finishOf, textChunksOf, textOf, usageOf } from './scenario-helpers.js';
-import type { MockScenario, MockWireFormat, RecordedRequest } from './types.js';
+import { finishOf, modelOf, textChunksOf, textOf, usageOf } from './scenario-helpers.js';
+import { openaiHttp } from './openai-http.js';
+import type { MockScenario, MockWireFormat } from './types.js';
 
 function usage(scenario: MockScenario) {
   const u = usageOf(scenario);
@@ -20,29 +21,10 @@ function toolCalls(scenario: MockScenario) {
   }));
 }
 
-const modelOf = (scenario: MockScenario, request: RecordedRequest): string =>
-  scenario.model ?? request.body?.model ?? 'mock-model';
-
 export const openaiFormat: MockWireFormat = {
   name: 'openai',
-  basePath: '/v1',
+  ...openaiHttp,
   acceptsPath: (path) => path === '/v1/chat/completions',
-  isStream: (request) => request.body?.stream === true,
-  apiKeyOf: (request) => /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1],
-  authError: () => ({
-    status: 401,
-    body: {
-      error: {
-        message: 'Incorrect API key provided.',
-        type: 'invalid_request_error',
-        param: null,
-        code: 'invalid_api_key',
-      },
-    },
-  }),
-  errorBody: (status, message) => ({
-    error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null },
-  }),
   json(scenario, request) {
     const calls = toolCalls(scenario);
     const text = textOf(scenario);

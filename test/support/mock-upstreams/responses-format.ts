@@ -1,4 +1,5 @@
-import { finishOf, textChunksOf, textOf, usageOf } from './scenario-helpers.js';
+import { finishOf, modelOf, textChunksOf, textOf, usageOf, wantsText } from './scenario-helpers.js';
+import { openaiHttp } from './openai-http.js';
 import type { MockScenario, MockToolCall, MockWireFormat, RecordedRequest } from './types.js';
 
 /**
@@ -17,10 +18,6 @@ function usage(scenario: MockScenario) {
     total_tokens: u.inputTokens + u.outputTokens,
   };
 }
-
-const wantsText = (scenario: MockScenario): boolean => !scenario.toolCalls?.length || scenario.text !== undefined;
-const modelOf = (scenario: MockScenario, request: RecordedRequest): string =>
-  scenario.model ?? request.body?.model ?? 'mock-model';
 
 type OutputItem = Record<string, unknown> & { id: string; type: string };
 
@@ -85,24 +82,8 @@ function responseObject(scenario: MockScenario, request: RecordedRequest, final:
 
 export const responsesFormat: MockWireFormat = {
   name: 'openai-responses',
-  basePath: '/v1',
+  ...openaiHttp,
   acceptsPath: (path) => path.split('?')[0] === '/v1/responses',
-  isStream: (request) => request.body?.stream === true,
-  apiKeyOf: (request) => /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1],
-  authError: () => ({
-    status: 401,
-    body: {
-      error: {
-        message: 'Incorrect API key provided.',
-        type: 'invalid_request_error',
-        param: null,
-        code: 'invalid_api_key',
-      },
-    },
-  }),
-  errorBody: (status, message) => ({
-    error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null },
-  }),
   json: (scenario, request) => responseObject(scenario, request, true),
   streamEvents(scenario, request) {
     const events: Array<{ event?: string; data: unknown }> = [];

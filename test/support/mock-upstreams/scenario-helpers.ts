@@ -1,4 +1,4 @@
-import type { MockScenario, MockUsage } from './types.js';
+import type { MockScenario, MockUsage, RecordedRequest } from './types.js';
 
 export const DEFAULT_TEXT = 'Hello from the mock.';
 
@@ -26,4 +26,14 @@ export function textChunksOf(scenario: MockScenario): string[] {
 
 export function finishOf(scenario: MockScenario): NonNullable<MockScenario['finishReason']> {
   return scenario.finishReason ?? (scenario.toolCalls?.length ? 'tool_calls' : 'stop');
+}
+
+/** The model a response names: the scenario's, else the one the request asked for. */
+export function modelOf(scenario: MockScenario, request: RecordedRequest): string {
+  return scenario.model ?? request.body?.model ?? 'mock-model';
+}
+
+/** Whether a response carries text: always without tool calls, and with them when text is set. */
+export function wantsText(scenario: MockScenario): boolean {
+  return !scenario.toolCalls?.length || scenario.text !== undefined;
 }
