@@ -31,10 +31,18 @@ function walk(value: unknown, name: string, depth: number, out: [string, string]
   }
 }
 
+// Arguments parsed from a JSON string are memoised by the readers (the same object every
+// request), and so are these lists.
+const found = new WeakMap<object, readonly (readonly [string, string])[]>();
+
 /** The call's multi-line string arguments by name, in the order the call lists them. */
 export function callArguments(call: ToolCallInfo | undefined): readonly (readonly [string, string])[] {
   if (!call?.args) return NONE;
+  const known = found.get(call.args);
+  if (known !== undefined) return known;
   const out: [string, string][] = [];
   walk(call.args, '', 0, out);
-  return out.length > 0 ? out : NONE;
+  const list = out.length > 0 ? out : NONE;
+  found.set(call.args, list);
+  return list;
 }

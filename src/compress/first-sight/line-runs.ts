@@ -112,6 +112,10 @@ function extend(
   return { at: from, length: n, output: old, line: at, mode, shift };
 }
 
+/** The longer of two candidate runs; the first found on ties. */
+const longer = (best: Run | undefined, run: Run | undefined) =>
+  run && (!best || run.length > best.length) ? run : best;
+
 /**
  * `text` with every long enough run of lines already seen in `index` replaced by a reference;
  * undefined when nothing was worth replacing. Greedy from the top, longest run first, newest
@@ -139,26 +143,25 @@ export function referenceSeenLines(text: string, index: LineIndex): string | und
   for (let i = 0; i < lines.length;) {
     let best: Run | undefined;
     const k = keys[i]!;
-    const consider = (run: Run | undefined) => {
-      if (run && (!best || run.length > best.length)) best = run;
-    };
     if (!pinned[i] && k.key.trim().length >= MIN_ANCHOR_CHARS) {
       const mode: RunMode = k.number === undefined ? 'plain' : 'numbered';
       const found = index.candidates(k.key);
       for (let c = found.length - 1; c >= 0; c--)
-        consider(extend(lines, keys, pinned, i, index.outputs[found[c]!.output]!, found[c]!.line, mode));
+        best = longer(best, extend(lines, keys, pinned, i, index.outputs[found[c]!.output]!, found[c]!.line, mode));
       const mine = selfPostings.get(k.key) ?? [];
       for (let c = mine.length - 1; c >= 0 && c >= mine.length - MAX_CANDIDATES; c--)
-        consider(extend(lines, keys, pinned, i, self, mine[c]!, mode));
+        best = longer(best, extend(lines, keys, pinned, i, self, mine[c]!, mode));
     }
     // A numbered line whose text the model saw unnumbered.
-    const rest = k.number === undefined ? '' : lines[i]!.slice(k.prefix);
-    if (!pinned[i] && rest.trim().length >= MIN_ANCHOR_CHARS) {
+    const rest = k.number === undefined || pinned[i] ? '' : lines[i]!.slice(k.prefix);
+    if (rest.length >= MIN_ANCHOR_CHARS && rest.trim().length >= MIN_ANCHOR_CHARS) {
       const found = index.candidates(rest);
-      for (let c = found.length - 1; c >= 0; c--)
-        consider(extend(lines, keys, pinned, i, index.outputs[found[c]!.output]!, found[c]!.line, 'from-plain'));
+      for (let c = found.length - 1; c >= 0; c--) {
+        const old = index.outputs[found[c]!.output]!;
+        best = longer(best, extend(lines, keys, pinned, i, old, found[c]!.line, 'from-plain'));
+      }
     }
-    const run = best as Run | undefined;
+    const run = best;
     if (run) {
       emit(run.output === self ? describeOwnRun(run, lines) : describeRun(run, lines), undefined);
       replaced = true;
