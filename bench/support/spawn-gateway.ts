@@ -15,6 +15,9 @@ export const REPO = resolve(import.meta.dirname, '..', '..');
  */
 export function compileGateway(): { entry: string; cleanup(): void } | undefined {
   const dir = mkdtempSync(join(tmpdir(), 'bench-gateway-build-'));
+  // The build resolves packages from the built files (the bundle, the tokenizer tables).
+  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+  writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
   spawnSync(process.execPath, [join(REPO, 'scripts', 'build-server.mjs'), `--out=${dir}`], {
     cwd: REPO,
     encoding: 'utf8',
@@ -24,13 +27,11 @@ export function compileGateway(): { entry: string; cleanup(): void } | undefined
     rmSync(dir, { recursive: true, force: true });
     return undefined;
   }
-  writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
   // What bin/gateway does, pointed at this build.
   writeFileSync(
     join(dir, 'gateway.mjs'),
     "import('./dist/bundle/startup-heap.js').then((heap) => { heap.holdYoungGeneration(); return import('./dist/bundle/main.js'); }).then((m) => m.main(process.argv.slice(2)));\n",
   );
-  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
   return { entry: join(dir, 'gateway.mjs'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

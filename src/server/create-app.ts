@@ -17,6 +17,7 @@ import { CONNECTION_DEFAULTS, type ConnectionSettings } from '../config/connecti
 import { connectionsTimedOut } from '../metrics/connection-metrics.js';
 import { enforceBodyDeadline } from './request-body-deadline.js';
 import { DEFAULT_JSON_MAX_DEPTH, registerJsonBodyParser } from './json-body.js';
+import { lazyValidatorFactory } from './lazy-validators.js';
 import { answerClosedClient, isClientConnectionError } from './client-connection.js';
 import type { HttpProblem } from './http-problem.js';
 
@@ -54,6 +55,17 @@ export type { HttpProblem } from './http-problem.js';
  * One Fastify instance per surface, over HTTPS. Validation is strict: no type coercion and no
  * silent removal of unknown fields, so a wrong type or an unexpected field is a 400 naming it.
  */
+/** Fastify's `ajv` option of every app (lazy-validators.ts compiles with it). */
+export const AJV_OPTIONS = {
+  customOptions: {
+    removeAdditional: false,
+    coerceTypes: false,
+    useDefaults: true,
+    allErrors: false,
+    strict: false,
+  },
+} as const;
+
 export function createApp(options: AppOptions): FastifyInstance {
   const connections = options.connections ?? CONNECTION_DEFAULTS;
   // The listener without a documented surface is the separate metrics listener.
@@ -89,15 +101,9 @@ export function createApp(options: AppOptions): FastifyInstance {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : `req_${randomHex(16)}`;
     },
-    ajv: {
-      customOptions: {
-        removeAdditional: false,
-        coerceTypes: false,
-        useDefaults: true,
-        allErrors: false,
-        strict: false,
-      },
-    },
+    // Route schemas compiled on each route's first request (lazy-validators.ts).
+    schemaController: { compilersFactory: { buildValidator: lazyValidatorFactory() } },
+    ajv: AJV_OPTIONS,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     keepAliveTimeout: connections.keepAliveTimeoutMs,
     requestTimeout: 0,
