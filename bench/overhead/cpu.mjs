@@ -17,7 +17,8 @@
 //
 // `--baseline=<ref>` measures a second build in the same run: `git archive <ref>` into a temp
 // dir, built there, both gateways running side by side; batches alternate between the two
-// (order flipped every round), so drift of a shared machine falls on both alike. Then, unless
+// (order flipped every round), so drift of a shared machine falls on both alike; the change is
+// also given paired, as the median over rounds of the ratio of a round's two batches. Then, unless
 // `--no-rss`, the idle memory of each build: a fresh `bin/gateway serve` with all surfaces and
 // one with GATEWAY_SURFACES=gateway, each on a first start (the CA and certificate are made)
 // and on a restart of the same data dir, `--idle-wait` seconds (default 3) after its listening line,
@@ -260,6 +261,15 @@ async function main() {
         const [b, a] = [cpuOf.get(before.id).get(mode), cpuOf.get(after.id).get(mode)];
         row(`${mode} c=${connections} CPU µs/req, median`, median(b), median(a));
         row(`${mode} c=${connections} CPU µs/req, min`, Math.min(...b), Math.min(...a));
+        // Each round's two batches ran back to back: their ratio is what drift of a loaded
+        // machine disturbs least. Median of the rounds, and the middle half of them.
+        const ratios = b.map((before, i) => a[i] / before).sort((x, y) => x - y);
+        const pct = (r) => `${r >= 1 ? '+' : ''}${((r - 1) * 100).toFixed(1)} %`;
+        const quartile = (q) => ratios[Math.min(ratios.length - 1, Math.floor(q * ratios.length))];
+        lines.push(
+          `${`${mode} c=${connections} paired rounds`.padEnd(34)} ${''.padEnd(34)} ${''.padEnd(34)} ${pct(median(ratios))} ` +
+            `(middle half ${pct(quartile(0.25))} to ${pct(quartile(0.75))}, ${ratios.length} rounds)`,
+        );
       }
       for (const idleCase of measureRss ? IDLE_CASES : []) {
         const b = memory.get(before.id)[idleCase];
