@@ -79,9 +79,7 @@ for (const store of storeKinds()) {
       );
       assert.equal(acceptedEvents([...answers, ...spoofed]), 40, 'the address budget, once');
       assert.ok(
-        [...answers, ...spoofed]
-          .filter((a) => a.status === 429)
-          .every((a) => /client address/.test(a.json.message)),
+        [...answers, ...spoofed].filter((a) => a.status === 429).every((a) => /client address/.test(a.json.message)),
       );
       // 180 requests refused by the address budget: had they been counted against the project
       // (budget 100), its own clients would now be refused too. It has 60 events left.
