@@ -7,7 +7,8 @@ export function report(results, meta) {
   const lines = [];
   lines.push('');
   lines.push(
-    `bench/attack — ${meta.started} — ${meta.cpus} CPUs, load average ${meta.loadBefore.map((l) => l.toFixed(1)).join(' ')} at start`,
+    `bench/attack — ${meta.started} — ${meta.cpus} CPUs, load average ${meta.loadBefore.map((l) => l.toFixed(1)).join(' ')} at start, ` +
+      `${meta.loadAfter.map((l) => l.toFixed(1)).join(' ')} at the end`,
   );
   lines.push('');
   lines.push(
@@ -42,6 +43,10 @@ export function report(results, meta) {
     lines.push(
       `  gateway event-loop delay p50/p99/max (ms): idle ${fmt(lag.idle.p50)}/${fmt(lag.idle.p99)}/${fmt(lag.idle.max)}, ` +
         `attack ${fmt(lag.attack.p50)}/${fmt(lag.attack.p99)}/${fmt(lag.attack.max)}`,
+    );
+    const queued = r.mainThreadQueuedMsPerS;
+    lines.push(
+      `  gateway main thread waiting for a CPU (ms per s, schedstat): idle ${fmt(queued.idle)}, attack ${fmt(queued.attack)}`,
     );
     if (Object.keys(r.underAttack.failures).length)
       lines.push(`  normal client failures: ${JSON.stringify(r.underAttack.failures)}`);

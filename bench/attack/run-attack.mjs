@@ -4,7 +4,17 @@ import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startGatewayProcess } from '../overhead/lib/gateway-process.mjs';
-import { machineTicks, memoryOf, processTicks, sleep, spawnNode, stopChild, tail } from '../overhead/lib/processes.mjs';
+import { execFileSync } from 'node:child_process';
+import {
+  machineTicks,
+  memoryOf,
+  processTicks,
+  runQueueWaitNs,
+  sleep,
+  spawnNode,
+  stopChild,
+  tail,
+} from '../overhead/lib/processes.mjs';
 import { NormalClient, summarize } from './normal-client.mjs';
 import { fmt, pct } from './report.mjs';
 import {
@@ -86,6 +96,8 @@ function attackReady(name, stats, options) {
 export async function runAttack(name, options, ctx, log) {
   const service = await startGatewayProcess(ctx, { name: `gateway-${name}`, env: options.gatewayEnv });
   try {
+    // Threads started later (the worker pool) inherit the main thread's CPUs.
+    if (options.gatewayCpus) execFileSync('taskset', ['-a', '-p', '-c', options.gatewayCpus, String(service.pid)]);
     await setUpCollector(service);
     const client = new NormalClient(service);
     client.start(options.rate);
@@ -94,11 +106,14 @@ export async function runAttack(name, options, ctx, log) {
     client.record();
     const idleTicks = machineTicks();
     const idleGatewayTicks = processTicks(service.pid);
+    const idleWait = runQueueWaitNs(service.pid);
+    const idleWaitStarted = performance.now();
     const idleMemory = [];
     const idleSampler = setInterval(() => idleMemory.push(memoryOf(service.pid).rssKiB), 500);
     await sleep(options.idleSeconds * 1000);
     clearInterval(idleSampler);
     const idleLag = eventLoopLag(await scrapeMetrics(service));
+    const idleQueued = waitShare(service.pid, idleWait, idleWaitStarted);
     const idle = summarize(await client.takeSamples());
     const idleBusy = busyShare(idleTicks);
     const idleGatewayCpu = cpuShare(service.pid, idleGatewayTicks, idleTicks);
@@ -131,12 +146,16 @@ export async function runAttack(name, options, ctx, log) {
       await sleep(500);
     }
     const rampSeconds = (Date.now() - rampStarted) / 1000;
-    log(`  ${name}: attack at strength after ${rampSeconds.toFixed(1)} s ${JSON.stringify(last?.extra ?? {})}`);
+    // The service may keep the attack below strength (slowloris against the penalty box): measured anyway.
+    const ready = attackReady(name, last, options) ? 'at strength' : 'NOT at full strength (measured anyway)';
+    log(`  ${name}: attack ${ready} after ${rampSeconds.toFixed(1)} s ${JSON.stringify(last?.extra ?? {})}`);
 
     await scrapeMetrics(service);
     client.record();
     const attackTicks = machineTicks();
     const attackGatewayTicks = processTicks(service.pid);
+    const attackWait = runQueueWaitNs(service.pid);
+    const attackWaitStarted = performance.now();
     const attackerTicks = processTicks(attacker.pid);
     const rss = [];
     const held = [];
@@ -148,6 +167,7 @@ export async function runAttack(name, options, ctx, log) {
     await sleep(options.attackSeconds * 1000);
     clearInterval(sampler);
     const attackLag = eventLoopLag(await scrapeMetrics(service));
+    const attackQueued = waitShare(service.pid, attackWait, attackWaitStarted);
     const underAttack = summarize(await client.takeSamples());
     const attackBusy = busyShare(attackTicks);
     const attackGatewayCpu = cpuShare(service.pid, attackGatewayTicks, attackTicks);
@@ -173,6 +193,8 @@ export async function runAttack(name, options, ctx, log) {
       underAttack,
       p99Ratio: underAttack.p99 / idle.p99,
       eventLoopLagMs: { idle: idleLag, attack: attackLag },
+      // Milliseconds per second the gateway's main thread was runnable but waited for a core.
+      mainThreadQueuedMsPerS: { idle: idleQueued, attack: attackQueued },
       rssMiB: {
         idleMax: Math.max(...idleMemory) / 1024,
         attackMax: Math.max(...rss) / 1024,
@@ -217,6 +239,11 @@ export async function runAttack(name, options, ctx, log) {
   } finally {
     await service.stop();
   }
+}
+
+/** Milliseconds per second of wall time the process's main thread waited for a CPU since `startNs`. */
+function waitShare(pid, startNs, startedAt) {
+  return (runQueueWaitNs(pid) - startNs) / 1e6 / ((performance.now() - startedAt) / 1000);
 }
 
 /** Cores one process used since `startTicks` (machine ticks count all cores: × the core count). */

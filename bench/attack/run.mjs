@@ -19,7 +19,8 @@
 //   --big-token-bytes=N     bigtoken: length of the one-character message (default 1000000)
 //   --depth=N               nested: JSON nesting depth (default 10000)
 //   --gateway-env=K=V,…     extra environment for the gateway (e.g. a collector quota)
-//   --no-build              do not run `npx tsc -p tsconfig.build.json` first
+//   --gateway-cpus=LIST     pin the gateway (all its threads) to these CPUs (taskset -c LIST), e.g. 1
+//   --no-build              do not build the gateway first (scripts/build-server.mjs)
 //   --keep                  keep the temp dir (logs, gateway data dirs)
 // Exit code 0 when every measured target is met, 1 otherwise, 130 on Ctrl-C.
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -87,6 +88,7 @@ function parseOptions(argv) {
     gatewayEnv,
     build: !flag('no-build'),
     keep: Boolean(flag('keep')),
+    gatewayCpus: value('gateway-cpus', ''),
   };
 }
 
@@ -128,7 +130,7 @@ async function main() {
   const started = new Date().toISOString();
   const loadBefore = loadavg();
   if (options.build) {
-    log('building the gateway (npx tsc -p tsconfig.build.json)…');
+    log('building the gateway (scripts/build-server.mjs)…');
     await buildGateway(repoRoot);
   }
   if (!existsSync(join(repoRoot, 'dist/cli/main.js'))) throw new Error('dist/cli/main.js is missing: build first');

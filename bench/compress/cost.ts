@@ -4,6 +4,7 @@
 // (src/catalogue/prompt-cache-simulator.ts) against the same session uncompressed.
 //
 //   node --import tsx bench/compress/cost.ts [--dataset DIR]... [--interval SECONDS] [--engine gateway|first-sight|ceiling]
+//     [--order file|reverse|shuffle:SEED]
 //
 // Datasets: SWE-agent `.traj` or mini-swe-agent `.json` directories, each reported on its own
 // (default: both of ../shared/datasets). Price models, per dataset:
@@ -14,6 +15,9 @@
 // - a client that sends no cache_control to Claude: direct (no caching at all), through the
 //   gateway without its breakpoints, and with them (on by default).
 // Requests of a session are `--interval` seconds apart (default 20): within every cache's TTL.
+// Sessions are replayed in file order (`--order`: reversed, or shuffled by a seed): the key's
+// history the rewrite policy learns from is the sessions replayed before, so the order tests
+// how much its decisions depend on which conversations it happened to see first.
 import { performance } from 'node:perf_hooks';
 import {
   cachePricingFor,
@@ -244,6 +248,22 @@ function replay(conv: Conversation, s: Scenario, compressor: SessionCompressor):
   return { name: conv.name, requests: requests.length, base, compressed, ms };
 }
 
+/** The sessions in the replay order asked for; a seeded shuffle is the same on every run. */
+function ordered<T>(items: T[], order: string): T[] {
+  if (order === 'file') return items;
+  if (order === 'reverse') return items.slice().reverse();
+  const seed = /^shuffle:(\d+)$/.exec(order);
+  if (!seed) throw new Error(`--order: file, reverse or shuffle:SEED, not ${order}`);
+  let x = Number(seed[1]) + 1;
+  const next = () => (x = (x * 48271) % 2147483647) / 2147483647;
+  const out = items.slice();
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
 const pct = (a: number, b: number) => (b === 0 ? 0 : (100 * a) / b);
 const fmt = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} %`;
 
@@ -265,7 +285,7 @@ const ORACLE = args.includes('--oracle');
 const NO_BUDGET = args.includes('--no-budget');
 const report: Record<string, unknown> = {};
 for (const dir of DATASETS) {
-  const conversations = loadDataset(dir);
+  const conversations = ordered(loadDataset(dir), one('--order') ?? 'file');
   const dataset = dir.replace(/\/+$/, '').split('/').pop()!;
   const requests = conversations.reduce((n, c) => n + prefixes(c).length, 0);
   console.log(

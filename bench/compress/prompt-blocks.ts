@@ -48,8 +48,10 @@ export function messagesBlocks(body: Obj): PromptBlock[] {
     for (const b of body.system as Obj[]) parts.push(part('system', textOf(b.text), b.cache_control));
   for (const m of (body.messages as Obj[] | undefined) ?? []) {
     const role = String(m.role);
+    // A string content is one text block to the provider: the client's breakpoint turns the
+    // last message into a block array, and the next request sends it as a string again.
     if (typeof m.content === 'string') {
-      parts.push(part(role, m.content, undefined));
+      parts.push(part(`${role}:text`, m.content, undefined));
       continue;
     }
     for (const b of (m.content as Obj[] | undefined) ?? []) {

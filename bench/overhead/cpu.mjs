@@ -5,13 +5,15 @@
 //   node bench/overhead/cpu.mjs [--requests=N] [--concurrency=C] [--repeats=R] [--modes=json,stream] [--no-build]
 //                               [--cpu-prof=DIR] [--target=gateway|bare-https|bare-http]
 //                               [--baseline=<git ref>|.] [--node-args="…"] [--baseline-node-args="…"] [--warmup=N]
-//                               [--rss-repeats=N] [--idle-wait=S] [--no-rss] [--no-cpu]
+//                               [--rss-repeats=N] [--idle-wait=S] [--no-rss] [--no-cpu] [--threads]
 // Starts the mock upstream and the gateway exactly as run.mjs does, warms the gateway up, then
 // for each mode sends N requests R times (autocannon, closed loop) and reads the gateway
 // process's user + system CPU ticks from /proc/<pid>/stat before and after each batch. Prints
 // µs of gateway CPU per request for every batch, and the median and minimum per mode (on a
 // shared machine, contention inflates CPU time too: the minimum is the steadier figure). `--cpu-prof=DIR`
 // starts the gateway with `node --cpu-prof` and writes its V8 profile into DIR when it stops.
+// `--threads` also prints each batch's CPU per request by thread: the main thread, then the others
+// by thread id (GC and compiler helpers, libuv's pool, the WAL checkpoint worker).
 //
 // `--baseline=<ref>` measures a second build in the same run: `git archive <ref>` into a temp
 // dir, built there, both gateways running side by side; batches alternate between the two
@@ -32,7 +34,7 @@ import { execFileSync } from 'node:child_process';
 import { makeTargets, startUpstream } from './lib/targets.mjs';
 import { buildGateway, prepareBaseline, spawnGateway, startGatewayProcess } from './lib/gateway-process.mjs';
 import { checkTarget } from './lib/requests.mjs';
-import { processTicks, stopAll, killAllSync, sleep } from './lib/processes.mjs';
+import { processTicks, threadTicks, stopAll, killAllSync, sleep } from './lib/processes.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(benchDir, '../..');
@@ -55,6 +57,7 @@ const idleWaitMs = Number(arg('idle-wait', 3)) * 1000;
 const measureRss = !process.argv.includes('--no-rss') && targetId === 'gateway';
 const warmup = Number(arg('warmup', 3000));
 const measureCpu = !process.argv.includes('--no-cpu');
+const perThread = process.argv.includes('--threads');
 const nodeArgs = (flags) => flags.split(/\s+/).filter(Boolean);
 const TICK_US = 1e6 / 100; // USER_HZ is 100 on Linux
 
@@ -80,11 +83,13 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 
 /** One batch of `requests` in `mode` against `server`: µs of the server process's CPU per request. */
 async function batch(server, mode, label) {
+  const threadsBefore = perThread ? threadTicks(server.pid) : undefined;
   const before = processTicks(server.pid);
   const started = performance.now();
   const result = await run(server.url, server.headers, server.body(mode), requests);
   const seconds = (performance.now() - started) / 1000;
   const ticks = processTicks(server.pid) - before;
+  const threadsAfter = perThread ? threadTicks(server.pid) : undefined;
   const ok = result['2xx'];
   if (ok !== requests)
     throw new Error(
@@ -94,6 +99,16 @@ async function batch(server, mode, label) {
   process.stderr.write(
     `· ${label} ${mode} c=${connections}: ${us.toFixed(0)} µs CPU/request, ${(ok / seconds).toFixed(0)} req/s\n`,
   );
+  if (threadsAfter) {
+    const shares = [...threadsAfter]
+      .map(([tid, after]) => [
+        tid === server.pid ? 'main' : tid,
+        ((after - (threadsBefore.get(tid) ?? 0)) * TICK_US) / ok,
+      ])
+      .filter(([, share]) => share > 0)
+      .sort((a, b) => b[1] - a[1]);
+    process.stderr.write(`  by thread: ${shares.map(([tid, share]) => `${tid} ${share.toFixed(0)}`).join(', ')}\n`);
+  }
   return us;
 }
 

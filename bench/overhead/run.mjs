@@ -10,7 +10,7 @@
 //   --modes=LIST        json,stream                        [BENCH_MODES]
 //   --targets=LIST      direct,bare-https,bare-http,gateway,portkey  [BENCH_TARGETS] (direct is always run: it is the baseline)
 //   --chunk-delay-ms=N  fixed delay between the mock's SSE events (default 0: setImmediate only) [BENCH_CHUNK_DELAY_MS]
-//   --no-build          do not run `npx tsc -p tsconfig.build.json` first  [BENCH_NO_BUILD=1]
+//   --no-build          do not build the gateway first (scripts/build-server.mjs)  [BENCH_NO_BUILD=1]
 //   --keep              keep the temp dir (logs, gateway data dir)
 // Exit code: 0 when every target answered correctly with only 2xx responses; 1 otherwise (the
 // report is printed in full either way); 130 on Ctrl-C.
@@ -133,7 +133,7 @@ async function main() {
   let buildMs = null;
   let buildError = null;
   if (options.targets.includes('gateway') && options.build) {
-    log('building the gateway: npx tsc -p tsconfig.build.json');
+    log('building the gateway: scripts/build-server.mjs');
     try {
       buildMs = await buildGateway(repoRoot);
     } catch (error) {
@@ -197,7 +197,7 @@ async function main() {
         ? ' — OTHER WORK WAS COMPETING FOR THE CPU: treat these numbers as noisy (column "other%").'
         : '.'),
   );
-  if (buildMs !== null) out.push(`gateway build: npx tsc -p tsconfig.build.json took ${(buildMs / 1000).toFixed(1)} s`);
+  if (buildMs !== null) out.push(`gateway build (scripts/build-server.mjs) took ${(buildMs / 1000).toFixed(1)} s`);
   for (const mode of options.modes) {
     out.push('');
     out.push(`== ${mode} ==`);

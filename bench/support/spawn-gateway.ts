@@ -7,38 +7,29 @@ import { join, resolve } from 'node:path';
 export const REPO = resolve(import.meta.dirname, '..', '..');
 
 /**
- * Compiles src/ with the build config into a temporary directory (not the repository's dist/,
- * which tests and other work use), so the benchmarked gateway runs as plain JavaScript, the way
- * `bin/gateway` runs it, without tsx's loader in its memory. Returns the entry file, or
- * undefined when compilation produced no entry (the caller then falls back to tsx).
+ * Builds the server as `npm run build` does (scripts/build-server.mjs: tsc, then the bundle) into
+ * a temporary directory (not the repository's dist/, which tests and other work use), so the
+ * benchmarked gateway runs as plain JavaScript, the way `bin/gateway` runs it, without tsx's
+ * loader in its memory. Returns the entry file, or undefined when the build produced no entry
+ * (the caller then falls back to tsx).
  */
 export function compileGateway(): { entry: string; cleanup(): void } | undefined {
   const dir = mkdtempSync(join(tmpdir(), 'bench-gateway-build-'));
-  spawnSync(
-    process.execPath,
-    [
-      join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'),
-      '-p',
-      join(REPO, 'tsconfig.build.json'),
-      '--outDir',
-      join(dir, 'dist'),
-      '--sourceMap',
-      'false',
-    ],
-    {
-      cwd: REPO,
-      encoding: 'utf8',
-      timeout: 300_000,
-    },
-  );
-  const entry = join(dir, 'dist', 'cli', 'main.js');
-  if (!existsSync(entry)) {
+  spawnSync(process.execPath, [join(REPO, 'scripts', 'build-server.mjs'), `--out=${dir}`], {
+    cwd: REPO,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  if (!existsSync(join(dir, 'dist', 'bundle', 'main.js'))) {
     rmSync(dir, { recursive: true, force: true });
     return undefined;
   }
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
-  // The same launcher as bin/gateway, pointed at this build.
-  writeFileSync(join(dir, 'gateway.mjs'), "import('./dist/cli/main.js').then((m) => m.main(process.argv.slice(2)));\n");
+  // What bin/gateway does, pointed at this build.
+  writeFileSync(
+    join(dir, 'gateway.mjs'),
+    "import('./dist/bundle/startup-heap.js').then((heap) => { heap.holdYoungGeneration(); return import('./dist/bundle/main.js'); }).then((m) => m.main(process.argv.slice(2)));\n",
+  );
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
   return { entry: join(dir, 'gateway.mjs'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -154,15 +154,18 @@ export class Catalogue {
     const targets: UpstreamTarget[] = [];
     for (const { provider, upstreamModel } of model.routes) {
       if (!this.isConfigured(provider)) continue;
-      targets.push({
+      // Members set one by one, and the URL's regex only when it ends with a slash: this runs per request.
+      const baseUrl = provider.base_url ?? '';
+      const target: UpstreamTarget = {
         providerId: provider.id,
         kind: provider.kind,
-        baseUrl: (provider.base_url ?? '').replace(/\/+$/, ''),
+        baseUrl: baseUrl.endsWith('/') ? baseUrl.replace(/\/+$/, '') : baseUrl,
         apiKey: provider.api_key_env ? this.env[provider.api_key_env] : undefined,
         upstreamModel,
-        ...(provider.headers ? { headers: provider.headers } : {}),
-        ...(provider.responses_api ? { responsesApi: true } : {}),
-      });
+      };
+      if (provider.headers) target.headers = provider.headers;
+      if (provider.responses_api) target.responsesApi = true;
+      targets.push(target);
     }
     return targets;
   }

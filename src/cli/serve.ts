@@ -3,6 +3,7 @@ import { createLogger } from '../server/logger.js';
 import { startGateway } from '../server/start.js';
 import { logUnhandledRejections } from '../server/process-guards.js';
 import { preloadEncoders, TOKENIZERS } from '../tokenize/index.js';
+import { releaseYoungGeneration } from './startup-heap.js';
 
 /** `gateway serve`: prints one `listening` JSON line when all three listeners are up; SIGTERM drains. */
 export async function serve(): Promise<void> {
@@ -13,6 +14,7 @@ export async function serve(): Promise<void> {
   // ~35 MB that a gateway which never counts tokens does not need (docs/decisions.md).
   if (settings.preloadTokenizers) preloadEncoders(TOKENIZERS);
   const running = await startGateway(settings, logger);
+  releaseYoungGeneration();
   process.stdout.write(JSON.stringify({ event: 'listening', ...running.urls }) + '\n');
 
   const shutdown = (signal: string) => {

@@ -68,7 +68,8 @@ export interface ConversationResult {
   body: Obj;
   /** The engine's report; undefined when the engine did not run. */
   compression: CompressionReport | undefined;
-  conversationId: string;
+  /** The conversation's id (hashed on first read when the engine did not need it). */
+  readonly conversationId: string;
   outcome: ConversationOutcome | undefined;
   /** Breakpoints the gateway added (Anthropic). */
   breakpointsAdded: number;
@@ -94,7 +95,12 @@ export async function compressConversationRequest(
   body: Obj,
   request: ConversationRequest,
 ): Promise<ConversationResult> {
-  const id = conversationId(body, request.sessionId);
+  // Hashed only when something uses it: the engine's state, or OpenAI's prompt_cache_key. The
+  // hash covers the first user message, which can be megabytes (JSON-encoded and SHA-256'd on the
+  // event loop: the largest part of a 1 MB local/echo chat's main-thread time under
+  // bench/attack's bigtoken). When the engine runs it is taken first, from the body as sent.
+  let id = request.compress ? conversationId(body, request.sessionId) : undefined;
+  const idOf = (): string => (id ??= conversationId(body, request.sessionId));
   const anthropic = request.provider.kind === 'anthropic';
   // Anthropic caches only at breakpoints: with none from the client and none from the gateway
   // nothing is cached, and the rewrite policy must price the request that way.
@@ -110,7 +116,7 @@ export async function compressConversationRequest(
     let history: readonly number[] | undefined;
     if (store) {
       try {
-        [state, history] = await Promise.all([store.load(request.apiKeyId, id), store.history(request.apiKeyId)]);
+        [state, history] = await Promise.all([store.load(request.apiKeyId, idOf()), store.history(request.apiKeyId)]);
       } catch (error) {
         request.onStoreError?.(error);
       }
@@ -125,7 +131,7 @@ export async function compressConversationRequest(
     outcome = result.conversation;
     if (store && outcome) {
       try {
-        await store.save(request.apiKeyId, id, outcome.state);
+        await store.save(request.apiKeyId, idOf(), outcome.state);
       } catch (error) {
         request.onStoreError?.(error);
       }
@@ -139,14 +145,16 @@ export async function compressConversationRequest(
     breakpointsAdded = placed.added;
   }
   if (request.addCacheHints && takesPromptCacheKey(request.provider) && out.prompt_cache_key === undefined)
-    out = { ...out, prompt_cache_key: `gw-${id.slice(0, 40)}` };
+    out = { ...out, prompt_cache_key: `gw-${idOf().slice(0, 40)}` };
 
   const estimated = outcome ? outcome.savedUnits * pricing.inputPerMtok : 0;
   let settled: number | undefined;
   return {
     body: out,
     compression: report,
-    conversationId: id,
+    get conversationId() {
+      return idOf();
+    },
     outcome,
     breakpointsAdded,
     estimatedSavingsMicroUsd: Math.round(estimated),
@@ -155,7 +163,7 @@ export async function compressConversationRequest(
       settled = outcome ? Math.round(savedFromUsage(pricing, outcome, usage)) : 0;
       if (request.store && outcome) {
         request.store
-          .recordUsage(request.apiKeyId, id, outcome.state.requests, {
+          .recordUsage(request.apiKeyId, idOf(), outcome.state.requests, {
             cacheRead: usage.cachedInputTokens,
             cacheWrite: usage.cacheCreationInputTokens,
           })

@@ -24,7 +24,7 @@ import type { Bundle } from './bundles.js';
 import { relativePrices, type CachePricing } from '../catalogue/cache-pricing.js';
 import { NEW_CONVERSATION, type ConversationState } from './conversation-state.js';
 import { decideRewrite, removedTokens, type RewriteDecision } from './rewrite-policy.js';
-import { countTextTokens } from '../tokenize/index.js';
+import { countTextTokens, type TokenizerName } from '../tokenize/index.js';
 
 export { BUNDLES, COMPRESSION_MODELS, isCompressionModel, type BundleName } from './bundles.js';
 export { CompressionInputError } from './errors.js';
@@ -64,7 +64,7 @@ export interface ConversationOutcome {
   savedUnits: number;
   /**
    * Tokens removed from what the previous request already sent (read from the cache when it
-   * hits) and from what is new in this one, as o200k_base counts them.
+   * hits) and from what is new in this one, as the request's tokenizer counts them.
    */
   removed: { cached: number; fresh: number };
 }
@@ -111,7 +111,7 @@ export function compressPayload(body: unknown, options: EngineOptions = {}): Eng
   const refs = runFirstSight(conversation, bundle, tokenizer, options);
   let outcome: ConversationOutcome | undefined;
   if (options.conversation) {
-    outcome = rewriteForConversation(conversation, bundle, refs, counted, options.conversation);
+    outcome = rewriteForConversation(conversation, bundle, refs, counted, tokenizer, options.conversation);
   } else {
     const maskBefore = effectiveMaskBefore(conversation, bundle, options.maskBefore);
     if (maskBefore > 0 && (!options.only || options.only.includes('observation_masking')))
@@ -144,8 +144,6 @@ export function compressPayload(body: unknown, options: EngineOptions = {}): Eng
   };
 }
 
-const o200k = (text: string) => countTextTokens(text, 'o200k_base');
-
 /**
  * The history rewrite of a conversation's request: the boundary its state holds, moved when the
  * policy says so (rewrite-policy.ts), applied to the results; and the state for the next request.
@@ -155,8 +153,11 @@ function rewriteForConversation(
   bundle: Bundle,
   refs: string[][],
   counted: BodyCount,
+  tokenizer: TokenizerName,
   options: ConversationOptions,
 ): ConversationOutcome {
+  // The request's own tokenizer: the counts of its texts are cached already (item counts too).
+  const tokens = (text: string) => countTextTokens(text, tokenizer);
   const state = options.state ?? NEW_CONVERSATION;
   const results = conversation.results;
   const current = effectiveMaskBefore(conversation, bundle, state.maskBefore);
@@ -167,7 +168,7 @@ function rewriteForConversation(
   let total = counted.total;
   results.forEach((r, i) => {
     if (now.texts[i] === r.original) return;
-    const delta = o200k(r.original) - o200k(now.texts[i]!);
+    const delta = tokens(r.original) - tokens(now.texts[i]!);
     if (itemTokens && r.item < itemTokens.length) itemTokens[r.item]! -= delta;
     total -= delta;
   });
@@ -195,7 +196,7 @@ function rewriteForConversation(
   let lastChangeable = -1;
   results.forEach((r, i) => {
     if (r.turn < current || r.turn >= candidate) return;
-    upperBound += o200k(now.texts[i]!);
+    upperBound += tokens(now.texts[i]!);
     lastChangeable = Math.max(lastChangeable, r.item);
   });
   let next = now;
@@ -206,14 +207,14 @@ function rewriteForConversation(
     let firstChangedItem = Number.MAX_SAFE_INTEGER;
     results.forEach((r, i) => {
       if (next.texts[i] === now.texts[i]) return;
-      savedTokens += o200k(now.texts[i]!) - o200k(next.texts[i]!);
+      savedTokens += tokens(now.texts[i]!) - tokens(next.texts[i]!);
       firstChangedItem = Math.min(firstChangedItem, r.item);
     });
     decision = policy(savedTokens, firstChangedItem);
   }
   applyRendering(results, decision.maskBefore === current ? now : next);
   const { read, write } = relativePrices(options.pricing);
-  const removed = removedTokens(results, o200k, conversation.lastAssistantItem);
+  const removed = removedTokens(results, tokens, conversation.lastAssistantItem);
   const savedUnits = decision.cold
     ? write * (removed.cached + removed.fresh)
     : read * removed.cached + write * removed.fresh - decision.extraUnits;

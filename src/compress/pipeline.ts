@@ -4,7 +4,7 @@
 import type { Bundle } from './bundles.js';
 import { BoundedCache, registerCache } from './cache.js';
 import { applyFirstSight, clearFirstSightStates, FIRST_SIGHT_STRATEGIES } from './first-sight/first-sight.js';
-import { expandReferences } from './first-sight/line-runs.js';
+import { expandReferences } from './first-sight/line-references.js';
 import { POINTER_RE } from './filters/markers.js';
 import { maskedText, maskingPlan, OBSERVATION_MASKING } from './strategies/observation-masking.js';
 import type { ToolResult } from './types.js';
@@ -137,7 +137,10 @@ function expandReferencesToMasked(
       const pointer = POINTER_RE.test(text) ? /tool call (\S+) above\.\]$/.exec(text) : null;
       if (pointer && maskedIds.has(pointer[1]!)) text = full(byId.get(pointer[1]!)!);
       // A run names lines of its target's own first-sight text, which are literal there.
-      else text = expandReferences(text, (id) => (maskedIds.has(id) ? firstSight[byId.get(id)!] : undefined));
+      else
+        text = expandReferences(text, (id, arg) =>
+          arg === undefined && maskedIds.has(id) ? firstSight[byId.get(id)!] : undefined,
+        );
     }
     expanded.set(i, text);
     return text;

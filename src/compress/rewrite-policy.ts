@@ -5,9 +5,11 @@
 // - the cache is already cold (the previous request is older than the provider's TTL, or the
 //   upstream reported neither a cached read nor a cache write for it): the rewrite is free;
 // - the prompt nears the model's context window: a rewrite is cheaper than a refused request;
-// - more requests are expected to follow than the breakeven R* of this rewrite, and the extra
-//   cost it adds now is covered by what compression already saved in this conversation, so even
-//   if the conversation ended right after, it would not cost more than uncompressed.
+// - more requests are expected to follow than the breakeven R* of this rewrite, and either the
+//   extra cost it adds now is covered by what compression already saved in this conversation (so
+//   even if the conversation ended right after, it would not cost more than uncompressed), or the
+//   key's record of finished conversations says nearly none that got this far stopped before
+//   such a rewrite paid back.
 import { relativePrices, rewriteBreakeven, type CachePricing } from '../catalogue/cache-pricing.js';
 import type { ConversationState } from './conversation-state.js';
 import type { ToolResult } from './types.js';
@@ -58,12 +60,41 @@ const MARGIN = 2;
  */
 export function expectedRemaining(n: number, history: readonly number[] | undefined): number {
   if (!history || history.length < MIN_HISTORY) return n * LINDY;
-  const longer = history.filter((length) => length > n).map((length) => length - n);
+  // A conversation of n requests got this far too: it stopped right after this one.
+  const longer = history.filter((length) => length >= n).map((length) => length - n);
   // Fewer than MIN_HISTORY went this far: this conversation is longer than nearly all the key
   // has had, and the few that went on say little. Padded with zeros, the median stays low.
   while (longer.length < MIN_HISTORY) longer.push(0);
   longer.sort((a, b) => a - b);
   return longer[Math.floor(longer.length / 2)]!;
+}
+
+/**
+ * Finished conversations of the key that got as far as this one needed before their record can
+ * stand in for the risk budget, and the share of them that may have stopped before a rewrite
+ * paid back. Measured on the mini-swe-agent sessions replayed in seven orders (cost.ts --order,
+ * docs/compression.md): with 8 such conversations, a run of long ones early in the history
+ * vouched for rewrites in short conversations that then cost up to 13 % more than uncompressed;
+ * with 16, one order still left one conversation 1.6 % above; with 24, none cost more.
+ */
+const MIN_RECORD = 24;
+const RECORD_SHARE = 0.05;
+
+/**
+ * Whether the key's finished conversations say a rewrite at the `n`-th request pays back: at
+ * least MIN_RECORD of them got this far, and at most RECORD_SHARE of those stopped within
+ * `breakeven` more requests.
+ */
+export function recordVouches(n: number, breakeven: number, history: readonly number[] | undefined): boolean {
+  if (!history) return false;
+  let longer = 0;
+  let stoppedEarly = 0;
+  for (const length of history) {
+    if (length < n) continue;
+    longer++;
+    if (length - n < breakeven) stoppedEarly++;
+  }
+  return longer >= MIN_RECORD && stoppedEarly <= RECORD_SHARE * longer;
 }
 
 export interface PolicyInput {
@@ -138,7 +169,14 @@ export function decideRewrite(input: PolicyInput): RewriteDecision {
   const { read, write } = relativePrices(pricing);
   const extra = Math.max(0, (write - read) * Math.max(0, changed - saved) - read * saved);
   if (input.totalTokens > pricing.contextWindow * CONTEXT_HEADROOM) return decision('context_window', extra);
-  if (expected > breakeven * MARGIN && (input.riskBudget === false || extra <= state.savedUnits * RISK_SHARE))
+  if (expected <= breakeven * MARGIN) return decision(undefined, 0);
+  // The extra cost is certain if the conversation stops now: it must fit in what compression
+  // saved so far, unless the key's record says conversations this far along go on long enough.
+  if (
+    input.riskBudget === false ||
+    extra <= state.savedUnits * RISK_SHARE ||
+    recordVouches(state.requests + 1, breakeven, input.history)
+  )
     return decision('breakeven', extra);
   return decision(undefined, 0);
 }

@@ -32,6 +32,25 @@ export const CONNECTION_DEFAULTS: ConnectionSettings = {
 };
 
 /**
+ * The address penalty box (src/server/address-penalties.ts, docs/configuration.md,
+ * "Connections"): an address whose connections keep missing the handshake or header deadline
+ * without completing a request is refused on accept for a while.
+ */
+export interface AddressPenaltySettings {
+  /** Such cuts within `windowMs` that put an address in the box; 0: never. */
+  cuts: number;
+  windowMs: number;
+  /** How long a boxed address is refused. */
+  cooldownMs: number;
+}
+
+export const ADDRESS_PENALTY_DEFAULTS: AddressPenaltySettings = {
+  cuts: 8,
+  windowMs: 60_000,
+  cooldownMs: 60_000,
+};
+
+/**
  * File descriptors kept back from the connection cap for everything else the process opens:
  * database connections, upstream keep-alive pools, webhook deliveries, log and data files.
  */
@@ -59,6 +78,15 @@ export function readConnectionSettings(env: NodeJS.ProcessEnv = process.env): Co
     keepAliveTimeoutMs: integer(env, 'GATEWAY_KEEP_ALIVE_TIMEOUT_MS', d.keepAliveTimeoutMs, 1),
     maxConnections: integer(env, 'GATEWAY_MAX_CONNECTIONS', d.maxConnections, 1),
     maxConnectionsPerAddress: integer(env, 'GATEWAY_MAX_CONNECTIONS_PER_ADDRESS', d.maxConnectionsPerAddress, 0),
+  };
+}
+
+export function readAddressPenaltySettings(env: NodeJS.ProcessEnv = process.env): AddressPenaltySettings {
+  const d = ADDRESS_PENALTY_DEFAULTS;
+  return {
+    cuts: integer(env, 'GATEWAY_ADDRESS_PENALTY_CUTS', d.cuts, 0),
+    windowMs: integer(env, 'GATEWAY_ADDRESS_PENALTY_WINDOW_MS', d.windowMs, 1),
+    cooldownMs: integer(env, 'GATEWAY_ADDRESS_PENALTY_COOLDOWN_MS', d.cooldownMs, 1),
   };
 }
 

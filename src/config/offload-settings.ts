@@ -16,14 +16,31 @@ export interface OffloadSettings {
    * structured clones, a queue, and the thread's own first-sight memo (docs/decisions.md).
    */
   compressMinChars: number;
+  /**
+   * Nice steps the threads run below the process (Linux; `GATEWAY_OFFLOAD_NICE`, 0 = same
+   * priority): the event loop gets a core before them when both want one.
+   */
+  nice: number;
 }
 
+/**
+ * Threads by default, at most 4: one a core when they run below the event loop's priority
+ * (Linux, `nice` > 0), else one core fewer, at least 1. At the same priority, as many busy
+ * threads as cores took the cores from the main thread and every other client waited; niced,
+ * they give it back whenever it wants one (docs/decisions.md, "Big inputs off the event loop").
+ */
+export function defaultOffloadThreads(nice: number, platform: NodeJS.Platform = process.platform): number {
+  const cores = availableParallelism();
+  return Math.max(1, Math.min(4, platform === 'linux' && nice > 0 ? cores : cores - 1));
+}
+
+const NICE = 10;
+
 export const OFFLOAD_DEFAULTS: OffloadSettings = {
-  // One core left to the event loop: with as many busy threads as cores, the threads took the
-  // cores from the main thread, and every other client waited (docs/decisions.md).
-  threads: Math.max(1, Math.min(4, availableParallelism() - 1)),
+  threads: defaultOffloadThreads(NICE),
   maxQueue: 64,
   minChars: 64 * 1024,
   // ~1M characters is ~250k tokens: at most ~10–20 ms of the event loop inline.
   compressMinChars: 1024 * 1024,
+  nice: NICE,
 };

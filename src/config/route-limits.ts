@@ -1,4 +1,4 @@
-import { OFFLOAD_DEFAULTS, type OffloadSettings } from './offload-settings.js';
+import { defaultOffloadThreads, OFFLOAD_DEFAULTS, type OffloadSettings } from './offload-settings.js';
 import { boundedInt } from './bounded-int.js';
 
 /**
@@ -28,8 +28,9 @@ export function readRouteBodyLimits(env: NodeJS.ProcessEnv, defaultBytes: number
 }
 
 export function readOffloadSettings(env: NodeJS.ProcessEnv): OffloadSettings {
+  const nice = boundedInt(env, 'GATEWAY_OFFLOAD_NICE', OFFLOAD_DEFAULTS.nice, 0, 19);
   return {
-    threads: boundedInt(env, 'GATEWAY_OFFLOAD_THREADS', OFFLOAD_DEFAULTS.threads, 1, 64),
+    threads: boundedInt(env, 'GATEWAY_OFFLOAD_THREADS', defaultOffloadThreads(nice), 1, 64),
     maxQueue: boundedInt(env, 'GATEWAY_OFFLOAD_MAX_QUEUE', OFFLOAD_DEFAULTS.maxQueue, 1, 100_000),
     minChars: boundedInt(env, 'GATEWAY_OFFLOAD_MIN_CHARS', OFFLOAD_DEFAULTS.minChars, 1, MAX_BODY_BYTES),
     compressMinChars: boundedInt(
@@ -39,5 +40,6 @@ export function readOffloadSettings(env: NodeJS.ProcessEnv): OffloadSettings {
       1,
       MAX_BODY_BYTES,
     ),
+    nice,
   };
 }

@@ -1,7 +1,12 @@
 import { resolve } from 'node:path';
 import { readDomainSettings, type DomainSettings } from './domain-settings.js';
 import { readTlsSettings, type TlsSettings } from './tls-settings.js';
-import { readConnectionSettings, type ConnectionSettings } from './connection-settings.js';
+import {
+  readAddressPenaltySettings,
+  readConnectionSettings,
+  type AddressPenaltySettings,
+  type ConnectionSettings,
+} from './connection-settings.js';
 import { readHardeningSettings, type HardeningSettings } from './hardening-settings.js';
 import { readOffloadSettings, readRouteBodyLimits, type RouteBodyLimits } from './route-limits.js';
 import type { OffloadSettings } from './offload-settings.js';
@@ -46,6 +51,8 @@ export interface Settings {
   domains: DomainSettings;
   /** Timeouts and caps of every listener's connections (docs/configuration.md, "Connections"). */
   connections: ConnectionSettings;
+  /** The address penalty box (docs/configuration.md, "Connections"). */
+  addressPenalty: AddressPenaltySettings;
   /** JSON depth, pending gateway-tool ids (docs/configuration.md, "Input bounds"). */
   hardening: HardeningSettings;
   /** Listeners this process serves (`GATEWAY_SURFACES`); the others are not loaded. */
@@ -140,6 +147,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     preloadTokenizers: flag(env, 'GATEWAY_PRELOAD_TOKENIZERS', false),
     domains: readDomainSettings(env),
     connections: readConnectionSettings(env),
+    addressPenalty: readAddressPenaltySettings(env),
     hardening: readHardeningSettings(env),
     surfaces: readSurfaces(env),
   };

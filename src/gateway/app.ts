@@ -14,6 +14,7 @@ import { registerChatCompletionsRoute } from './chat/chat-route.js';
 import { registerMessagesRoute } from './messages/messages-route.js';
 import { registerMessagesCountTokensRoute } from './messages/count-tokens-route.js';
 import { registerResponsesRoute } from './responses/responses-route.js';
+import { registerOffloadWarmup } from './warm-offload.js';
 
 export function buildGatewayApp(
   base: Omit<AppOptions, 'sendError' | 'handleError'>,
@@ -46,6 +47,7 @@ export function buildGatewayApp(
   const limits = services.bodyLimits;
   app.register(async (authenticated) => {
     registerGatewayAuth(authenticated, services.authenticator);
+    registerOffloadWarmup(authenticated);
     registerModelsRoute(authenticated, services);
     registerChatCompletionsRoute(authenticated, services);
     registerCountTokensRoute(authenticated, limits?.countTokensBytes);

@@ -9,11 +9,11 @@ export const connectionsOpen = new LabelledGauge(
   metricsRegistry,
 );
 
-export type RefusalReason = 'instance_cap' | 'address_cap';
+export type RefusalReason = 'instance_cap' | 'address_cap' | 'address_penalty';
 
 export const connectionsRefused = new LabelledCounter(
   'gateway_connections_refused_total',
-  'Connections closed at once on accept because the instance or the client address already held its cap, by listener and reason.',
+  'Connections closed at once on accept because the instance or the client address already held its cap (instance_cap, address_cap), or the address is in the penalty box for connections that kept missing deadlines (address_penalty), by listener and reason.',
   ['surface', 'reason'],
   metricsRegistry,
 );

@@ -23,6 +23,8 @@ export {
   offloadSettings,
   OffloadQueueFull,
   OFFLOAD_DEFAULTS,
+  offloadThreads,
+  warmOffloadPool,
   type OffloadSettings,
 } from './pool.js';
 

@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
-import type { OffloadAnswer, OffloadTask } from './tasks.js';
+import type { Piscina } from 'piscina';
+import type { OffloadAnswer, OffloadTask, OffloadWorkerData } from './tasks.js';
 import { OFFLOAD_DEFAULTS, type OffloadSettings } from '../config/offload-settings.js';
 
 export { OFFLOAD_DEFAULTS, type OffloadSettings };
@@ -41,15 +42,34 @@ function workerFile(): string {
 }
 
 function thePool(): Piscina<OffloadTask, OffloadAnswer<OffloadTask['kind']>> {
-  pool ??= new Piscina({
-    filename: workerFile(),
-    minThreads: 0,
-    maxThreads: settings.threads,
-    maxQueue: settings.maxQueue,
-    // A thread keeps its merge ranks and caches (~0.5 s to load) while requests keep coming.
-    idleTimeout: 5 * 60 * 1000,
-  });
+  if (!pool) {
+    // piscina itself is loaded with the pool: a process that never sees a big input does without.
+    const { Piscina: Pool } = createRequire(import.meta.url)('piscina') as typeof import('piscina');
+    pool = new Pool({
+      filename: workerFile(),
+      minThreads: 0,
+      maxThreads: settings.threads,
+      maxQueue: settings.maxQueue,
+      // A thread keeps its code, merge ranks and caches while requests keep coming.
+      idleTimeout: 5 * 60 * 1000,
+      // Read by worker.ts as the thread starts (thread-priority.ts).
+      workerData: { nice: settings.nice } satisfies OffloadWorkerData,
+    });
+  }
   return pool;
+}
+
+/**
+ * Starts a thread ahead of a task that is on its way (a big body arriving): its start and the
+ * loading of its code (~50–100 ms of CPU) then overlap the upload instead of adding to the answer.
+ * Nothing when the pool already has a thread, running or starting.
+ */
+export function warmOffloadPool(): void {
+  const current = thePool();
+  if (current.threads.length > 0) return;
+  current.run({ kind: 'warm' }).catch(() => {
+    // A thread that cannot start fails the task that needs it, with its own error.
+  });
 }
 
 /** Runs `task` on a pool thread; rejects with OffloadQueueFull when the queue is full. */
@@ -65,6 +85,11 @@ export async function runOffloaded<K extends OffloadTask['kind']>(
     if (error instanceof Error && error.message === 'Task queue is at limit') throw new OffloadQueueFull();
     throw error;
   }
+}
+
+/** Threads the pool has, running or starting (0 before its first task). */
+export function offloadThreads(): number {
+  return pool?.threads.length ?? 0;
 }
 
 /** Stops the threads (server shutdown, end of a test file). */

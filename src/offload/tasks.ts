@@ -13,7 +13,9 @@ export type OffloadTask =
   | { kind: 'count-text'; text: string; tokenizer: TokenizerName }
   | { kind: 'compress'; body: unknown; options: EngineOptions }
   | { kind: 'compress-json'; segments: Uint8Array[]; maxDepth: number; bundle: BundleName | undefined }
-  | { kind: 'local-answer'; request: ChatRequest; model: string };
+  | { kind: 'local-answer'; request: ChatRequest; model: string }
+  /** Nothing: starts a thread and loads its code ahead of a big input (pool.ts, warmOffloadPool). */
+  | { kind: 'warm' };
 
 export interface OffloadResults {
   'count-request': number;
@@ -21,6 +23,7 @@ export interface OffloadResults {
   compress: EngineResult;
   'compress-json': CompressJsonOutcome;
   'local-answer': LocalAnswer;
+  warm: null;
 }
 
 /**
@@ -30,3 +33,9 @@ export interface OffloadResults {
 export type OffloadAnswer<K extends OffloadTask['kind']> =
   | { ok: true; value: OffloadResults[K] }
   | { ok: false; error: { kind: 'compression-input'; message: string; param: string | null } };
+
+/** What each thread is given as it starts (piscina's `workerData`). */
+export interface OffloadWorkerData {
+  /** Nice steps below the process the thread lowers itself by (thread-priority.ts). */
+  nice: number;
+}

@@ -3,7 +3,11 @@ import { Piscina } from 'piscina';
 import { compressJsonBytes } from './compress-json.js';
 import { answerLocally } from '../providers/local/local-answer.js';
 import { countRequestTokens, countTextTokens } from '../tokenize/index.js';
-import type { OffloadAnswer, OffloadTask } from './tasks.js';
+import { lowerThreadPriority } from './thread-priority.js';
+import type { OffloadAnswer, OffloadTask, OffloadWorkerData } from './tasks.js';
+
+// Once per thread, as piscina loads this file in it: below the event loop for the CPU.
+lowerThreadPriority((Piscina.workerData as OffloadWorkerData | undefined)?.nice ?? 0);
 
 /**
  * Entry point of the pool's threads (pool.ts): one task in, its answer out. Each thread keeps
@@ -29,6 +33,8 @@ export default function runTask(task: OffloadTask): OffloadAnswer<OffloadTask['k
     }
     case 'local-answer':
       return { ok: true, value: answerLocally(task.request, task.model) };
+    case 'warm':
+      return { ok: true, value: null };
     case 'compress':
       try {
         return { ok: true, value: compressPayload(task.body, task.options) };

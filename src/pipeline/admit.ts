@@ -16,7 +16,6 @@ import { GatewayError } from './errors.js';
 import { providerNotSupported, resolveModel } from './resolve-model.js';
 import { headerFlag, mergeTags } from './request-tags.js';
 import { validateChatRequest } from './validate-chat-request.js';
-import { meterRefusal } from './refusal-metering.js';
 import { applyCompression, type AppliedCompression } from './apply-compression.js';
 import { injectGatewayTools, planGatewayTools, type GatewayToolPlan } from './gateway-tool-plan.js';
 
@@ -80,14 +79,15 @@ export async function admit(
   // Gateway tools are resolved before compression (a stored deferred turn is part of the history
   // to compress) and injected after it (their definitions are never rewritten).
   const planned = await planGatewayTools(services.gatewayTools, key, original);
-  const compressCanonical =
-    (await options.compressCanonical?.({
-      body: planned.body,
-      plan: planned.plan,
-      targets,
-      model,
-      conversations: services.compression,
-    })) ?? true;
+  // Awaited only when the route asks (an `await` of nothing still costs a turn of the microtask queue).
+  const asked = options.compressCanonical?.({
+    body: planned.body,
+    plan: planned.plan,
+    targets,
+    model,
+    conversations: services.compression,
+  });
+  const compressCanonical = asked === undefined ? true : await asked;
   const compressed = compressCanonical
     ? await applyCompression(request, planned.body, model, services.compression)
     : { body: planned.body, compression: undefined };
@@ -134,25 +134,35 @@ export async function admit(
       admission.body = withOutputCap(admission.body, maxOutputTokens);
       admission.outputCapApplied = maxOutputTokens;
     } else {
-      meterRefusal(services, request, {
-        model: model.id,
-        provider: targets[0]?.providerId ?? '',
-        upstreamModel: targets[0]?.upstreamModel ?? '',
-        tags,
-        stream: body.stream === true,
-        startedAt,
-        code: 'usage_limit_exceeded',
-        status: 429,
-      });
       const { minimumMicroUsd } = allowanceBounds(allowance);
-      throw new GatewayError('usage_limit_exceeded', {
-        message: `This request's prompt and a minimal answer could cost up to $${(minimumMicroUsd / 1e6).toFixed(6)}, more than is left under the key's monthly limit of $${key.maxUsageUsd}.`,
-      });
+      admission.maxOutputTokens = maxOutputTokens;
+      throw new CeilingRefusal(
+        admission,
+        new GatewayError('usage_limit_exceeded', {
+          message: `This request's prompt and a minimal answer could cost up to $${(minimumMicroUsd / 1e6).toFixed(6)}, more than is left under the key's monthly limit of $${key.maxUsageUsd}.`,
+        }),
+      );
     }
   }
   admission.maxOutputTokens = maxOutputTokens;
   admission.reservation = reservation;
   return admission;
+}
+
+/**
+ * Thrown by `admit` when the key's ceiling leaves no room for the request. It is admitted as far
+ * as metering needs (model, targets, tags) so that the call core settles it like any other
+ * request: a usage row with zero tokens and cost and the refusal's status, so the export shows
+ * who hit their limit and when (`openCall`). Requests refused earlier (a malformed body, an
+ * unknown model) are client errors and are not metered.
+ */
+export class CeilingRefusal extends Error {
+  constructor(
+    readonly admission: Admission,
+    readonly error: GatewayError,
+  ) {
+    super(error.message);
+  }
 }
 
 /**

@@ -16,7 +16,7 @@ import type { ApiKey } from '../store/api-keys.js';
 import { countTextTokens } from '../tokenize/index.js';
 import type { CoreServices } from './services.js';
 import { GatewayError, databaseUnavailableError } from './errors.js';
-import { admit, type Admission, type AdmitOptions } from './admit.js';
+import { admit, CeilingRefusal, type Admission, type AdmitOptions } from './admit.js';
 import { meter, ZERO_USAGE } from './meter.js';
 import { toProviderGatewayError } from './provider-error.js';
 import { abortOnClientClose } from './client-abort.js';
@@ -38,6 +38,8 @@ export interface Outcome {
   status: number;
   errorCode: string | null;
   usage: TokenUsage;
+  /** Refused at admission: no model was called, so no upstream latency is recorded. */
+  refused?: boolean;
 }
 
 const CLIENT_CLOSED = { status: CLIENT_CLOSED_REQUEST, errorCode: 'client_closed' } as const;
@@ -46,7 +48,8 @@ const ANSWERED = { status: 200, errorCode: null } as const;
 /**
  * Admits a request and opens its call: the one entry of the core for every endpoint. Admission
  * (key, model, gateway tools, compression, ceiling reservation, tags, debug) happens here, and
- * the abort signal that follows the client connection is created here.
+ * the abort signal that follows the client connection is created here. A request its key's
+ * ceiling refuses is settled here, through the same `Call.settle`, before its error is thrown.
  */
 export async function openCall(
   services: CoreServices,
@@ -56,7 +59,13 @@ export async function openCall(
   body: ChatRequest,
   options: AdmitOptions = {},
 ): Promise<Call> {
-  const admission = await admit(services, request, body, options);
+  let admission: Admission;
+  try {
+    admission = await admit(services, request, body, options);
+  } catch (error) {
+    if (!(error instanceof CeilingRefusal)) throw error;
+    throw new Call(services, request, reply, error.admission, endpoint).refused(error.error);
+  }
   return new Call(services, request, reply, admission, endpoint);
 }
 
@@ -145,6 +154,7 @@ export class Call {
       upstreamModel: this.upstreamModel,
       stream,
       endpoint: this.endpoint,
+      refused: outcome.refused === true,
       uncompressedInputTokens: admission.compression
         ? outcome.usage.inputTokens + admission.compression.savedTokens
         : null,
@@ -197,6 +207,15 @@ export class Call {
   /** The charge of a request that never got an answer: its estimated prompt when the client left, else nothing. */
   unansweredUsage = (clientGone: boolean): TokenUsage =>
     clientGone ? { ...ZERO_USAGE, inputTokens: this.admission.promptEstimate } : ZERO_USAGE;
+
+  /** Settles a request refused at admission for its key's ceiling (zero usage, nothing sent upstream); returns `error`. */
+  refused(error: GatewayError): GatewayError {
+    this.settle(
+      { status: error.status, errorCode: error.code, usage: ZERO_USAGE, refused: true },
+      this.admission.body.stream === true,
+    );
+    return error;
+  }
 
   /** Settles a request answered in one piece (JSON). */
   answered(usage: TokenUsage): void {

@@ -34,9 +34,11 @@ export async function planGatewayTools(
     const setting = settings.get(id);
     return service.registry.has(id) && setting !== undefined && usableBy(setting, key.id);
   };
-  const tools = new Map<string, GatewayTool>();
-  const requested = [...new Set(body.gateway_tool_ids ?? [])];
-  if (requested.length > 0) {
+  // Built on the first tool: most requests name none, resume no turn, and get none hydrated.
+  let tools: Map<string, GatewayTool> | undefined;
+  const add = (id: string, tool: GatewayTool) => (tools ??= new Map()).set(id, tool);
+  if (body.gateway_tool_ids !== undefined && body.gateway_tool_ids.length > 0) {
+    const requested = [...new Set(body.gateway_tool_ids)];
     const bad = requested.filter((id) => !usable(id));
     if (bad.length > 0) {
       const list = bad.map((id) => `"${id.length > 64 ? `${id.slice(0, 64)}…` : id}"`).join(', ');
@@ -46,11 +48,11 @@ export async function planGatewayTools(
         extra: { invalid_ids: bad.slice(0, 64) },
       });
     }
-    for (const id of requested) tools.set(id, service.registry.get(id)!);
+    for (const id of requested) add(id, service.registry.get(id)!);
   } else {
     for (const [id, setting] of settings) {
       const tool = service.registry.get(id);
-      if (tool && hydratedFor(setting, key.id)) tools.set(id, tool);
+      if (tool && hydratedFor(setting, key.id)) add(id, tool);
     }
   }
 
@@ -68,19 +70,20 @@ export async function planGatewayTools(
     }
     messages = merged;
     for (const result of operation.gatewayResults) {
-      if (!tools.has(result.name) && usable(result.name)) tools.set(result.name, service.registry.get(result.name)!);
+      if (!tools?.has(result.name) && usable(result.name)) add(result.name, service.registry.get(result.name)!);
     }
   }
 
-  const clash = (body.tools ?? []).map((t) => t.function.name).filter((name) => tools.has(name));
+  const merged = messages === body.messages ? body : { ...body, messages };
+  if (tools === undefined) return { body: merged, plan: undefined };
+  const injected = tools;
+  const clash = (body.tools ?? []).map((t) => t.function.name).filter((name) => injected.has(name));
   if (clash.length > 0) {
     throw new GatewayError('invalid_request', {
       message: `tools declares ${clash.map((n) => `"${n}"`).join(', ')}, which is also a gateway tool injected into this request; rename the tool.`,
       param: 'tools',
     });
   }
-  const merged = messages === body.messages ? body : { ...body, messages };
-  if (tools.size === 0) return { body: merged, plan: undefined };
   return { body: merged, plan: { tools, ...(pendingId !== undefined ? { resumedPendingId: pendingId } : {}) } };
 }
 

@@ -23,6 +23,8 @@ export interface Outcome {
   stream: boolean;
   endpoint: string;
   uncompressedInputTokens?: number | null;
+  /** Refused at admission (key ceiling): a row, but no model call whose latency the metrics record. */
+  refused?: boolean;
 }
 
 declare module 'fastify' {
@@ -59,15 +61,16 @@ export function pendingUsageCommit(request: FastifyRequest): Promise<void> | und
 export function meter(services: CoreServices, request: FastifyRequest, admission: Admission, outcome: Outcome): number {
   const cost = costMicroUsd(admission.model.pricing, outcome.usage);
   const now = Date.now();
-  recordUsageMetrics({
-    // Unlisted names are the client's choice: one label per provider keeps the series bounded.
-    model: admission.model.unlisted ? `${admission.model.author}/unlisted` : admission.model.id,
-    provider: outcome.provider,
-    status: outcome.status,
-    usage: outcome.usage,
-    costMicroUsd: cost,
-    latencyMs: now - admission.startedAt,
-  });
+  if (!outcome.refused)
+    recordUsageMetrics({
+      // Unlisted names are the client's choice: one label per provider keeps the series bounded.
+      model: admission.model.unlisted ? `${admission.model.author}/unlisted` : admission.model.id,
+      provider: outcome.provider,
+      status: outcome.status,
+      usage: outcome.usage,
+      costMicroUsd: cost,
+      latencyMs: now - admission.startedAt,
+    });
   const committed = services.usage.write(
     {
       id: timeOrderedUuid(now),

@@ -19,7 +19,8 @@ export class StreamAccumulator {
       case 'delta':
         if (event.content) this.content += event.content;
         if (event.refusal) this.refusal += event.refusal;
-        for (const fragment of event.toolCalls ?? []) {
+        if (event.toolCalls === undefined) break;
+        for (const fragment of event.toolCalls) {
           const call = this.toolCalls.get(fragment.index) ?? { id: '', name: '', arguments: '' };
           if (fragment.id) call.id = fragment.id;
           if (fragment.function?.name) call.name += fragment.function.name;

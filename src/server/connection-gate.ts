@@ -1,5 +1,6 @@
 import { isIPv6, type Socket } from 'node:net';
 import { connectionsOpen, connectionsRefused, type RefusalReason } from '../metrics/connection-metrics.js';
+import type { AddressPenalties } from './address-penalties.js';
 
 export interface ConnectionCaps {
   /** Open connections across every listener of the instance. */
@@ -11,13 +12,18 @@ export interface ConnectionCaps {
 /**
  * Caps on open connections, shared by every listener of one instance: file descriptors and
  * TLS buffers (~50 KB a connection) are the process's, whichever port a client picked. A
- * connection beyond a cap is reset on accept, before any TLS work is spent on it.
+ * connection beyond a cap, or from an address in the penalty box (address-penalties.ts), is
+ * reset on accept, before any TLS work is spent on it.
  */
 export class ConnectionGate {
   private open = 0;
   private readonly perAddress = new Map<string, number>();
 
-  constructor(private readonly caps: ConnectionCaps) {}
+  constructor(
+    private readonly caps: ConnectionCaps,
+    /** The instance's penalty box; the listeners report to it the connections they cut. */
+    readonly penalties?: AddressPenalties,
+  ) {}
 
   get openConnections(): number {
     return this.open;
@@ -32,7 +38,9 @@ export class ConnectionGate {
         ? 'instance_cap'
         : this.caps.maxConnectionsPerAddress > 0 && fromAddress >= this.caps.maxConnectionsPerAddress
           ? 'address_cap'
-          : undefined;
+          : this.penalties?.isBoxed(address)
+            ? 'address_penalty'
+            : undefined;
     if (refusal) {
       connectionsRefused.labels(surface, refusal).inc();
       // A reset rather than a FIN: no TIME_WAIT kept on this side for a connection never served.

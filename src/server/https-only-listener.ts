@@ -1,7 +1,9 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { connectionsTimedOut } from '../metrics/connection-metrics.js';
+import type { AddressPenalties } from './address-penalties.js';
 import { addressKey, type ConnectionGate } from './connection-gate.js';
 import type { HandshakePacer } from './handshake-pacer.js';
 
@@ -34,9 +36,10 @@ export interface ListenerOptions {
  * server. Anything else (a plain HTTP request) gets an immediate plain-text 400 and is closed,
  * so a client that forgot the `s` is told why instead of seeing a hang or a reset.
  *
- * Before any TLS work: a connection beyond the instance's or the client address's cap is reset,
- * and every connection has one deadline from its accept to the end of its handshake, whether it
- * sends nothing, a first byte and nothing, or a ClientHello a byte at a time. (Node's own TLS
+ * Before any TLS work: a connection beyond the instance's or the client address's cap, or from an
+ * address in the penalty box, is reset, and every connection has one deadline from its accept to
+ * the end of its handshake, whether it sends nothing, a first byte and nothing, or a ClientHello
+ * a byte at a time; a connection cut there counts against its address. (Node's own TLS
  * handshake timeout, kept as a backstop, starts only when the HTTPS server gets the socket, after
  * the first byte, and is an inactivity timer by its API.) After the handshake the HTTPS server's
  * header, body and keep-alive timeouts apply (create-app.ts). With a pacer, a TLS connection's
@@ -44,6 +47,8 @@ export interface ListenerOptions {
  */
 export function createHttpsOnlyListener(https: HttpsServer, options: ListenerOptions): Server {
   startConnectionChecks(https);
+  const penalties = options.gate.penalties;
+  if (penalties) reportHeaderDeadlineCuts(https, penalties);
   const timedOut = connectionsTimedOut.labels(options.surface, 'handshake');
   const handshaking = new Map<string, NodeJS.Timeout>();
   const handshakeDone = (key: string) => {
@@ -64,6 +69,7 @@ export function createHttpsOnlyListener(https: HttpsServer, options: ListenerOpt
       setTimeout(() => {
         handshaking.delete(key);
         timedOut.inc();
+        penalties?.cut(addressKey(socket.remoteAddress));
         socket.destroy();
       }, options.handshakeTimeoutMs).unref(),
     );
@@ -107,6 +113,25 @@ function startConnectionChecks(https: HttpsServer): void {
   if (checked.has(https)) return;
   checked.add(https);
   https.emit('listening');
+}
+
+const reporting = new WeakSet<HttpsServer>();
+
+/**
+ * Tells the penalty box about connections Node cut at the header deadline (a 408 through
+ * `clientError`) that never delivered a request head: silent ones and slowloris. A connection
+ * that did is a client that works, whatever it does later, and is never counted against its
+ * address. Costs a WeakSet insertion per request.
+ */
+function reportHeaderDeadlineCuts(https: HttpsServer, penalties: AddressPenalties): void {
+  if (reporting.has(https)) return;
+  reporting.add(https);
+  const served = new WeakSet<Socket>();
+  https.on('request', (request: IncomingMessage) => served.add(request.socket));
+  https.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && !served.has(socket))
+      penalties.cut(addressKey(socket.remoteAddress));
+  });
 }
 
 export function listen(server: Server, port: number, host: string): Promise<AddressInfo> {

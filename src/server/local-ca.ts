@@ -3,9 +3,9 @@ import { randomBytes, webcrypto } from 'node:crypto';
 
 /**
  * Certificate issuance for the gateway's own local CA: one long-lived CA (CA:TRUE, keyCertSign,
- * path length 0) and short-lived server certificates it signs. Only `tls.ts` calls this, and
- * only when material has to be created, so the X.509 library is loaded lazily (its crypto stack
- * costs ~15 MB resident and most starts only read files).
+ * path length 0) and short-lived server certificates it signs. Only the certificate process runs
+ * this (local-ca-child.ts, started by tls.ts when material has to be created), so the X.509
+ * library and its crypto stack never load into the gateway itself.
  *
  * Both certificates carry subject and authority key identifiers: OpenSSL's strict verification
  * (Python 3.13's default context) refuses a chain without them.

@@ -22,6 +22,7 @@ import { buildMetricsApp } from './metrics-app.js';
 import { trackUsageQueue } from '../metrics/metrics.js';
 import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.js';
 import { configureOffload } from '../offload/index.js';
+import { AddressPenalties } from './address-penalties.js';
 import { ConnectionGate } from './connection-gate.js';
 import { HandshakePacer } from './handshake-pacer.js';
 import { CompressionConversations } from '../store/compression-conversations.js';
@@ -272,10 +273,10 @@ function connectionGate(settings: Settings, logger: Logger): ConnectionGate {
       'GATEWAY_MAX_CONNECTIONS does not fit the open-files limit (ulimit -n); connections are capped lower',
     );
   }
-  return new ConnectionGate({
-    maxConnections: cap,
-    maxConnectionsPerAddress: settings.connections.maxConnectionsPerAddress,
-  });
+  return new ConnectionGate(
+    { maxConnections: cap, maxConnectionsPerAddress: settings.connections.maxConnectionsPerAddress },
+    new AddressPenalties(settings.addressPenalty),
+  );
 }
 
 /**

@@ -15,7 +15,8 @@ import { hostname } from 'node:os';
 import { BlockList, isIP } from 'node:net';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
-import { createCa, issueServerCertificate, type CaMaterial } from './local-ca.js';
+import type { CaMaterial } from './local-ca.js';
+import { makeCertificates } from './local-ca-process.js';
 
 export interface TlsMaterial {
   /** The server's certificate chain (leaf, then the CA when generated). */
@@ -179,9 +180,15 @@ export async function loadTls(options: TlsOptions): Promise<TlsMaterial> {
     const ready = readGenerated(paths, names, now);
     if (ready) return ready;
     const changes: TlsChange[] = [];
-    let ca = readCa(paths);
-    if (!ca) {
-      ca = await createCa({ commonName: `LLM Gateway local CA (${options.hostName ?? hostname()})`, now });
+    const existing = readCa(paths);
+    // The leaf is (re-)issued on every path that gets here; the CA only when there is none.
+    const { ca, leaf } = await makeCertificates({
+      ca: existing,
+      caCommonName: `LLM Gateway local CA (${options.hostName ?? hostname()})`,
+      names,
+      now: now.getTime(),
+    });
+    if (!existing) {
       writeAtomically(paths.caKeyFile, ca.key, 0o600);
       writeAtomically(paths.caFile, ca.cert, 0o644);
       changes.push('created-ca');
@@ -193,7 +200,6 @@ export async function loadTls(options: TlsOptions): Promise<TlsMaterial> {
       renameSync(paths.certFile, paths.legacyCertFile);
       if (existsSync(paths.keyFile)) renameSync(paths.keyFile, paths.legacyKeyFile);
     }
-    const leaf = await issueServerCertificate(ca, names, now);
     writeAtomically(paths.keyFile, leaf.key, 0o600);
     writeAtomically(paths.certFile, leaf.cert + ca.cert, 0o644);
     changes.push('issued-certificate');

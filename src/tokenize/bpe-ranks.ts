@@ -1,6 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { TokenizerName } from './tokenizer-names.js';
 import { hashOf } from './packed-piece-table.js';
 
 /**
@@ -11,99 +8,59 @@ import { hashOf } from './packed-piece-table.js';
  * over the heap (several cache misses): ~2 µs per piece. Tokens of up to 12 bytes (nearly all)
  * are held instead in one Int32Array whose 16-byte slots carry the bytes themselves, packed four
  * per integer, next to the length and rank; a question is a hash of at most three integers and
- * one cache line. Longer tokens stay in a Map.
+ * one cache line. Longer tokens have a small table of their own.
  *
  * The ranks are the ones the tiktoken package ships (`encoders/<name>.json`, the same table its
- * WASM build embeds), so counts are identical; test/tokenize checks that.
+ * WASM build embeds), so counts are identical; test/tokenize checks that. The tables are built
+ * from them once, at build time, and stored as they are (ranks-file.ts).
  */
 
 /** Rank of a byte sequence that is no token. */
 export const NONE = 0x7fffffff;
 const MAX_PACKED_BYTES = 12;
 const SLOT_INTS = 4; // bytes 0–3, 4–7, 8–11, length | rank << 8 (0 = empty)
+const LONG_INTS = 3; // start in longBytes, length, rank
+
+/** Everything a MergeRanks holds: typed arrays and two numbers, so a file can store it as is. */
+export interface RankTables {
+  slots: Int32Array;
+  /** Ranks of the two-byte tokens by `first << 8 | second`: the first merges need no hashing. */
+  pairs: Int32Array;
+  /** Tokens longer than 12 bytes: their bytes end to end, and per token LONG_INTS integers. */
+  longBytes: Uint8Array;
+  longTokens: Int32Array;
+  /** Open addressing over the long tokens by hash of their bytes: index + 1 (0 = empty). */
+  longSlots: Int32Array;
+  /** Bytes of the longest token: a longer range is no token, without a lookup. */
+  maxTokenBytes: number;
+  /** One more than the highest rank: ranks index arrays of this length. */
+  rankLimit: number;
+}
 
 export class MergeRanks {
-  private readonly mask: number;
+  readonly pairs: Int32Array;
+  readonly maxTokenBytes: number;
+  readonly rankLimit: number;
   private readonly slots: Int32Array;
-  /** Tokens longer than 12 bytes: their bytes end to end, and per token its start, length, rank. */
-  private longBytes = new Uint8Array(1 << 16);
-  private longBytesUsed = 0;
-  private longStart: number[] = [];
-  private longLength: number[] = [];
-  private longRank: number[] = [];
-  /** Open addressing over the long tokens by hash of their bytes: index + 1 (0 = empty). */
-  private longSlots = new Int32Array(0);
-  /** Ranks of the two-byte tokens by `first << 8 | second`: the first merges need no hashing. */
-  readonly pairs = new Int32Array(1 << 16).fill(NONE);
-  /** Bytes of the longest token: a longer range is no token, without a lookup. */
-  maxTokenBytes = 0;
-  /** One more than the highest rank: ranks index arrays of this length. */
-  rankLimit = 0;
+  private readonly mask: number;
+  private readonly longBytes: Uint8Array;
+  private readonly longTokens: Int32Array;
+  private readonly longSlots: Int32Array;
 
-  constructor(tokens: number) {
-    let capacity = 1024;
-    while (capacity < tokens * 2) capacity *= 2;
-    this.mask = capacity - 1;
-    this.slots = new Int32Array(capacity * SLOT_INTS);
+  constructor(private readonly tables: RankTables) {
+    this.pairs = tables.pairs;
+    this.maxTokenBytes = tables.maxTokenBytes;
+    this.rankLimit = tables.rankLimit;
+    this.slots = tables.slots;
+    this.mask = tables.slots.length / SLOT_INTS - 1;
+    this.longBytes = tables.longBytes;
+    this.longTokens = tables.longTokens;
+    this.longSlots = tables.longSlots;
   }
 
-  /** `bytes`: one character per byte (Latin-1). */
-  add(bytes: string, rank: number): void {
-    const length = bytes.length;
-    if (length > this.maxTokenBytes) this.maxTokenBytes = length;
-    if (rank >= this.rankLimit) this.rankLimit = rank + 1;
-    if (length === 2) this.pairs[(bytes.charCodeAt(0) << 8) | bytes.charCodeAt(1)] = rank;
-    if (length > MAX_PACKED_BYTES) {
-      this.addLong(bytes, rank);
-      return;
-    }
-    let a = 0;
-    let b = 0;
-    let c = 0;
-    for (let k = 0; k < length; k++) {
-      const shift = (k & 3) * 8;
-      if (k < 4) a |= bytes.charCodeAt(k) << shift;
-      else if (k < 8) b |= bytes.charCodeAt(k) << shift;
-      else c |= bytes.charCodeAt(k) << shift;
-    }
-    const slots = this.slots;
-    let slot = hashOf(a, b, c, length) & this.mask;
-    while (slots[slot * SLOT_INTS + 3] !== 0) slot = (slot + 1) & this.mask;
-    const at = slot * SLOT_INTS;
-    slots[at] = a;
-    slots[at + 1] = b;
-    slots[at + 2] = c;
-    slots[at + 3] = length | (rank << 8);
-  }
-
-  private addLong(latin1: string, rank: number): void {
-    const length = latin1.length;
-    if (this.longBytesUsed + length > this.longBytes.length) {
-      const grown = new Uint8Array(Math.max(this.longBytes.length * 2, this.longBytesUsed + length));
-      grown.set(this.longBytes);
-      this.longBytes = grown;
-    }
-    const start = this.longBytesUsed;
-    for (let k = 0; k < length; k++) this.longBytes[start + k] = latin1.charCodeAt(k);
-    this.longBytesUsed += length;
-    this.longStart.push(start);
-    this.longLength.push(length);
-    this.longRank.push(rank);
-    if (this.longStart.length * 2 > this.longSlots.length) this.rehashLong();
-    else this.slotLong(this.longStart.length - 1);
-  }
-
-  private rehashLong(): void {
-    this.longSlots = new Int32Array(Math.max(1024, this.longSlots.length * 2));
-    for (let index = 0; index < this.longStart.length; index++) this.slotLong(index);
-  }
-
-  private slotLong(index: number): void {
-    const start = this.longStart[index]!;
-    const mask = this.longSlots.length - 1;
-    let slot = hashBytes(this.longBytes, start, start + this.longLength[index]!) & mask;
-    while (this.longSlots[slot] !== 0) slot = (slot + 1) & mask;
-    this.longSlots[slot] = index + 1;
+  /** What ranks-file.ts stores. */
+  toTables(): RankTables {
+    return this.tables;
   }
 
   /** Rank of a token of more than 12 bytes: one hash over the range, one compare on a hit. */
@@ -116,11 +73,12 @@ export class MergeRanks {
     for (let slot = hashBytes(bytes, start, end) & mask; ; slot = (slot + 1) & mask) {
       const index = slots[slot]! - 1;
       if (index < 0) return NONE;
-      if (this.longLength[index] !== length) continue;
-      const at = this.longStart[index]!;
+      const meta = index * LONG_INTS;
+      if (this.longTokens[meta + 1] !== length) continue;
+      const at = this.longTokens[meta]!;
       let k = 0;
       while (k < length && pool[at + k] === bytes[start + k]) k++;
-      if (k === length) return this.longRank[index]!;
+      if (k === length) return this.longTokens[meta + 2]!;
     }
   }
 
@@ -148,33 +106,83 @@ export class MergeRanks {
   }
 }
 
+/** Builds the tables from tokens and their ranks (at build time, or in a tree not built). */
+export class MergeRanksBuilder {
+  private readonly slots: Int32Array;
+  private readonly mask: number;
+  private readonly pairs = new Int32Array(1 << 16).fill(NONE);
+  private longBytes = new Uint8Array(1 << 16);
+  private longBytesUsed = 0;
+  private longTokens: number[] = [];
+  private maxTokenBytes = 0;
+  private rankLimit = 0;
+
+  constructor(tokens: number) {
+    let capacity = 1024;
+    while (capacity < tokens * 2) capacity *= 2;
+    this.mask = capacity - 1;
+    this.slots = new Int32Array(capacity * SLOT_INTS);
+  }
+
+  /** The token `bytes[start, start + length)` has rank `rank`. */
+  add(bytes: Uint8Array, start: number, length: number, rank: number): void {
+    if (length > this.maxTokenBytes) this.maxTokenBytes = length;
+    if (rank >= this.rankLimit) this.rankLimit = rank + 1;
+    if (length === 2) this.pairs[(bytes[start]! << 8) | bytes[start + 1]!] = rank;
+    if (length > MAX_PACKED_BYTES) {
+      this.addLong(bytes, start, length, rank);
+      return;
+    }
+    // Bytes 0–3, 4–7 and 8–11, one integer each, as rank() packs them.
+    const ints = new Int32Array(3);
+    for (let k = 0; k < length; k++) ints[k >> 2]! |= bytes[start + k]! << ((k & 3) * 8);
+    const slots = this.slots;
+    let slot = hashOf(ints[0]!, ints[1]!, ints[2]!, length) & this.mask;
+    while (slots[slot * SLOT_INTS + 3] !== 0) slot = (slot + 1) & this.mask;
+    slots.set([ints[0]!, ints[1]!, ints[2]!, length | (rank << 8)], slot * SLOT_INTS);
+  }
+
+  private addLong(bytes: Uint8Array, from: number, length: number, rank: number): void {
+    if (this.longBytesUsed + length > this.longBytes.length) {
+      const grown = new Uint8Array(Math.max(this.longBytes.length * 2, this.longBytesUsed + length));
+      grown.set(this.longBytes);
+      this.longBytes = grown;
+    }
+    this.longBytes.set(bytes.subarray(from, from + length), this.longBytesUsed);
+    this.longTokens.push(this.longBytesUsed, length, rank);
+    this.longBytesUsed += length;
+  }
+
+  build(): MergeRanks {
+    const longBytes = this.longBytes.slice(0, this.longBytesUsed);
+    const longTokens = Int32Array.from(this.longTokens);
+    const count = longTokens.length / LONG_INTS;
+    let capacity = 1024;
+    while (capacity < count * 2) capacity *= 2;
+    const longSlots = new Int32Array(count === 0 ? 0 : capacity);
+    for (let index = 0; index < count; index++) {
+      const start = longTokens[index * LONG_INTS]!;
+      const mask = capacity - 1;
+      let slot = hashBytes(longBytes, start, start + longTokens[index * LONG_INTS + 1]!) & mask;
+      while (longSlots[slot] !== 0) slot = (slot + 1) & mask;
+      longSlots[slot] = index + 1;
+    }
+    return new MergeRanks({
+      slots: this.slots,
+      pairs: this.pairs,
+      longBytes,
+      longTokens,
+      longSlots,
+      maxTokenBytes: this.maxTokenBytes,
+      rankLimit: this.rankLimit,
+    });
+  }
+}
+
 function hashBytes(bytes: Uint8Array, start: number, end: number): number {
   let hash = end - start;
   for (let k = start; k < end; k++) hash = Math.imul(hash ^ bytes[k]!, 0x01000193);
   hash ^= hash >>> 15;
   hash = Math.imul(hash, 0x2c1b3c6d);
   return hash ^ (hash >>> 13);
-}
-
-const requireModule = createRequire(import.meta.url);
-const loaded = new Map<TokenizerName, MergeRanks>();
-
-/** The merge ranks of `name`, read from the tiktoken package on first use (~0.2–0.5 s). */
-export function mergeRanks(name: TokenizerName): MergeRanks {
-  let ranks = loaded.get(name);
-  if (ranks) return ranks;
-  const file = requireModule.resolve(`tiktoken/encoders/${name}.json`);
-  const { bpe_ranks: table } = JSON.parse(readFileSync(file, 'utf8')) as { bpe_ranks: string };
-  // Lines of `<prefix> <first rank> <base64 token> <base64 token> …`, ranks consecutive.
-  const lines = table
-    .split('\n')
-    .map((line) => line.split(' '))
-    .filter((fields) => fields.length >= 3);
-  ranks = new MergeRanks(lines.reduce((n, fields) => n + fields.length - 2, 0));
-  for (const fields of lines) {
-    const first = Number(fields[1]);
-    for (let i = 2; i < fields.length; i++) ranks.add(atob(fields[i]!), first + i - 2);
-  }
-  loaded.set(name, ranks);
-  return ranks;
 }

@@ -24,21 +24,21 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Compiles src/ into dist/ exactly as `npm run build` does, unless dist/ is newer than every source file. */
+/**
+ * Builds the server exactly as `npm run build` does (tsc into dist/, then the bundle bin/gateway
+ * runs, dist/bundle/), unless the bundle is newer than every source file.
+ */
 export function buildDist(): void {
-  const built = join(REPO_ROOT, 'dist', 'cli', 'main.js');
+  const built = join(REPO_ROOT, 'dist', 'bundle', 'main.js');
   if (existsSync(built) && statSync(built).mtimeMs > newestMtime(join(REPO_ROOT, 'src'))) return;
-  const result = spawnSync(
-    process.execPath,
-    [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
-    {
-      cwd: REPO_ROOT,
-      encoding: 'utf8',
-      timeout: 120_000,
-    },
-  );
-  // tsc still emits when another part of the tree has a type error; the CLI only needs its own files.
-  if (!existsSync(join(REPO_ROOT, 'dist', 'cli', 'main.js'))) {
+  const started = Date.now();
+  const result = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build-server.mjs')], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
+  // A type error elsewhere in the tree fails the script but still leaves a bundle to run.
+  if (!existsSync(built) || statSync(built).mtimeMs < started) {
     throw new Error(`build failed (exit ${result.status}): ${result.stdout}${result.stderr}`);
   }
 }

@@ -15,6 +15,7 @@ import { isErrorLine } from '../../src/compress/filters/error-lines.js';
 import { normalize } from '../../src/compress/filters/normalize.js';
 import { countBodyTokens, tokenizerFor } from '../../src/compress/token-count.js';
 import { build, callIds, items, outputs, SHAPES, type Dialogue, type Shape } from './helpers/build.js';
+import { argumentsOf, expandReferences } from './helpers/expand.js';
 import { fixtureText, observations } from './helpers/fixtures.js';
 
 const RUNS = Number(process.env.FC_RUNS ?? 120);
@@ -66,6 +67,7 @@ const numberedView = fc
   });
 const output = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...realOutputs) },
+  { weight: 1, arbitrary: fc.constantFrom(CODE.slice(0, 14).join('\n'), `ok\n${CODE.slice(2, 9).join('\n')}`) },
   { weight: 2, arbitrary: numberedView },
   {
     weight: 1,
@@ -86,7 +88,13 @@ const toolName = fc.constantFrom(
   'open',
   'custom_tool',
 );
+// Commands that hold what later outputs show: a heredoc writing lines of CODE (printed back by
+// `cat` or a numbered view), SWE-agent's `edit` block.
+const HEREDOC = `cat <<'EOF' > a.py\n${CODE.slice(0, 14).join('\n')}\nEOF`;
+const EDIT_BLOCK = `edit 5:9\n${CODE.slice(4, 12).join('\n')}\nend_of_edit`;
 const command = fc.constantFrom(
+  HEREDOC,
+  EDIT_BLOCK,
   'pytest -v',
   'pip install -e .',
   'git diff',
@@ -136,53 +144,6 @@ const opts = (bundle: BundleName | undefined, maskBefore = 0) => ({ ...(bundle ?
 const keepOf = (bundle: BundleName | undefined) => (bundle ? BUNDLES[bundle] : GENERIC_BUNDLE).keepTurns;
 const effective = (turns: number, bundle: BundleName | undefined, maskBefore: number) =>
   Math.max(0, Math.min(maskBefore, turns - keepOf(bundle)));
-
-const RUN_REF = /^\[… (\d+) lines as in the output of tool call (\S+) \(its lines (\d+)-(\d+)\) …\]$/;
-const NUMBERED_REF =
-  /^\[… lines numbered (\d+)-(\d+) as (?:numbered (\d+)-(\d+) |its lines (\d+)-(\d+) )?in the output of tool call (\S+) …\]$/;
-const NUMBER_PREFIX = /^( *)(\d{1,7})(\t|:|→|\| ?)/;
-const OWN_REF = /^\[… (?:\d+ lines|lines numbered (\d+)-(\d+)) as its own lines (\d+)-(\d+) above …\]$/;
-
-/** A numbered line with its number replaced by `n`, padding kept (spaces, or zeros for OpenCode). */
-function renumbered(line: string, n: number): string {
-  const m = NUMBER_PREFIX.exec(line)!;
-  const zero = m[2]!.length > 1 && m[2]![0] === '0';
-  const digits = zero ? String(n).padStart(m[2]!.length, '0') : String(n);
-  return `${digits.padStart(m[1]!.length + m[2]!.length)}${line.slice(m[1]!.length + m[2]!.length)}`;
-}
-
-/** An output with every run reference replaced by the lines it stands for (written independently of the engine). */
-function expandReferences(text: string, visible: Map<string, string>): string {
-  const out: string[] = [];
-  const own = text.split('\n');
-  for (const line of own) {
-    const mine = OWN_REF.exec(line);
-    if (mine) {
-      for (let i = Number(mine[3]) - 1; i < Number(mine[4]); i++) {
-        if (mine[1] === undefined) out.push(own[i]!);
-        else out.push(renumbered(own[i]!, Number(mine[1]) + i - (Number(mine[3]) - 1)));
-      }
-      continue;
-    }
-    const plain = RUN_REF.exec(line);
-    const numbered = NUMBERED_REF.exec(line);
-    if (plain) {
-      const source = visible.get(plain[2]!)!.split('\n');
-      out.push(...source.slice(Number(plain[3]) - 1, Number(plain[4])));
-    } else if (numbered) {
-      const [first, last] = [Number(numbered[1]), Number(numbered[2])];
-      const source = visible.get(numbered[7]!)!.split('\n');
-      let from: number;
-      if (numbered[5] !== undefined) from = Number(numbered[5]) - 1;
-      else {
-        const oldFirst = numbered[3] === undefined ? first : Number(numbered[3]);
-        from = source.findIndex((l) => Number(NUMBER_PREFIX.exec(l)?.[2]) === oldFirst);
-      }
-      for (let k = 0; k <= last - first; k++) out.push(renumbered(source[from + k]!, first + k));
-    } else out.push(line);
-  }
-  return out.join('\n');
-}
 
 /** An item with its tool-result text blanked, to compare everything else. */
 function withoutOutputs(item: Record<string, unknown>): unknown {
@@ -275,7 +236,7 @@ describe('safety invariants (property-based)', () => {
             .replace(/[ \t]+$/gm, '')
             .trimEnd();
         for (const [id, text] of all) {
-          const expanded = expandReferences(text, all);
+          const expanded = expandReferences(text, all, argumentsOf(d));
           if (expanded !== without.get(id)) assert.equal(loose(expanded), loose(without.get(id)!), id);
         }
       }),
@@ -293,7 +254,7 @@ describe('safety invariants (property-based)', () => {
         const resolve = (text: string): string => {
           const pointer = /^\[Identical to the output of tool call (\S+) above\.\]$/.exec(text);
           if (pointer) return resolve(first.get(pointer[1]!)!);
-          return expandReferences(text, first);
+          return expandReferences(text, first, argumentsOf(d));
         };
         for (const [id, text] of rewritten) {
           if (MASKED_RE.test(text)) continue;

@@ -2,7 +2,13 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { cachePricingFor } from '../../src/catalogue/cache-pricing.js';
 import { NEW_CONVERSATION, type ConversationState } from '../../src/compress/conversation-state.js';
-import { decideRewrite, expectedRemaining, isCold, type PolicyInput } from '../../src/compress/rewrite-policy.js';
+import {
+  decideRewrite,
+  expectedRemaining,
+  isCold,
+  recordVouches,
+  type PolicyInput,
+} from '../../src/compress/rewrite-policy.js';
 
 const anthropic = cachePricingFor('anthropic', { input_per_mtok: 3, output_per_mtok: 15 });
 const openai = cachePricingFor('openai', { input_per_mtok: 1.25, output_per_mtok: 10, cached_input_per_mtok: 0.125 });
@@ -52,6 +58,17 @@ describe('rewrite policy', () => {
     assert.equal(d.maskBefore, 0);
   });
 
+  it("beyond the risk budget only when the key's record says conversations this far along go on", () => {
+    // R* = 3.05 at request 31: 24 finished conversations went past it and on for 10 or more.
+    const poor = state({ savedUnits: 1000 });
+    const record = new Array<number>(24).fill(41);
+    const vouched = decideRewrite(input({ state: poor, history: record }));
+    assert.equal(vouched.reason, 'breakeven');
+    // Too few of them, or too many stopped within 3 requests: the budget holds.
+    assert.equal(decideRewrite(input({ state: poor, history: record.slice(0, 23) })).reason, undefined);
+    assert.equal(decideRewrite(input({ state: poor, history: [...record, 31, 32, 33] })).reason, undefined);
+  });
+
   it('under Anthropic rules the rewrite is read again from the boundary breakpoint, not from the change', () => {
     const d = decideRewrite(input({ pricing: anthropic, breakpointRules: true, expectedRemaining: 100 }));
     assert.equal(d.changedTokens, 36_000); // items 3..38
@@ -88,6 +105,17 @@ describe('expected remaining requests', () => {
   it("with the key's history: the median of how long the conversations that got this far went on", () => {
     const history = [10, 12, 25, 30, 35, 40, 45, 50, 60, 80];
     assert.equal(expectedRemaining(20, history), 25); // 5 10 15 20 25 30 40 60 → index 4
+  });
+
+  it('a record vouches when at least 24 got this far and at most 5 % of them stopped within the breakeven', () => {
+    const far = new Array<number>(39).fill(60);
+    assert.equal(recordVouches(20, 10, far), true);
+    assert.equal(recordVouches(20, 10, [...far, 25]), true); // 1 of 40 stopped early
+    assert.equal(recordVouches(20, 10, [...far, 25, 29, 20]), false); // 3 of 42
+    // A conversation of exactly 20 requests got this far and stopped right after it.
+    assert.equal(recordVouches(20, 10, [...far.slice(0, 22), 5, 10, 20]), false); // 23 got this far
+    assert.equal(recordVouches(20, 10, [...far.slice(0, 23), 20]), true);
+    assert.equal(recordVouches(20, 10, undefined), false);
   });
 
   it('a conversation longer than nearly all the history expects little more', () => {

@@ -4,9 +4,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  ADDRESS_PENALTY_DEFAULTS,
   CONNECTION_DEFAULTS,
   fitConnectionCap,
   openFilesLimit,
+  readAddressPenaltySettings,
   readConnectionSettings,
 } from '../../src/config/connection-settings.js';
 import { readSettings } from '../../src/config/settings.js';
@@ -34,6 +36,28 @@ describe('connection settings', () => {
       maxConnectionsPerAddress: 0,
     });
     assert.deepEqual(readSettings({}).connections, CONNECTION_DEFAULTS);
+  });
+
+  it('reads the address penalty box from the environment, with documented defaults', () => {
+    assert.deepEqual(
+      readAddressPenaltySettings({
+        GATEWAY_ADDRESS_PENALTY_CUTS: '0',
+        GATEWAY_ADDRESS_PENALTY_WINDOW_MS: '2',
+        GATEWAY_ADDRESS_PENALTY_COOLDOWN_MS: '3',
+      }),
+      { cuts: 0, windowMs: 2, cooldownMs: 3 },
+    );
+    assert.deepEqual(readSettings({}).addressPenalty, ADDRESS_PENALTY_DEFAULTS);
+    assert.throws(
+      () => readAddressPenaltySettings({ GATEWAY_ADDRESS_PENALTY_COOLDOWN_MS: '0' }),
+      /GATEWAY_ADDRESS_PENALTY_COOLDOWN_MS/,
+    );
+    for (const [name, value] of [
+      ['GATEWAY_ADDRESS_PENALTY_CUTS', ADDRESS_PENALTY_DEFAULTS.cuts],
+      ['GATEWAY_ADDRESS_PENALTY_WINDOW_MS', ADDRESS_PENALTY_DEFAULTS.windowMs],
+      ['GATEWAY_ADDRESS_PENALTY_COOLDOWN_MS', ADDRESS_PENALTY_DEFAULTS.cooldownMs],
+    ] as const)
+      assert.match(DOC, new RegExp(`\\| \`${name}\` \\| \`${value}\` \\|`), `${name} with default ${value}`);
   });
 
   it('refuses a value that is not a whole number in range, naming the variable', () => {

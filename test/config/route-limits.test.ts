@@ -1,9 +1,11 @@
+import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { readOffloadSettings, readRouteBodyLimits } from '../../src/config/route-limits.js';
 import { readSettings } from '../../src/config/settings.js';
 import { OFFLOAD_DEFAULTS } from '../../src/offload/index.js';
+import { defaultOffloadThreads } from '../../src/config/offload-settings.js';
 
 const DOC = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
 
@@ -35,6 +37,7 @@ describe('per-route body limits and the worker pool settings', () => {
       /GATEWAY_COUNT_TOKENS_BODY/,
     );
     assert.throws(() => readOffloadSettings({ GATEWAY_OFFLOAD_THREADS: '0' }), /GATEWAY_OFFLOAD_THREADS/);
+    assert.throws(() => readOffloadSettings({ GATEWAY_OFFLOAD_NICE: '20' }), /GATEWAY_OFFLOAD_NICE/);
   });
 
   it('reads the pool settings, with defaults', () => {
@@ -45,9 +48,19 @@ describe('per-route body limits and the worker pool settings', () => {
         GATEWAY_OFFLOAD_MAX_QUEUE: '5',
         GATEWAY_OFFLOAD_MIN_CHARS: '100',
         GATEWAY_OFFLOAD_COMPRESS_MIN_CHARS: '200',
+        GATEWAY_OFFLOAD_NICE: '3',
       }),
-      { threads: 2, maxQueue: 5, minChars: 100, compressMinChars: 200 },
+      { threads: 2, maxQueue: 5, minChars: 100, compressMinChars: 200, nice: 3 },
     );
+  });
+
+  it('runs a thread a core when they are niced below the event loop (Linux), one core fewer when not', () => {
+    const cores = availableParallelism();
+    const fewer = Math.max(1, Math.min(4, cores - 1));
+    assert.equal(defaultOffloadThreads(10, 'linux'), Math.min(4, cores));
+    assert.equal(defaultOffloadThreads(0, 'linux'), fewer);
+    assert.equal(defaultOffloadThreads(10, 'darwin'), fewer);
+    if (process.platform === 'linux') assert.equal(readOffloadSettings({ GATEWAY_OFFLOAD_NICE: '0' }).threads, fewer);
   });
 
   it('documents every variable in docs/configuration.md', () => {
@@ -62,6 +75,7 @@ describe('per-route body limits and the worker pool settings', () => {
       ['GATEWAY_OFFLOAD_MIN_CHARS', OFFLOAD_DEFAULTS.minChars],
       ['GATEWAY_OFFLOAD_MAX_QUEUE', OFFLOAD_DEFAULTS.maxQueue],
       ['GATEWAY_OFFLOAD_COMPRESS_MIN_CHARS', OFFLOAD_DEFAULTS.compressMinChars],
+      ['GATEWAY_OFFLOAD_NICE', OFFLOAD_DEFAULTS.nice],
     ] as const)
       assert.match(DOC, new RegExp(`\\| \`${name}\` \\| \`${value}\` \\|`), `${name} with default ${value}`);
   });

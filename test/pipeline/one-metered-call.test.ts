@@ -61,6 +61,8 @@ for (const store of storeKinds()) {
     let h: Harness;
     let mock: MockUpstream;
     let key: { id: string; key: string };
+    /** A key whose monthly ceiling is spent: every request is refused at admission. */
+    let capped: { id: string; key: string };
     let raw: RawClient;
     /** Request ids settled through the core's Call.settle, as many times as it settled them. */
     const settled: string[] = [];
@@ -89,6 +91,7 @@ for (const store of storeKinds()) {
       });
       const org = await h.organization();
       key = await h.createKey(org);
+      capped = await h.createKey(org, { name: 'capped', max_usage: 0 });
       const activated = await h.console('POST', `/v1/organizations/${org.id}/gateway_tools/gateway_current_time`, {
         token: org.token,
         body: { active: true },
@@ -156,6 +159,22 @@ for (const store of storeKinds()) {
           assert.equal(Number(row.status_code), 499);
           assert.equal(row.error_code, 'client_closed');
           assert.equal(row.endpoint, endpoint.path);
+        });
+
+        it(`${endpoint.name}${stream ? ', streamed' : ''}: a request the key's ceiling refuses is metered once as 429`, async () => {
+          const id = requestId('refused');
+          const response = await raw.post(endpoint.path, endpoint.body(stream), {
+            token: capped.key,
+            headers: { 'x-request-id': id },
+          });
+          const text = await response.body.text();
+          assert.equal(response.statusCode, 429, text);
+          const row = await assertMeteredOnce(id);
+          assert.equal(row.error_code, 'usage_limit_exceeded');
+          assert.equal(Number(row.cost_micro_usd), 0);
+          assert.equal(row.endpoint, endpoint.path);
+          assert.equal(Number(row.stream), stream ? 1 : 0);
+          assert.equal(mock.requests.length, 0, 'nothing sent upstream');
         });
       }
 

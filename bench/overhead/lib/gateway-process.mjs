@@ -9,11 +9,19 @@ import { fetchText, requestBody } from './requests.mjs';
 
 const execFileAsync = promisify(execFile);
 
-/** `npx tsc -p tsconfig.build.json`, once per run, before the gateway target starts. */
+/**
+ * The gateway's build, once per run, before the gateway target starts: `scripts/build-server.mjs`
+ * (tsc, then the bundle bin/gateway runs) where the tree has it, `npx tsc -p tsconfig.build.json`
+ * in older trees (a `--baseline` ref from before the bundle).
+ */
 export async function buildGateway(repoRoot) {
   const started = Date.now();
+  const script = join(repoRoot, 'scripts/build-server.mjs');
+  const [command, args] = existsSync(script)
+    ? [process.execPath, [script]]
+    : ['npx', ['tsc', '-p', 'tsconfig.build.json']];
   try {
-    await execFileAsync('npx', ['tsc', '-p', 'tsconfig.build.json'], {
+    await execFileAsync(command, args, {
       cwd: repoRoot,
       maxBuffer: 16 << 20,
       timeout: 300_000,
@@ -21,7 +29,7 @@ export async function buildGateway(repoRoot) {
   } catch (error) {
     const output = (error.stdout ?? '') + (error.stderr ?? '') || error.message;
     const first = output.split('\n').find((line) => /error TS\d+/.test(line)) ?? output.split('\n')[0];
-    throw new Error(`gateway build (npx tsc -p tsconfig.build.json) failed: ${first.trim()}\n${output}`);
+    throw new Error(`gateway build (${[command, ...args].join(' ')}) failed: ${first.trim()}\n${output}`);
   }
   return Date.now() - started;
 }
@@ -85,6 +93,11 @@ export async function spawnGateway(ctx, { name = 'gateway', env: extraEnv = {} }
   const bin = join(ctx.repoRoot, 'bin/gateway');
   if (!existsSync(join(ctx.repoRoot, 'dist/cli/main.js')))
     throw new Error(`${ctx.repoRoot}/dist/cli/main.js is missing: the build did not run (--no-build?)`);
+  if (
+    existsSync(join(ctx.repoRoot, 'scripts/build-server.mjs')) &&
+    !existsSync(join(ctx.repoRoot, 'dist/bundle/main.js'))
+  )
+    throw new Error(`${ctx.repoRoot}/dist/bundle/main.js is missing: the build did not run (--no-build?)`);
 
   // `gatewayNodeArgs`: node flags for the gateway process only (cpu.mjs passes --cpu-prof). The
   // process runs with the V8 flags of bin/gateway's shebang (what `bin/gateway serve` and
@@ -153,7 +166,7 @@ export async function startGatewayProcess(ctx, options = {}) {
 /**
  * A second tree to compare with: `git archive <ref>` of this repository in `dir`, sharing this
  * tree's node_modules (a symlink: the dependencies must not have changed in between), built with
- * `tsc -p tsconfig.build.json`. Returns the commit the ref names.
+ * its own build (buildGateway). Returns the commit the ref names.
  */
 export async function prepareBaseline(repoRoot, ref, dir) {
   const { stdout } = await execFileAsync('git', ['-C', repoRoot, 'rev-parse', '--verify', `${ref}^{commit}`]);

@@ -3,7 +3,7 @@
 // a pipe into the bench process, so reading logs costs the load generator no CPU and a chatty
 // server can never block on a full pipe.
 import { spawn } from 'node:child_process';
-import { openSync, closeSync, readFileSync } from 'node:fs';
+import { openSync, closeSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -191,11 +191,47 @@ export function machineTicks() {
 }
 
 /** CPU ticks (user + system) used so far by one process. */
+/**
+ * CPU ticks of each thread of a process, by thread id (Node names its threads alike, so the id
+ * is what tells them apart: the main thread's is the process id).
+ */
+export function threadTicks(pid) {
+  const byThread = new Map();
+  let tasks;
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byThread;
+  }
+  for (const tid of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byThread.set(Number(tid), Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return byThread;
+}
+
 export function processTicks(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * Nanoseconds one thread has spent runnable but waiting for a CPU (Linux schedstat, second
+ * field): how long an event loop queued for a core behind other threads and processes.
+ */
+export function runQueueWaitNs(pid, tid = pid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]);
   } catch {
     return NaN;
   }

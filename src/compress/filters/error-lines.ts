@@ -27,3 +27,40 @@ export function errorMask(lines: string[]): boolean[] {
 export function isErrorLine(line: string): boolean {
   return ERROR_RE.test(line);
 }
+
+/**
+ * Lines a reference to earlier output must never hide: every error line, and of a stack trace
+ * its header, its innermost frame and the exception itself. The other frames of a trace the
+ * model has already seen word for word may stand as a reference to where it saw them.
+ */
+export function pinnedMask(lines: string[]): boolean[] {
+  const mask = new Array<boolean>(lines.length).fill(false);
+  let traceStart = -1;
+  let lastFrame = -1;
+  let jsFrame = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.startsWith('Traceback (most recent call last)')) {
+      traceStart = i;
+      lastFrame = -1;
+      mask[i] = true;
+      continue;
+    }
+    if (traceStart >= 0) {
+      if (line.startsWith('  File "')) lastFrame = i;
+      if (line.length > 0 && line[0] !== ' ' && line[0] !== '\t') {
+        // The exception closes the trace; its innermost frame stays with it.
+        for (let j = lastFrame >= 0 ? lastFrame : i; j <= i; j++) mask[j] = true;
+        traceStart = -1;
+      }
+      continue;
+    }
+    const frame = /^\s+at .+[:(]\d+/.test(line);
+    // A JS trace keeps its innermost (first) frame.
+    if (ERROR_RE.test(line) || (frame && !jsFrame)) mask[i] = true;
+    jsFrame = frame;
+  }
+  // A trace cut off before its exception keeps its frames.
+  if (traceStart >= 0) for (let j = traceStart; j < lines.length; j++) mask[j] = true;
+  return mask;
+}

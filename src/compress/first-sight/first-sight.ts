@@ -6,7 +6,8 @@
 // 1. an exact copy of an earlier output → `[Identical to the output of tool call X above.]`;
 // 2. the per-command filter (filters/), then pretty-printed JSON minified;
 // 3. status footer lines equal to the previous output's footer dropped;
-// 4. runs of lines the model has already seen in an earlier output → a reference (line-runs.ts);
+// 4. runs of lines the model has already seen, in an earlier output or in what it wrote into a
+//    call's arguments → a reference (line-runs.ts);
 // 5. kept only if it saves tokens, counted with the request's tokenizer (the count the report
 //    makes anyway; a conversation that changes model family loses its cache regardless).
 //
@@ -24,6 +25,7 @@ import { footer, withoutFooter } from '../filters/status-footer.js';
 import type { StrategyContext } from '../strategies/strategy.js';
 import type { ToolResult } from '../types.js';
 import { countTextTokens } from '../../tokenize/index.js';
+import { callArguments } from './call-arguments.js';
 import { LineIndex, referenceSeenLines } from './line-runs.js';
 
 export const FIRST_SIGHT_STRATEGIES = [
@@ -151,7 +153,15 @@ function decide(result: ToolResult, kind: OutputKind, ctx: StrategyContext, stat
   return { text, changedBy, refersTo };
 }
 
-function advance(state: State, result: ToolResult, kind: OutputKind, ctx: StrategyContext): void {
+function advance(
+  state: State,
+  result: ToolResult,
+  kind: OutputKind,
+  args: readonly (readonly [string, string])[],
+  ctx: StrategyContext,
+): void {
+  // The call came before its output: what the model wrote there may be referred to from now on.
+  for (const [name, text] of args) state.index.addArgument(result.callId, name, text);
   const d = decide(result, kind, ctx, state);
   state.decided.push(d);
   if (result.editable) {
@@ -205,11 +215,14 @@ const MAX_NEW_OUTPUTS = 16;
  */
 export function applyFirstSight(results: ToolResult[], ctx: StrategyContext): string[][] {
   const kinds = results.map((r) => kindOf(r, ctx));
+  const args = results.map((r) => callArguments(r.call));
   const keys: string[] = new Array<string>(results.length);
   let key = `${ctx.bundle.name}|${ctx.tokenizer}|${ctx.stripLineNumbers ? 1 : 0}|${ctx.only?.join(',') ?? ''}`;
   for (let i = 0; i < results.length; i++) {
     const r = results[i]!;
     key += `\u0001${r.callId}\u0002${kinds[i]}\u0002${r.editable ? textId(r.original) : 0}`;
+    // Outputs are referred to by call id; what the call wrote must be the same too.
+    for (const [name, text] of args[i]!) key += `\u0003${name}\u0002${textId(text)}`;
     keys[i] = key;
   }
   let from = results.length;
@@ -222,7 +235,7 @@ export function applyFirstSight(results: ToolResult[], ctx: StrategyContext): st
     state = newState();
     from = 0;
   }
-  for (let i = from; i < results.length; i++) advance(state, results[i]!, kinds[i]!, ctx);
+  for (let i = from; i < results.length; i++) advance(state, results[i]!, kinds[i]!, args[i]!, ctx);
   if (results.length > 0) remember(keys[results.length - 1]!, state);
 
   const refs: string[][] = [];

@@ -41,11 +41,10 @@ export function createOpenAIStreamParser(): StreamParser {
       const out: ProviderStreamEvent[] = [];
       if (!sentMeta && (typeof body.id === 'string' || typeof body.model === 'string')) {
         sentMeta = true;
-        out.push({
-          type: 'meta',
-          ...(body.id ? { upstreamId: body.id } : {}),
-          ...(body.model ? { upstreamModel: body.model } : {}),
-        });
+        const meta: Extract<ProviderStreamEvent, { type: 'meta' }> = { type: 'meta' };
+        if (body.id) meta.upstreamId = body.id;
+        if (body.model) meta.upstreamModel = body.model;
+        out.push(meta);
       }
       const choice = Array.isArray(body.choices) ? body.choices[0] : undefined;
       const delta = choice?.delta;

@@ -9,6 +9,7 @@ import * as compressionConversations from './007-compression-conversations.js';
 import * as compressionSavings from './008-compression-savings.js';
 import * as pendingByKey from './009-pending-operations-by-key.js';
 import * as unlistedModels from './010-unlisted-models.js';
+import * as usageKeyIndex from './011-usage-key-index.js';
 import * as outputBrevity from './012-output-brevity.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '008-compression-savings': compressionSavings,
   '009-pending-operations-by-key': pendingByKey,
   '010-unlisted-models': unlistedModels,
+  '011-usage-key-index': usageKeyIndex,
   '012-output-brevity': outputBrevity,
 };
 

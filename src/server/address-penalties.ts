@@ -1,0 +1,84 @@
+import type { AddressPenaltySettings } from '../config/connection-settings.js';
+
+/** Addresses remembered at most, boxed and with recent cuts each: bounds the memory an attacker with many addresses can take. */
+const MAX_TRACKED = 100_000;
+
+/**
+ * The address penalty box: a client address (connection-gate.ts's `addressKey`) whose
+ * connections keep being cut at the handshake or header deadline without ever completing a
+ * request (`cuts` such cuts within `windowMs`) is refused on accept for `cooldownMs`, before any
+ * TLS work is spent on it.
+ *
+ * Why: the deadlines bound how long a slow or silent connection is held, not how often it comes
+ * back. Against them, slowloris turns into a stream of handshakes: holding 6,000 connections with
+ * a 10 s header deadline is ~600 (resumed) TLS handshakes a second, each a fraction of a
+ * millisecond of the event loop, on the cores the real clients need (bench/attack). Refused at
+ * accept, a connection costs an accept and a reset.
+ *
+ * Only the offending address is boxed; a client that completes requests is never counted, and
+ * another address is never affected. Behind a NAT or a proxy, everyone sharing the address is
+ * (docs/decisions.md, "Connection discipline").
+ */
+export class AddressPenalties {
+  /** Times (ms) of an address's recent cuts, oldest first, at most `cuts`; the Map's order is least recently cut first. */
+  private readonly recentCuts = new Map<string, number[]>();
+  /** Boxed addresses and when their cool-down ends; the Map's order is the order they end in (one cool-down for all). */
+  private readonly boxed = new Map<string, number>();
+
+  constructor(
+    private readonly settings: AddressPenaltySettings,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Addresses refused right now (expired ones are dropped lazily). */
+  get boxedCount(): number {
+    this.dropExpired(this.now());
+    return this.boxed.size;
+  }
+
+  /** Whether connections from `address` are refused now. */
+  isBoxed(address: string): boolean {
+    if (this.boxed.size === 0) return false;
+    const until = this.boxed.get(address);
+    if (until === undefined) return false;
+    if (this.now() < until) return true;
+    this.boxed.delete(address);
+    return false;
+  }
+
+  /** A connection from `address` was cut at a deadline without completing a request; true when that boxed it. */
+  cut(address: string): boolean {
+    const { cuts, windowMs, cooldownMs } = this.settings;
+    if (cuts === 0) return false;
+    const now = this.now();
+    const times = this.recentCuts.get(address) ?? [];
+    this.recentCuts.delete(address);
+    times.push(now);
+    while (now - times[0]! > windowMs) times.shift();
+    if (times.length >= cuts) {
+      this.dropExpired(now);
+      this.boxed.delete(address);
+      this.boxed.set(address, now + cooldownMs);
+      trim(this.boxed);
+      return true;
+    }
+    this.recentCuts.set(address, times);
+    trim(this.recentCuts);
+    return false;
+  }
+
+  private dropExpired(now: number): void {
+    for (const [address, until] of this.boxed) {
+      if (until > now) return;
+      this.boxed.delete(address);
+    }
+  }
+}
+
+/** Forgets the oldest entries beyond MAX_TRACKED. */
+function trim(map: Map<string, unknown>): void {
+  for (const key of map.keys()) {
+    if (map.size <= MAX_TRACKED) return;
+    map.delete(key);
+  }
+}
