@@ -1,8 +1,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { startHarness, storeKinds, type Harness } from '../support/gateway-harness.js';
 import type { UsageRecordsTable } from '../../src/store/schema.js';
+import { usageRecord } from '../support/usage-record.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -20,28 +20,7 @@ for (const store of storeKinds()) {
     const row = (
       fields: Partial<UsageRecordsTable> & { created_at: number; api_key_id: string },
       orgId = org.id,
-    ): UsageRecordsTable => ({
-      id: randomUUID(),
-      request_id: `req_${randomUUID()}`,
-      organization_id: orgId,
-      model: 'openai/gpt-4o-mini',
-      provider: 'openai',
-      upstream_model: 'gpt-4o-mini',
-      endpoint: '/v1/chat/completions',
-      input_tokens: 100,
-      cached_input_tokens: 0,
-      cache_creation_input_tokens: 0,
-      output_tokens: 50,
-      reasoning_tokens: 0,
-      uncompressed_input_tokens: null,
-      cost_micro_usd: 1_000,
-      tags: '[]',
-      status_code: 200,
-      error_code: null,
-      latency_ms: 10,
-      stream: 0,
-      ...fields,
-    });
+    ): UsageRecordsTable => usageRecord(orgId, fields);
 
     const summary = (query: string, token = org.token, orgId = org.id) =>
       h.console('GET', `/v1/organizations/${orgId}/usage/summary?${query}`, { token });

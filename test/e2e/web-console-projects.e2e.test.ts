@@ -1,15 +1,13 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import type { Harness } from '../support/gateway-harness.js';
-import type { TestDnsServer } from '../support/dns-server.js';
 import { waitFor } from '../support/chat-kit.js';
 import { collectorClient } from '../support/collector-client.js';
 import { openTab, skipWithoutChromium } from './browser.js';
 import { seedSavings } from './seed-savings.js';
-import { ARTIFACTS, startConsoleSession, type ConsoleSession } from './web-console-session.js';
+import { ARTIFACTS, startConsoleSession } from './web-console-session.js';
+import { suiteFixture } from '../support/suite-fixture.js';
 
 /**
  * The web console in a real browser, continued (web-console.e2e.test.ts has keys, usage, logs and
@@ -21,46 +19,33 @@ const usd = (micro: number) =>
   `$${(micro / 1e6).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
 describe('web console in headless Chromium: projects, API tokens and savings', { skip: skipWithoutChromium }, () => {
-  let session: ConsoleSession | undefined;
-
-  let h: Harness;
-  let dns: TestDnsServer;
-  let browser: Browser;
-  let page: Page;
-  let pageErrors: string[];
-  let shot: ConsoleSession['shot'];
-  let api: ConsoleSession['api'];
-  let signIn: ConsoleSession['signIn'];
-  let go: ConsoleSession['go'];
+  const env = suiteFixture(startConsoleSession);
   let readerSecret = '';
 
   before(async () => {
-    session = await startConsoleSession();
-    ({ h, dns, browser, page, pageErrors, shot, api, signIn, go } = session);
     // The read tab below expects the key the admin made in web-console.e2e.test.ts.
-    await h.createKey(session.org, { name: 'e2e key' });
-    await signIn(page, session.org.token);
+    await env.h.createKey(env.org, { name: 'e2e key' });
+    await env.signIn(env.page, env.org.token);
   });
-  after(() => session?.stop());
 
   it('Projects: creates a project, claims domains (409 when taken), verifies one by DNS after a 422', async () => {
     // Another organization holds a verified claim (local names are verified at once in development mode).
-    const rival = await h.organization();
-    const taken = await h.console('POST', '/v1/projects', {
+    const rival = await env.h.organization();
+    const taken = await env.h.console('POST', '/v1/projects', {
       token: rival.token,
       body: { slug: 'rival', name: 'Rival', domains: ['taken.test'] },
     });
     assert.equal(taken.status, 201, taken.text);
 
-    await go('Projects', '/projects');
-    await page.getByTestId('empty').waitFor();
-    await page.getByTestId('new-project').click();
-    await page.fill('[data-testid=create-project-form] input[name=name]', 'Shop');
-    assert.equal(await page.inputValue('[data-testid=create-project-form] input[name=slug]'), 'shop');
-    await page.fill('[data-testid=create-project-form] textarea[name=domains]', 'shop.test');
-    await page.getByTestId('create-project').click();
-    await page.waitForURL(/\/projects\/[^/]+$/);
-    const domains = page.getByTestId('domains-card');
+    await env.go('Projects', '/projects');
+    await env.page.getByTestId('empty').waitFor();
+    await env.page.getByTestId('new-project').click();
+    await env.page.fill('[data-testid=create-project-form] input[name=name]', 'Shop');
+    assert.equal(await env.page.inputValue('[data-testid=create-project-form] input[name=slug]'), 'shop');
+    await env.page.fill('[data-testid=create-project-form] textarea[name=domains]', 'shop.test');
+    await env.page.getByTestId('create-project').click();
+    await env.page.waitForURL(/\/projects\/[^/]+$/);
+    const domains = env.page.getByTestId('domains-card');
     await domains.locator('[data-testid=domain-row][data-domain="shop.test"]').getByText('Verified').waitFor();
 
     await domains.locator('input[name=domain]').fill('taken.test');
@@ -78,24 +63,24 @@ describe('web console in headless Chromium: projects, API tokens and savings', {
     const failure = pending.getByTestId('error');
     await failure.waitFor();
     assert.match(await failure.innerText(), /\(422\).*no TXT record at _gateway-challenge\.www\.acme-e2e\.com/);
-    await shot('08-domain-422');
-    const projectId = new URL(page.url()).pathname.split('/').pop()!;
-    const claim = (await api('GET', `/v1/projects/${projectId}/domains/www.acme-e2e.com`)).json;
+    await env.shot('08-domain-422');
+    const projectId = new URL(env.page.url()).pathname.split('/').pop()!;
+    const claim = (await env.api('GET', `/v1/projects/${projectId}/domains/www.acme-e2e.com`)).json;
     assert.ok((await pending.innerText()).includes(claim.verification.token), 'the token to publish is shown');
-    dns.setTxt(claim.verification.dns_record.name, [claim.verification.token]);
+    env.dns.setTxt(claim.verification.dns_record.name, [claim.verification.token]);
     await pending.locator('select').selectOption('dns');
     await pending.getByTestId('verify-domain').click();
     await pending.getByText('Verified').waitFor();
     assert.match(await pending.innerText(), /DNS TXT record/);
 
-    await page.getByTestId('edit-project').click();
-    await page.fill('[data-testid=edit-project-form] input[name=name]', 'Shop EU');
-    await page.getByTestId('save-project').click();
-    await page.getByRole('heading', { name: 'Shop EU' }).waitFor();
+    await env.page.getByTestId('edit-project').click();
+    await env.page.fill('[data-testid=edit-project-form] input[name=name]', 'Shop EU');
+    await env.page.getByTestId('save-project').click();
+    await env.page.getByRole('heading', { name: 'Shop EU' }).waitFor();
   });
 
   it('Projects: proxy settings validated as typed; a regex RE2 cannot run in linear time is refused (400), a fixed one is created and activated', async () => {
-    const card = page.getByTestId('proxy-card');
+    const card = env.page.getByTestId('proxy-card');
     await card.getByTestId('new-revision').click();
     const editor = card.getByTestId('proxy-editor');
     await editor.getByLabel('Backend 1 address').fill('origin.example.com:443');
@@ -109,7 +94,7 @@ describe('web console in headless Chromium: projects, API tokens and savings', {
     assert.match(await pathError.innerText(), /not a regular expression RE2 accepts/);
     assert.equal(await editor.getByLabel('Route 1 path', { exact: true }).getAttribute('aria-invalid'), 'true');
     assert.ok(await editor.getByTestId('create-revision').isDisabled(), 'an invalid draft cannot be created');
-    await shot('09-proxy-invalid-regex');
+    await env.shot('09-proxy-invalid-regex');
     await editor.getByLabel('Route 1 path', { exact: true }).fill('^/api/v[0-9]+/');
     await editor.locator('[data-testid=proxy-validation][data-state=valid]').waitFor();
     assert.match(await validation.innerText(), /Valid/);
@@ -136,7 +121,7 @@ describe('web console in headless Chromium: projects, API tokens and savings', {
   });
 
   it('Projects: components from the catalogue by category; a private webhook URL is refused under its field', async () => {
-    const card = page.getByTestId('components-card');
+    const card = env.page.getByTestId('components-card');
     await card.getByTestId('add-component').click();
     const picker = card.getByTestId('component-picker');
     await picker.locator('select[name=subcategory]').selectOption('server_side_tagging');
@@ -157,13 +142,13 @@ describe('web console in headless Chromium: projects, API tokens and savings', {
     await row.getByText('Active').waitFor();
     assert.match(await row.innerText(), /"event_types":\["page"\]/);
 
-    const collector = collectorClient(h.running.urls.collector, h.ca);
+    const collector = collectorClient(env.h.running.urls.collector, env.h.ca);
     const sent = await collector.call('POST', 'shop.test', {
       body: { data_collection: { events: [{ type: 'page', data: { path: '/checkout' } }] } },
     });
     await collector.close();
     assert.equal(sent.status, 202, sent.text);
-    const events = page.getByTestId('events-card');
+    const events = env.page.getByTestId('events-card');
     await waitFor(
       async () => {
         await events.getByRole('button', { name: 'Refresh' }).click();
@@ -171,67 +156,67 @@ describe('web console in headless Chromium: projects, API tokens and savings', {
       },
       { what: 'the collected event', timeoutMs: 10_000, intervalMs: 300 },
     );
-    await shot('10-project');
+    await env.shot('10-project');
 
     await row.getByRole('button', { name: 'Edit' }).click();
     await form.locator('input[name=active]').uncheck();
     await form.getByTestId('save-component').click();
     await row.getByText('Inactive').waitFor();
     await row.getByRole('button', { name: 'Remove' }).click();
-    await page.getByTestId('confirm').click();
+    await env.page.getByTestId('confirm').click();
     await row.waitFor({ state: 'detached' });
   });
 
   it('API tokens: creates a read token, shown once with a copy button', async () => {
-    await go('API tokens', '/tokens');
-    const own = page.locator('[data-testid=token-row][data-token-name=test]');
+    await env.go('API tokens', '/tokens');
+    const own = env.page.locator('[data-testid=token-row][data-token-name=test]');
     await own.getByText('this tab').waitFor();
-    await page.getByTestId('new-token').click();
-    await page.fill('[data-testid=create-token-form] input[name=name]', 'reader');
-    await page.selectOption('[data-testid=create-token-form] select[name=permission]', 'read');
-    await page.fill('[data-testid=create-token-form] input[name=expires_in_days]', '7');
-    await page.getByTestId('create-token').click();
-    readerSecret = (await page.getByTestId('secret').innerText()).trim();
+    await env.page.getByTestId('new-token').click();
+    await env.page.fill('[data-testid=create-token-form] input[name=name]', 'reader');
+    await env.page.selectOption('[data-testid=create-token-form] select[name=permission]', 'read');
+    await env.page.fill('[data-testid=create-token-form] input[name=expires_in_days]', '7');
+    await env.page.getByTestId('create-token').click();
+    readerSecret = (await env.page.getByTestId('secret').innerText()).trim();
     assert.match(readerSecret, /^gwc_/);
-    assert.ok(await page.getByTestId('copy').isVisible());
-    await page.keyboard.press('Escape');
-    const row = page.locator('[data-testid=token-row][data-token-name=reader]');
+    assert.ok(await env.page.getByTestId('copy').isVisible());
+    await env.page.keyboard.press('Escape');
+    const row = env.page.locator('[data-testid=token-row][data-token-name=reader]');
     assert.match(await row.innerText(), /read/);
     assert.ok(!(await row.innerText()).includes(readerSecret), 'the secret is never listed');
-    await shot('11-tokens');
+    await env.shot('11-tokens');
   });
 
   it('a read token sees every page and can change nothing; revoked, it signs its tab out', async () => {
-    const reader = await openTab(browser, pageErrors);
+    const reader = await openTab(env.browser, env.pageErrors);
     try {
       const tab = reader.page;
-      await signIn(tab, readerSecret);
+      await env.signIn(tab, readerSecret);
       await tab.getByTestId('read-only').waitFor();
       await tab.locator('[data-testid=key-row][data-key-name="e2e key"]').waitFor();
       for (const write of ['Create key', 'Edit', 'Reveal', 'Delete', 'Deactivate'])
         assert.equal(await tab.getByRole('button', { name: write }).count(), 0, write);
-      await go('Projects', '/projects', tab);
+      await env.go('Projects', '/projects', tab);
       await tab.getByTestId('project-detail').waitFor();
       await tab.getByTestId('revision-row').first().waitFor();
       for (const write of ['Create project', 'Edit', 'Delete', 'New revision', 'Add component', 'Verify', 'Activate'])
         assert.equal(await tab.getByRole('button', { name: write, exact: true }).count(), 0, write);
-      await go('Gateway tools', '/tools', tab);
+      await env.go('Gateway tools', '/tools', tab);
       await tab.getByTestId('tool-card').first().waitFor();
       assert.equal(await tab.getByTestId('save-tool').count(), 0);
       assert.ok(await tab.locator('[data-tool=gateway_calculator] input[name=active]').isDisabled());
-      await go('API tokens', '/tokens', tab);
+      await env.go('API tokens', '/tokens', tab);
       await tab.getByText('Managing API tokens needs an admin token').waitFor();
-      await go('Savings', '/savings', tab);
+      await env.go('Savings', '/savings', tab);
       await tab.getByTestId('savings-totals').waitFor();
 
       // The admin revokes the reader's token: the reader's next request signs its tab out.
-      await go('API tokens', '/tokens');
-      await page
+      await env.go('API tokens', '/tokens');
+      await env.page
         .locator('[data-testid=token-row][data-token-name=reader]')
         .getByRole('button', { name: 'Revoke' })
         .click();
-      await page.getByTestId('confirm').click();
-      await page.locator('[data-testid=token-row][data-token-name=reader]').waitFor({ state: 'detached' });
+      await env.page.getByTestId('confirm').click();
+      await env.page.locator('[data-testid=token-row][data-token-name=reader]').waitFor({ state: 'detached' });
       await tab.getByRole('link', { name: 'API keys', exact: true }).click();
       await tab.waitForURL('**/sign-in');
       assert.match(await tab.locator('.banner.info').innerText(), /Signed out: Invalid console token/);
@@ -242,28 +227,28 @@ describe('web console in headless Chromium: projects, API tokens and savings', {
   });
 
   it('Savings: compression and caching savings per key, model and day next to spend, estimates marked', async () => {
-    const acme = await h.organization('acme');
+    const acme = await env.h.organization('acme');
     const key = async (name: string, body: Record<string, unknown> = {}) =>
-      (await h.createKey(acme, { name, ...body })).id;
+      (await env.h.createKey(acme, { name, ...body })).id;
     const keys = {
       claudeCode: await key('claude-code-platform', { type: 'coding_agent', coding_assistant: 'claude_code' }),
       codex: await key('codex-ci', { type: 'coding_agent', coding_assistant: 'codex' }),
       backend: await key('backend-prod'),
       support: await key('support-bot'),
     };
-    const rows = await seedSavings(h.running.store, acme.id, keys);
+    const rows = await seedSavings(env.h.running.store, acme.id, keys);
     assert.ok(rows > 3_000, `${rows} usage rows seeded`);
     const expected = (
-      await h.console('GET', `/v1/organizations/${acme.id}/usage/savings?period=30d&group_by=api_key`, {
+      await env.h.console('GET', `/v1/organizations/${acme.id}/usage/savings?period=30d&group_by=api_key`, {
         token: acme.token,
       })
     ).json;
 
-    const tab = await openTab(browser, pageErrors, { width: 1280, height: 900 });
+    const tab = await openTab(env.browser, env.pageErrors, { width: 1280, height: 900 });
     try {
       const savings = tab.page;
-      await signIn(savings, acme.token);
-      await go('Savings', '/savings', savings);
+      await env.signIn(savings, acme.token);
+      await env.go('Savings', '/savings', savings);
       const totals = savings.getByTestId('savings-totals');
       await savings.getByTestId('savings-chart').locator('canvas').waitFor();
       const text = await totals.innerText();
@@ -307,14 +292,14 @@ describe('web console in headless Chromium: projects, API tokens and savings', {
   });
 
   it('a deleted project takes its page with it', async () => {
-    await go('Projects', '/projects');
-    await page.getByTestId('delete-project').click();
-    await page.getByTestId('confirm').click();
-    await page.waitForURL('**/projects');
-    await page.getByText('No projects yet').waitFor();
+    await env.go('Projects', '/projects');
+    await env.page.getByTestId('delete-project').click();
+    await env.page.getByTestId('confirm').click();
+    await env.page.waitForURL('**/projects');
+    await env.page.getByText('No projects yet').waitFor();
   });
 
   it('no script error or blocked resource in any page', () => {
-    assert.deepEqual(pageErrors, []);
+    assert.deepEqual(env.pageErrors, []);
   });
 });

@@ -30,6 +30,21 @@ const hangingTool: GatewayTool = {
   run: () => new Promise(() => undefined),
 };
 
+/** Sets a gateway tool's settings for an organization through the console API; its answer. */
+export async function configureGatewayTool(
+  h: Harness,
+  org: { id: string; token: string },
+  toolId: string,
+  body: Record<string, unknown>,
+): Promise<any> {
+  const result = await h.console('POST', `/v1/organizations/${org.id}/gateway_tools/${toolId}`, {
+    token: org.token,
+    body,
+  });
+  assert.equal(result.status, 200, result.text);
+  return result.json;
+}
+
 export interface ChatTools {
   h: Harness;
   mock: MockUpstream;
@@ -56,14 +71,8 @@ export async function startChatTools(store: StoreKind): Promise<ChatTools> {
   });
   const org = await h.organization();
   const key = await h.createKey(org);
-  async function configure(o: { id: string; token: string }, toolId: string, body: Record<string, unknown>) {
-    const result = await h.console('POST', `/v1/organizations/${o.id}/gateway_tools/${toolId}`, {
-      token: o.token,
-      body,
-    });
-    assert.equal(result.status, 200, result.text);
-    return result.json;
-  }
+  const configure = (o: { id: string; token: string }, toolId: string, body: Record<string, unknown>) =>
+    configureGatewayTool(h, o, toolId, body);
   for (const id of ['gateway_current_time', 'gateway_calculator', 'gateway_test_throws', 'gateway_test_hangs'])
     await configure(org, id, { active: true });
   return {

@@ -1,7 +1,6 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { storeKinds, type Harness } from '../support/gateway-harness.js';
-import type { MockUpstream } from '../support/mock-upstreams/index.js';
+import { storeKinds } from '../support/gateway-harness.js';
 import {
   assertGatewayError,
   keySpend,
@@ -13,34 +12,24 @@ import {
 } from '../support/chat-kit.js';
 import { MAX_GATEWAY_TOOL_ROUNDS } from '../../src/pipeline/tool-loop.js';
 import { monthOf } from '../../src/limits/budget-ledger.js';
-import { MODEL, WEATHER, startChatTools, type ChatTools } from './chat-tools-fixture.js';
+import { MODEL, WEATHER, startChatTools } from './chat-tools-fixture.js';
+import { suiteFixture } from '../support/suite-fixture.js';
 
 for (const store of storeKinds()) {
   describe(`gateway tools in chat completions: rounds, failing tools, streams and ceilings (${store})`, () => {
-    let fx: ChatTools;
-    let h: Harness;
-    let mock: MockUpstream;
-    let org: ChatTools['org'];
-    let key: ChatTools['key'];
-    let chat: ChatTools['chat'];
-
-    before(async () => {
-      fx = await startChatTools(store);
-      ({ h, mock, org, key, chat } = fx);
-    });
-    after(() => fx.stop());
+    const env = suiteFixture(() => startChatTools(store));
 
     it(`the round limit: after ${MAX_GATEWAY_TOOL_ROUNDS} rounds the model is called once more with tool_choice none and that answer is returned`, async () => {
-      mock.reset();
-      mock.setScenario({
+      env.mock.reset();
+      env.mock.setScenario({
         toolCalls: [{ name: 'gateway_calculator', arguments: { expression: '1+1' } }],
         usage: { inputTokens: 10, outputTokens: 1 },
       });
-      const result = await chat({ gateway_tool_ids: ['gateway_calculator'] });
+      const result = await env.chat({ gateway_tool_ids: ['gateway_calculator'] });
       assert.equal(result.status, 200, result.text);
-      assert.equal(mock.requests.length, MAX_GATEWAY_TOOL_ROUNDS + 1);
-      assert.equal(mock.requests[MAX_GATEWAY_TOOL_ROUNDS]!.body.tool_choice, 'none');
-      for (let i = 0; i < MAX_GATEWAY_TOOL_ROUNDS; i++) assert.equal(mock.requests[i]!.body.tool_choice, undefined);
+      assert.equal(env.mock.requests.length, MAX_GATEWAY_TOOL_ROUNDS + 1);
+      assert.equal(env.mock.requests[MAX_GATEWAY_TOOL_ROUNDS]!.body.tool_choice, 'none');
+      for (let i = 0; i < MAX_GATEWAY_TOOL_ROUNDS; i++) assert.equal(env.mock.requests[i]!.body.tool_choice, undefined);
       assert.equal(result.json.gateway_tools_executed.length, MAX_GATEWAY_TOOL_ROUNDS);
       assert.deepEqual(
         result.json.gateway_tools_executed.map((e: any) => e.round),
@@ -52,11 +41,11 @@ for (const store of storeKinds()) {
       assert.equal(result.json.usage.prompt_tokens, 10 * (MAX_GATEWAY_TOOL_ROUNDS + 1));
 
       // Streamed the same: no delta of the rounds, then the last answer as it is, its call included.
-      mock.reset();
-      mock.setScenario({ toolCalls: [{ name: 'gateway_calculator', arguments: { expression: '1+1' } }] });
-      const streamed = await chat({ gateway_tool_ids: ['gateway_calculator'], stream: true });
+      env.mock.reset();
+      env.mock.setScenario({ toolCalls: [{ name: 'gateway_calculator', arguments: { expression: '1+1' } }] });
+      const streamed = await env.chat({ gateway_tool_ids: ['gateway_calculator'], stream: true });
       const chunks = sseData(streamed.text).filter((e) => e !== '[DONE]');
-      assert.equal(mock.requests.length, MAX_GATEWAY_TOOL_ROUNDS + 1);
+      assert.equal(env.mock.requests.length, MAX_GATEWAY_TOOL_ROUNDS + 1);
       const deltas = chunks.flatMap((e) => e.choices?.[0]?.delta?.tool_calls ?? []);
       assert.deepEqual(
         deltas.filter((d: any) => d.function?.name).map((d: any) => [d.index, d.function.name]),
@@ -68,8 +57,8 @@ for (const store of storeKinds()) {
     });
 
     it('a tool that throws or times out: success false, and the model is told in the tool result', async () => {
-      mock.reset();
-      mock.setScenario([
+      env.mock.reset();
+      env.mock.setScenario([
         {
           toolCalls: [
             { id: 't1', name: 'gateway_test_throws' },
@@ -79,7 +68,7 @@ for (const store of storeKinds()) {
         },
         { text: 'Sorry, the tools failed.' },
       ]);
-      const result = await chat({
+      const result = await env.chat({
         gateway_tool_ids: ['gateway_test_throws', 'gateway_test_hangs', 'gateway_calculator'],
       });
       assert.equal(result.status, 200, result.text);
@@ -96,7 +85,7 @@ for (const store of storeKinds()) {
       assert.equal(executed[0].error, 'the test tool failed on purpose');
       assert.match(executed[1].error, /did not finish within 100 ms/);
       assert.equal(executed[2].error, 'Division by zero.');
-      const told = mock.requests[1]!.body.messages.filter((m: any) => m.role === 'tool').map((m: any) =>
+      const told = env.mock.requests[1]!.body.messages.filter((m: any) => m.role === 'tool').map((m: any) =>
         JSON.parse(m.content),
       );
       assert.deepEqual(told, [
@@ -107,12 +96,12 @@ for (const store of storeKinds()) {
     });
 
     it('streaming, gateway tools only: the client sees the final answer, one finish, and summed usage with gateway_tools_executed', async () => {
-      mock.reset();
-      mock.setScenario([
+      env.mock.reset();
+      env.mock.setScenario([
         { toolCalls: [{ id: 'call_s', name: 'gateway_current_time' }], usage: { inputTokens: 11, outputTokens: 3 } },
         { textChunks: ['It is ', 'noon.'], usage: { inputTokens: 22, outputTokens: 4 } },
       ]);
-      const result = await chat({
+      const result = await env.chat({
         gateway_tool_ids: ['gateway_current_time'],
         stream: true,
         stream_options: { include_usage: true },
@@ -134,15 +123,15 @@ for (const store of storeKinds()) {
       const usageChunk = chunks.find((e) => e.usage);
       assert.deepEqual([usageChunk.usage.prompt_tokens, usageChunk.usage.completion_tokens], [33, 7]);
       assert.equal(usageChunk.gateway_tools_executed[0].name, 'gateway_current_time');
-      assert.equal(mock.requests.length, 2);
-      assert.equal(mock.requests[1]!.body.messages.at(-1).tool_call_id, 'call_s');
-      const row = await usageRowOf(h.running.store, String(result.headers['x-request-id']));
+      assert.equal(env.mock.requests.length, 2);
+      assert.equal(env.mock.requests[1]!.body.messages.at(-1).tool_call_id, 'call_s');
+      const row = await usageRowOf(env.h.running.store, String(result.headers['x-request-id']));
       assert.deepEqual([Number(row.input_tokens), Number(row.output_tokens), row.stream], [33, 7, 1]);
     });
 
     it('streaming, mixed calls: the client receives its own tool-call deltas (re-indexed) and the pending id on the finish chunk', async () => {
-      mock.reset();
-      mock.setScenario([
+      env.mock.reset();
+      env.mock.setScenario([
         {
           toolCalls: [
             { id: 'g1', name: 'gateway_current_time' },
@@ -151,7 +140,7 @@ for (const store of storeKinds()) {
         },
         { text: 'Cold.' },
       ]);
-      const result = await chat({ tools: [WEATHER], gateway_tool_ids: ['gateway_current_time'], stream: true });
+      const result = await env.chat({ tools: [WEATHER], gateway_tool_ids: ['gateway_current_time'], stream: true });
       const chunks = sseData(result.text).filter((e) => e !== '[DONE]');
       const deltas = chunks.flatMap((e) => e.choices?.[0]?.delta?.tool_calls ?? []);
       assert.ok(deltas.length > 0);
@@ -162,9 +151,9 @@ for (const store of storeKinds()) {
       assert.equal(finish.choices[0].finish_reason, 'tool_calls');
       assert.match(finish.gateway_pending_id, /^gwp_/);
       assert.equal(finish.gateway_tools_executed[0].call_id, 'g1');
-      assert.equal(mock.requests.length, 1);
+      assert.equal(env.mock.requests.length, 1);
 
-      const resumed = await chat({
+      const resumed = await env.chat({
         tools: [WEATHER],
         gateway_pending_id: finish.gateway_pending_id,
         stream: true,
@@ -182,18 +171,18 @@ for (const store of storeKinds()) {
       });
       assert.equal(streamedText(sseData(resumed.text)), 'Cold.');
       assert.deepEqual(
-        mock.requests[1]!.body.messages.slice(2).map((m: any) => m.tool_call_id),
+        env.mock.requests[1]!.body.messages.slice(2).map((m: any) => m.tool_call_id),
         ['g1', 'c1'],
       );
     });
 
     it('streaming: a client that leaves during a later round aborts that upstream call and is metered 499 with the rounds so far', async () => {
-      mock.reset();
-      mock.setScenario([
+      env.mock.reset();
+      env.mock.setScenario([
         { toolCalls: [{ id: 'call_a', name: 'gateway_current_time' }], usage: { inputTokens: 25, outputTokens: 5 } },
         { hangBeforeHeadersMs: Infinity },
       ]);
-      const raw = rawClient(h.running.urls.gateway, h.ca);
+      const raw = rawClient(env.h.running.urls.gateway, env.h.ca);
       try {
         const controller = new AbortController();
         const response = await raw.post(
@@ -204,15 +193,15 @@ for (const store of storeKinds()) {
             messages: [{ role: 'user', content: 'time?' }],
             gateway_tool_ids: ['gateway_current_time'],
           },
-          { token: key.key, signal: controller.signal },
+          { token: env.key.key, signal: controller.signal },
         );
         assert.equal(response.statusCode, 200);
         const requestId = String(response.headers['x-request-id']);
-        await waitFor(() => mock.requests.length === 2, { what: 'the second round upstream' });
+        await waitFor(() => env.mock.requests.length === 2, { what: 'the second round upstream' });
         controller.abort();
         await response.body.text().catch(() => undefined);
-        await mock.requests[1]!.closed;
-        const row = await usageRowOf(h.running.store, requestId);
+        await env.mock.requests[1]!.closed;
+        const row = await usageRowOf(env.h.running.store, requestId);
         assert.equal(row.status_code, 499);
         assert.equal(row.error_code, 'client_closed');
         assert.ok(Number(row.input_tokens) > 25, 'the first call plus the estimated prompt of the aborted one');
@@ -223,9 +212,9 @@ for (const store of storeKinds()) {
     });
 
     it('a key ceiling: each extra round reserves its own worst case; one that does not fit ends with 429, the calls made are metered', async () => {
-      const ceilingKey = await h.createKey(org, { name: 'capped', max_usage: 1 });
+      const ceilingKey = await env.h.createKey(env.org, { name: 'capped', max_usage: 1 });
       // $1 ceiling, $0.999 already spent: room for one call with max_tokens 1000 (~$0.0006), not two.
-      await h.running.store.db
+      await env.h.running.store.db
         .insertInto('key_spend')
         .values({
           api_key_id: ceilingKey.id,
@@ -234,20 +223,20 @@ for (const store of storeKinds()) {
           reserved_micro_usd: 0,
         })
         .execute();
-      mock.reset();
-      mock.setScenario([
+      env.mock.reset();
+      env.mock.setScenario([
         { toolCalls: [{ name: 'gateway_current_time' }], usage: { inputTokens: 100, outputTokens: 10 } },
         { text: 'never' },
       ]);
-      const result = await chat({ gateway_tool_ids: ['gateway_current_time'], max_tokens: 1000 }, ceilingKey.key);
+      const result = await env.chat({ gateway_tool_ids: ['gateway_current_time'], max_tokens: 1000 }, ceilingKey.key);
       assertGatewayError(result, { status: 429, code: 'usage_limit_exceeded' });
-      assert.equal(mock.requests.length, 1);
-      const row = await usageRowOf(h.running.store, String(result.headers['x-request-id']));
+      assert.equal(env.mock.requests.length, 1);
+      const row = await usageRowOf(env.h.running.store, String(result.headers['x-request-id']));
       assert.equal(row.status_code, 429);
       assert.equal(Number(row.input_tokens), 100);
       const spend = await waitFor(
         async () => {
-          const s = await keySpend(h.running.store, ceilingKey.id);
+          const s = await keySpend(env.h.running.store, ceilingKey.id);
           return s.reserved === 0 ? s : undefined;
         },
         { what: 'reservations released' },

@@ -1,36 +1,24 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { storeKinds, type Harness } from '../support/gateway-harness.js';
-import type { MockUpstream } from '../support/mock-upstreams/index.js';
+import { storeKinds } from '../support/gateway-harness.js';
 import { assertGatewayError, usageRowOf } from '../support/chat-kit.js';
-import { WEATHER, startChatTools, type ChatTools } from './chat-tools-fixture.js';
+import { WEATHER, startChatTools } from './chat-tools-fixture.js';
+import { suiteFixture } from '../support/suite-fixture.js';
 
 for (const store of storeKinds()) {
   describe(`gateway tools in chat completions (${store})`, () => {
-    let fx: ChatTools;
-    let h: Harness;
-    let mock: MockUpstream;
-    let org: ChatTools['org'];
-    let key: ChatTools['key'];
-    let configure: ChatTools['configure'];
-    let chat: ChatTools['chat'];
-
-    before(async () => {
-      fx = await startChatTools(store);
-      ({ h, mock, org, key, configure, chat } = fx);
-    });
-    after(() => fx.stop());
+    const env = suiteFixture(() => startChatTools(store));
 
     it('only gateway tool calls: runs them inline, calls the model again, sums usage into one usage row', async () => {
-      mock.reset();
-      mock.setScenario([
+      env.mock.reset();
+      env.mock.setScenario([
         {
           toolCalls: [{ id: 'call_time', name: 'gateway_current_time', arguments: { timezone: 'Europe/Paris' } }],
           usage: { inputTokens: 50, outputTokens: 7 },
         },
         { text: 'It is noon in Paris.', usage: { inputTokens: 80, outputTokens: 6, cachedInputTokens: 40 } },
       ]);
-      const result = await chat({ gateway_tool_ids: ['gateway_current_time'] });
+      const result = await env.chat({ gateway_tool_ids: ['gateway_current_time'] });
       assert.equal(result.status, 200, result.text);
       const body = result.json;
       assert.equal(body.choices[0].message.content, 'It is noon in Paris.');
@@ -49,14 +37,14 @@ for (const store of storeKinds()) {
       );
       assert.equal(body.usage.input_tokens_details.cached_tokens, 40);
 
-      assert.equal(mock.requests.length, 2);
-      const first = mock.requests[0]!.body;
+      assert.equal(env.mock.requests.length, 2);
+      const first = env.mock.requests[0]!.body;
       const injected = first.tools.find((t: any) => t.function.name === 'gateway_current_time');
       assert.equal(injected.type, 'function');
       assert.equal(injected.function.parameters.type, 'object');
       assert.ok(injected.function.parameters.properties.timezone);
       assert.equal(first.gateway_tool_ids, undefined, 'gateway fields never reach the provider');
-      const second = mock.requests[1]!.body.messages;
+      const second = env.mock.requests[1]!.body.messages;
       assert.equal(second.length, 3);
       assert.deepEqual(
         second[1].tool_calls.map((c: any) => [c.id, c.function.name]),
@@ -68,7 +56,7 @@ for (const store of storeKinds()) {
       assert.equal(toolResult.timezone, 'Europe/Paris');
       assert.match(toolResult.local, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/);
 
-      const row = await usageRowOf(h.running.store, String(result.headers['x-request-id']));
+      const row = await usageRowOf(env.h.running.store, String(result.headers['x-request-id']));
       assert.equal(Number(row.input_tokens), 130);
       assert.equal(Number(row.output_tokens), 13);
       assert.equal(Number(row.cached_input_tokens), 40);
@@ -78,8 +66,8 @@ for (const store of storeKinds()) {
     });
 
     it('invalid and non-activated gateway_tool_ids: 400 invalid_gateway_tool_ids listing each bad id', async () => {
-      mock.reset();
-      const result = await chat({
+      env.mock.reset();
+      const result = await env.chat({
         gateway_tool_ids: ['gateway_current_time', 'gateway_nope', 'gateway_generate_uuid'],
       });
       const error = assertGatewayError(result, {
@@ -91,18 +79,18 @@ for (const store of storeKinds()) {
       assert.match(error.message, /"gateway_nope"/);
       assert.match(error.message, /"gateway_generate_uuid"/);
       assert.doesNotMatch(error.message, /gateway_current_time/);
-      assert.equal(mock.requests.length, 0);
+      assert.equal(env.mock.requests.length, 0);
     });
 
     it('a tool activated for other keys only is not activated for this key', async () => {
-      const o = await h.organization();
-      const allowed = await h.createKey(o);
-      const other = await h.createKey(o);
-      await configure(o, 'gateway_calculator', { active: true, active_key_ids: [allowed.id] });
-      mock.reset();
-      mock.setScenario({ text: 'ok' });
-      assert.equal((await chat({ gateway_tool_ids: ['gateway_calculator'] }, allowed.key)).status, 200);
-      assertGatewayError(await chat({ gateway_tool_ids: ['gateway_calculator'] }, other.key), {
+      const o = await env.h.organization();
+      const allowed = await env.h.createKey(o);
+      const other = await env.h.createKey(o);
+      await env.configure(o, 'gateway_calculator', { active: true, active_key_ids: [allowed.id] });
+      env.mock.reset();
+      env.mock.setScenario({ text: 'ok' });
+      assert.equal((await env.chat({ gateway_tool_ids: ['gateway_calculator'] }, allowed.key)).status, 200);
+      assertGatewayError(await env.chat({ gateway_tool_ids: ['gateway_calculator'] }, other.key), {
         status: 400,
         code: 'invalid_gateway_tool_ids',
         param: 'gateway_tool_ids',
@@ -110,7 +98,7 @@ for (const store of storeKinds()) {
     });
 
     it('a client tool with a gateway tool name is refused', async () => {
-      const result = await chat({
+      const result = await env.chat({
         gateway_tool_ids: ['gateway_current_time'],
         tools: [{ type: 'function', function: { name: 'gateway_current_time' } }],
       });
@@ -118,40 +106,40 @@ for (const store of storeKinds()) {
     });
 
     it('hydration: with gateway_tool_ids omitted or empty, only hydrated tools are injected (organization-wide or per key)', async () => {
-      const o = await h.organization();
-      const hydratedKey = await h.createKey(o);
-      const plainKey = await h.createKey(o);
-      await configure(o, 'gateway_current_time', { active: true, hydrate_key_ids: [hydratedKey.id] });
-      await configure(o, 'gateway_calculator', { active: true });
-      mock.reset();
-      mock.setScenario({ text: 'ok' });
-      const names = () => (mock.lastRequest()!.body.tools ?? []).map((t: any) => t.function.name);
+      const o = await env.h.organization();
+      const hydratedKey = await env.h.createKey(o);
+      const plainKey = await env.h.createKey(o);
+      await env.configure(o, 'gateway_current_time', { active: true, hydrate_key_ids: [hydratedKey.id] });
+      await env.configure(o, 'gateway_calculator', { active: true });
+      env.mock.reset();
+      env.mock.setScenario({ text: 'ok' });
+      const names = () => (env.mock.lastRequest()!.body.tools ?? []).map((t: any) => t.function.name);
 
-      assert.equal((await chat({}, hydratedKey.key)).status, 200);
+      assert.equal((await env.chat({}, hydratedKey.key)).status, 200);
       assert.deepEqual(names(), ['gateway_current_time']);
-      assert.equal((await chat({ gateway_tool_ids: [] }, hydratedKey.key)).status, 200);
+      assert.equal((await env.chat({ gateway_tool_ids: [] }, hydratedKey.key)).status, 200);
       assert.deepEqual(names(), ['gateway_current_time']);
-      assert.equal((await chat({}, plainKey.key)).status, 200);
+      assert.equal((await env.chat({}, plainKey.key)).status, 200);
       assert.deepEqual(names(), []);
       // Explicit ids replace hydration.
       assert.equal(
-        (await chat({ gateway_tool_ids: ['gateway_calculator'], tools: [WEATHER] }, hydratedKey.key)).status,
+        (await env.chat({ gateway_tool_ids: ['gateway_calculator'], tools: [WEATHER] }, hydratedKey.key)).status,
         200,
       );
       assert.deepEqual(names(), ['get_weather', 'gateway_calculator']);
 
-      await configure(o, 'gateway_calculator', { hydrate: true });
-      assert.equal((await chat({}, plainKey.key)).status, 200);
+      await env.configure(o, 'gateway_calculator', { hydrate: true });
+      assert.equal((await env.chat({}, plainKey.key)).status, 200);
       assert.deepEqual(names(), ['gateway_calculator']);
       // Deactivation stops hydration too.
-      await configure(o, 'gateway_calculator', { active: false });
-      assert.equal((await chat({}, plainKey.key)).status, 200);
+      await env.configure(o, 'gateway_calculator', { active: false });
+      assert.equal((await env.chat({}, plainKey.key)).status, 200);
       assert.deepEqual(names(), []);
     });
 
     it('mixed gateway and client calls: defers, returns only the client call and a pending id, then resumes in order', async () => {
-      mock.reset();
-      mock.setScenario([
+      env.mock.reset();
+      env.mock.setScenario([
         {
           toolCalls: [
             { id: 'call_g1', name: 'gateway_calculator', arguments: { expression: '6 * 7' } },
@@ -164,7 +152,11 @@ for (const store of storeKinds()) {
       ]);
       const tools = [WEATHER];
       const messages = [{ role: 'user', content: 'Weather, 6*7 and time?' }];
-      const first = await chat({ messages, tools, gateway_tool_ids: ['gateway_calculator', 'gateway_current_time'] });
+      const first = await env.chat({
+        messages,
+        tools,
+        gateway_tool_ids: ['gateway_calculator', 'gateway_current_time'],
+      });
       assert.equal(first.status, 200, first.text);
       const choice = first.json.choices[0];
       assert.equal(choice.finish_reason, 'tool_calls');
@@ -180,10 +172,10 @@ for (const store of storeKinds()) {
           ['call_g2', true],
         ],
       );
-      assert.equal(mock.requests.length, 1, 'a deferred turn makes no second upstream call');
+      assert.equal(env.mock.requests.length, 1, 'a deferred turn makes no second upstream call');
       assert.equal(first.json.usage.prompt_tokens, 20);
 
-      const resumed = await chat({
+      const resumed = await env.chat({
         tools,
         gateway_tool_ids: ['gateway_calculator', 'gateway_current_time'],
         gateway_pending_id: first.json.gateway_pending_id,
@@ -191,7 +183,7 @@ for (const store of storeKinds()) {
       });
       assert.equal(resumed.status, 200, resumed.text);
       assert.equal(resumed.json.choices[0].message.content, 'Sunny, 42, and it is noon.');
-      const upstreamMessages = mock.requests[1]!.body.messages;
+      const upstreamMessages = env.mock.requests[1]!.body.messages;
       assert.deepEqual(
         upstreamMessages[1].tool_calls.map((c: any) => c.id),
         ['call_g1', 'call_c1', 'call_g2'],
@@ -209,21 +201,21 @@ for (const store of storeKinds()) {
       assert.ok(JSON.parse(upstreamMessages[4].content).utc);
 
       // Reusable until it expires: a retry with the same id is filled in the same way.
-      const again = await chat({
+      const again = await env.chat({
         tools,
         gateway_pending_id: first.json.gateway_pending_id,
         messages: [...messages, choice.message, { role: 'tool', tool_call_id: 'call_c1', content: '{"sky":"sunny"}' }],
       });
       assert.equal(again.status, 200, again.text);
       assert.deepEqual(
-        mock.requests[2]!.body.messages.slice(2).map((m: any) => m.tool_call_id),
+        env.mock.requests[2]!.body.messages.slice(2).map((m: any) => m.tool_call_id),
         ['call_g1', 'call_c1', 'call_g2'],
       );
     });
 
     it('a pending id of another key, another organization, unknown or expired: 400 invalid_request on gateway_pending_id', async () => {
-      mock.reset();
-      mock.setScenario([
+      env.mock.reset();
+      env.mock.setScenario([
         {
           toolCalls: [
             { id: 'g', name: 'gateway_current_time' },
@@ -232,11 +224,11 @@ for (const store of storeKinds()) {
         },
         { text: 'done' },
       ]);
-      const first = await chat({ tools: [WEATHER], gateway_tool_ids: ['gateway_current_time'] });
+      const first = await env.chat({ tools: [WEATHER], gateway_tool_ids: ['gateway_current_time'] });
       const pendingId = first.json.gateway_pending_id as string;
       assert.ok(pendingId);
       const resume = (token: string, id = pendingId) =>
-        chat(
+        env.chat(
           {
             tools: [WEATHER],
             gateway_pending_id: id,
@@ -248,28 +240,32 @@ for (const store of storeKinds()) {
           },
           token,
         );
-      const sameOrgKey = await h.createKey(org);
-      const otherOrg = await h.organization();
-      const otherOrgKey = await h.createKey(otherOrg);
+      const sameOrgKey = await env.h.createKey(env.org);
+      const otherOrg = await env.h.organization();
+      const otherOrgKey = await env.h.createKey(otherOrg);
       for (const token of [sameOrgKey.key, otherOrgKey.key]) {
         assertGatewayError(await resume(token), { status: 400, code: 'invalid_request', param: 'gateway_pending_id' });
       }
-      assertGatewayError(await resume(key.key, 'gwp_unknownunknownunknownunknownunkn'), {
+      assertGatewayError(await resume(env.key.key, 'gwp_unknownunknownunknownunknownunkn'), {
         status: 400,
         code: 'invalid_request',
         param: 'gateway_pending_id',
       });
       // A history without the assistant message it belongs to.
-      const unrelated = await chat({ tools: [WEATHER], gateway_pending_id: pendingId });
+      const unrelated = await env.chat({ tools: [WEATHER], gateway_pending_id: pendingId });
       assertGatewayError(unrelated, { status: 400, code: 'invalid_request', param: 'gateway_pending_id' });
 
-      assert.equal((await resume(key.key)).status, 200);
-      await h.running.store.db
+      assert.equal((await resume(env.key.key)).status, 200);
+      await env.h.running.store.db
         .updateTable('gateway_pending_operations')
         .set({ expires_at: Date.now() - 1 })
         .where('id', '=', pendingId)
         .execute();
-      assertGatewayError(await resume(key.key), { status: 400, code: 'invalid_request', param: 'gateway_pending_id' });
+      assertGatewayError(await resume(env.key.key), {
+        status: 400,
+        code: 'invalid_request',
+        param: 'gateway_pending_id',
+      });
     });
   });
 }

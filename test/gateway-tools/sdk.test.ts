@@ -11,6 +11,7 @@ import { startHarness, type Harness } from '../support/gateway-harness.js';
 import { startMockOpenAI, type MockUpstream } from '../support/mock-upstreams/index.js';
 import { PRICING } from '../support/chat-kit.js';
 import { openaiClient, trustingDispatcher } from '../support/sdk-clients.js';
+import { configureGatewayTool } from './chat-tools-fixture.js';
 
 const MODEL = 'openai/gpt-4o-mini';
 
@@ -38,13 +39,8 @@ describe('acceptance: the official openai SDK with gateway tools', () => {
     });
     const org = await h.organization();
     const key = await h.createKey(org);
-    for (const id of ['gateway_current_time', 'gateway_calculator']) {
-      const result = await h.console('POST', `/v1/organizations/${org.id}/gateway_tools/${id}`, {
-        token: org.token,
-        body: { active: true },
-      });
-      assert.equal(result.status, 200);
-    }
+    for (const id of ['gateway_current_time', 'gateway_calculator'])
+      await configureGatewayTool(h, org, id, { active: true });
     dispatcher = trustingDispatcher(h);
     client = openaiClient(h, key.key, dispatcher);
   });

@@ -1,8 +1,8 @@
-import { describe, it, before, after, beforeEach } from 'node:test';
+import { describe, it, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import OpenAI from 'openai';
 import { MODEL_OF } from '../support/three-upstreams.js';
-import { threeUpstreamsWithOpenAI, type ThreeUpstreamsWithSdk } from '../support/sdk-clients.js';
+import { threeUpstreamsWithOpenAI } from '../support/sdk-clients.js';
+import { suiteFixture } from '../support/suite-fixture.js';
 import { GATEWAY_ONLY_FIELDS } from '../../src/providers/shared/gateway-fields.js';
 
 /**
@@ -60,14 +60,7 @@ const EDGEE_FIELDS = {
 };
 
 describe('chat completions: every member OpenAI accepts, and Edgee SDK members', () => {
-  let env: ThreeUpstreamsWithSdk<OpenAI>;
-  let client: OpenAI;
-
-  before(async () => {
-    env = await threeUpstreamsWithOpenAI();
-    ({ client } = env);
-  });
-  after(() => env.stop());
+  const env = suiteFixture(threeUpstreamsWithOpenAI);
   beforeEach(() => {
     for (const mock of Object.values(env.mocks)) mock.reset();
   });
@@ -145,7 +138,7 @@ describe('chat completions: every member OpenAI accepts, and Edgee SDK members',
 
   it('the openai SDK sends a history with these members through chat.completions.create', async () => {
     env.mocks.anthropic.setScenario({ text: 'ok' });
-    const completion = await client.chat.completions.create({
+    const completion = await env.client.chat.completions.create({
       model: MODEL_OF.anthropic,
       messages: HISTORY as never,
       tools: [WEATHER as never],

@@ -1,70 +1,18 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Agent } from 'undici';
 import OpenAI from 'openai';
-import { startHarness, type Harness } from '../support/gateway-harness.js';
-import { openaiClient, trustingDispatcher } from '../support/sdk-clients.js';
-import {
-  startMockOpenAI,
-  startMockAnthropic,
-  startMockGemini,
-  type MockUpstream,
-} from '../support/mock-upstreams/index.js';
-
-const pricing = { input_per_mtok: 0.15, output_per_mtok: 0.6, cached_input_per_mtok: 0.075 };
+import { threeUpstreamsWithOpenAI } from '../support/sdk-clients.js';
+import { suiteFixture } from '../support/suite-fixture.js';
+import { PRICING } from '../support/chat-kit.js';
 
 describe('official openai SDK through the gateway', () => {
-  let h: Harness;
-  let mocks: Record<'openai' | 'anthropic' | 'gemini', MockUpstream>;
-  let client: OpenAI;
-  let dispatcher: Agent;
-  before(async () => {
-    mocks = {
-      openai: await startMockOpenAI({ apiKey: 'sk-openai' }),
-      anthropic: await startMockAnthropic({ apiKey: 'sk-ant' }),
-      gemini: await startMockGemini({ apiKey: 'g-key' }),
-    };
-    h = await startHarness({
-      config: {
-        providers: [
-          { id: 'mock-openai', kind: 'openai', base_url: mocks.openai.baseUrl, api_key_env: 'MOCK_OPENAI_KEY' },
-          {
-            id: 'mock-anthropic',
-            kind: 'anthropic',
-            base_url: mocks.anthropic.baseUrl,
-            api_key_env: 'MOCK_ANTHROPIC_KEY',
-          },
-          { id: 'mock-gemini', kind: 'gemini', base_url: mocks.gemini.baseUrl, api_key_env: 'MOCK_GEMINI_KEY' },
-          // A provider whose key variable is not set: its model is known but not routable.
-          { id: 'keyless', kind: 'openai', base_url: mocks.openai.baseUrl, api_key_env: 'UNSET_KEYLESS_KEY' },
-        ],
-        models: [
-          { id: 'openai/gpt-4o-mini', providers: [{ provider: 'mock-openai', model: 'gpt-4o-mini' }], pricing },
-          {
-            id: 'anthropic/claude-haiku-4-5',
-            providers: [{ provider: 'mock-anthropic', model: 'claude-haiku-4-5' }],
-            pricing,
-          },
-          {
-            id: 'google/gemini-2.5-flash',
-            providers: [{ provider: 'mock-gemini', model: 'gemini-2.5-flash' }],
-            pricing,
-          },
-          { id: 'acme/unroutable', providers: [{ provider: 'keyless', model: 'unroutable' }], pricing },
-        ],
-      },
-      env: { MOCK_OPENAI_KEY: 'sk-openai', MOCK_ANTHROPIC_KEY: 'sk-ant', MOCK_GEMINI_KEY: 'g-key' },
-    });
-    const org = await h.organization();
-    const key = await h.createKey(org);
-    dispatcher = trustingDispatcher(h);
-    client = openaiClient(h, key.key, dispatcher);
-  });
-  after(async () => {
-    await h.stop();
-    await dispatcher.close();
-    await Promise.all(Object.values(mocks).map((m) => m.close()));
-  });
+  const env = suiteFixture(() =>
+    threeUpstreamsWithOpenAI((mocks) => ({
+      // A provider whose key variable is not set: its model is known but not routable.
+      providers: [{ id: 'keyless', kind: 'openai', base_url: mocks.openai.baseUrl, api_key_env: 'UNSET_KEYLESS_KEY' }],
+      models: [{ id: 'acme/unroutable', providers: [{ provider: 'keyless', model: 'unroutable' }], pricing: PRICING }],
+    })),
+  );
 
   for (const [author, model] of [
     ['openai', 'openai/gpt-4o-mini'],
@@ -72,11 +20,14 @@ describe('official openai SDK through the gateway', () => {
     ['gemini', 'google/gemini-2.5-flash'],
   ] as const) {
     it(`${author}: chat.completions.create returns the caller's model id and usage`, async () => {
-      mocks[author].setScenario({
+      env.mocks[author].setScenario({
         text: 'Hello there',
         usage: { inputTokens: 12, outputTokens: 3, cachedInputTokens: 4 },
       });
-      const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }] });
+      const completion = await env.client.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
       assert.equal(completion.object, 'chat.completion');
       assert.equal(completion.model, model);
       assert.equal(completion.choices[0]!.message.content, 'Hello there');
@@ -87,8 +38,11 @@ describe('official openai SDK through the gateway', () => {
     });
 
     it(`${author}: streaming delivers the text and a final usage chunk when asked`, async () => {
-      mocks[author].setScenario({ textChunks: ['Hel', 'lo ', 'world'], usage: { inputTokens: 7, outputTokens: 3 } });
-      const stream = await client.chat.completions.create({
+      env.mocks[author].setScenario({
+        textChunks: ['Hel', 'lo ', 'world'],
+        usage: { inputTokens: 7, outputTokens: 3 },
+      });
+      const stream = await env.client.chat.completions.create({
         model,
         messages: [{ role: 'user', content: 'Hi' }],
         stream: true,
@@ -110,7 +64,7 @@ describe('official openai SDK through the gateway', () => {
     });
 
     it(`${author}: tool calls come back in OpenAI shape, JSON and streamed`, async () => {
-      mocks[author].setScenario({
+      env.mocks[author].setScenario({
         toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }],
         finishReason: 'tool_calls',
       });
@@ -120,7 +74,7 @@ describe('official openai SDK through the gateway', () => {
           function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
         },
       ];
-      const completion = await client.chat.completions.create({
+      const completion = await env.client.chat.completions.create({
         model,
         messages: [{ role: 'user', content: 'Weather?' }],
         tools,
@@ -130,7 +84,7 @@ describe('official openai SDK through the gateway', () => {
       assert.deepEqual(JSON.parse(call.function.arguments), { city: 'Paris' });
       assert.equal(completion.choices[0]!.finish_reason, 'tool_calls');
 
-      const stream = client.chat.completions.stream({
+      const stream = env.client.chat.completions.stream({
         model,
         messages: [{ role: 'user', content: 'Weather?' }],
         tools,
@@ -141,8 +95,8 @@ describe('official openai SDK through the gateway', () => {
       assert.deepEqual(JSON.parse(streamedCall.function.arguments), { city: 'Paris' });
 
       // The tool result goes back upstream in the provider's own format.
-      mocks[author].setScenario({ text: 'Sunny' });
-      const followUp = await client.chat.completions.create({
+      env.mocks[author].setScenario({ text: 'Sunny' });
+      const followUp = await env.client.chat.completions.create({
         model,
         tools,
         messages: [
@@ -158,18 +112,18 @@ describe('official openai SDK through the gateway', () => {
         ],
       });
       assert.equal(followUp.choices[0]!.message.content, 'Sunny');
-      assert.match(mocks[author].lastRequest()!.rawBody, /temp/);
+      assert.match(env.mocks[author].lastRequest()!.rawBody, /temp/);
     });
   }
 
   it('local/echo answers with no provider configured', async () => {
-    const completion = await client.chat.completions.create({
+    const completion = await env.client.chat.completions.create({
       model: 'local/echo',
       messages: [{ role: 'user', content: 'ping' }],
     });
     assert.match(completion.choices[0]!.message.content!, /ping/);
     assert.ok(completion.usage!.prompt_tokens > 0);
-    const stream = await client.chat.completions.create({
+    const stream = await env.client.chat.completions.create({
       model: 'local/echo',
       messages: [{ role: 'user', content: 'one two three four five' }],
       stream: true,
@@ -186,7 +140,7 @@ describe('official openai SDK through the gateway', () => {
 
   it('models.list pages through the routable models only; models.retrieve answers each in the same shape', async () => {
     const listed = [];
-    for await (const model of client.models.list()) listed.push(model);
+    for await (const model of env.client.models.list()) listed.push(model);
     const ids = listed.map((m) => m.id);
     for (const id of ['openai/gpt-4o-mini', 'anthropic/claude-haiku-4-5', 'google/gemini-2.5-flash', 'local/echo'])
       assert.ok(ids.includes(id), id);
@@ -194,12 +148,12 @@ describe('official openai SDK through the gateway', () => {
     for (const model of listed) {
       assert.equal(model.object, 'model');
       // The SDK puts the id in the path encoded (openai%2Fgpt-4o-mini).
-      assert.deepEqual(await client.models.retrieve(model.id), model);
+      assert.deepEqual(await env.client.models.retrieve(model.id), model);
     }
   });
 
   it('models.retrieve of an unknown model is a NotFoundError with code model_not_found', async () => {
-    await assert.rejects(client.models.retrieve('acme/no-such-model'), (error: unknown) => {
+    await assert.rejects(env.client.models.retrieve('acme/no-such-model'), (error: unknown) => {
       assert.ok(error instanceof OpenAI.NotFoundError, String(error));
       assert.equal(error.status, 404);
       assert.equal(error.code, 'model_not_found');
@@ -216,12 +170,12 @@ describe('official openai SDK through the gateway', () => {
       assert.equal(error.param, 'model');
       return true;
     };
-    const before = mocks.openai.requests.length;
+    const before = env.mocks.openai.requests.length;
     await assert.rejects(
-      client.chat.completions.create({ model: 'acme/unroutable', messages: [{ role: 'user', content: 'Hi' }] }),
+      env.client.chat.completions.create({ model: 'acme/unroutable', messages: [{ role: 'user', content: 'Hi' }] }),
       check,
     );
-    await assert.rejects(client.models.retrieve('acme/unroutable'), check);
-    assert.equal(mocks.openai.requests.length, before, 'no provider was called');
+    await assert.rejects(env.client.models.retrieve('acme/unroutable'), check);
+    assert.equal(env.mocks.openai.requests.length, before, 'no provider was called');
   });
 });

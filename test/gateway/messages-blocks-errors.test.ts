@@ -1,24 +1,17 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Agent } from 'undici';
 import Anthropic from '@anthropic-ai/sdk';
 import { MODEL_OF } from '../support/three-upstreams.js';
-import { anthropicClient, threeUpstreamsWithAnthropic, type ThreeUpstreamsWithSdk } from '../support/sdk-clients.js';
+import { anthropicClient, threeUpstreamsWithAnthropic } from '../support/sdk-clients.js';
+import { suiteFixture } from '../support/suite-fixture.js';
 import { MESSAGES_WEATHER_TOOL as WEATHER_TOOL } from '../support/weather-tool.js';
 
 describe('POST /v1/messages with the official @anthropic-ai/sdk: content blocks, tool_choice and errors', () => {
-  let env: ThreeUpstreamsWithSdk<Anthropic>;
-  let client: Anthropic;
-  let dispatcher: Agent;
-  before(async () => {
-    env = await threeUpstreamsWithAnthropic();
-    ({ client, dispatcher } = env);
-  });
-  after(() => env.stop());
+  const env = suiteFixture(threeUpstreamsWithAnthropic);
 
   it('content blocks: kept as sent to Anthropic (native path), translated for OpenAI, as documented', async () => {
     env.mocks.anthropic.setScenario({ text: 'ok' });
-    await client.messages.create({
+    await env.client.messages.create({
       model: MODEL_OF.anthropic,
       max_tokens: 50,
       system: [{ type: 'text', text: 'Long system prompt', cache_control: { type: 'ephemeral' } }],
@@ -76,7 +69,7 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk: content blocks,
     });
 
     env.mocks.openai.setScenario({ text: 'ok' });
-    await client.messages.create({
+    await env.client.messages.create({
       model: MODEL_OF.openai,
       max_tokens: 50,
       messages: [
@@ -111,9 +104,9 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk: content blocks,
       tools: [WEATHER_TOOL],
       messages: [{ role: 'user' as const, content: 'Hi' }],
     };
-    await client.messages.create({ ...base, tool_choice: { type: 'any' } });
+    await env.client.messages.create({ ...base, tool_choice: { type: 'any' } });
     assert.deepEqual(env.mocks.anthropic.lastRequest()!.body.tool_choice, { type: 'any' });
-    await client.messages.create({
+    await env.client.messages.create({
       ...base,
       tool_choice: { type: 'tool', name: 'get_weather', disable_parallel_tool_use: true },
     });
@@ -123,13 +116,13 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk: content blocks,
       disable_parallel_tool_use: true,
     });
     env.mocks.openai.setScenario({ text: 'ok' });
-    await client.messages.create({ ...base, model: MODEL_OF.openai, tool_choice: { type: 'none' } });
+    await env.client.messages.create({ ...base, model: MODEL_OF.openai, tool_choice: { type: 'none' } });
     assert.equal(env.mocks.openai.lastRequest()!.body.tool_choice, 'none');
   });
 
   describe('errors in Anthropic shape, with the gateway code and param', () => {
     it('a bad key is an AuthenticationError', async () => {
-      const bad = anthropicClient(env.h, 'gw-wrong', dispatcher);
+      const bad = anthropicClient(env.h, 'gw-wrong', env.dispatcher);
       await assert.rejects(
         bad.messages.create({ model: MODEL_OF.anthropic, max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }),
         (error: any) => {
@@ -145,7 +138,7 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk: content blocks,
 
     it('an unknown model (not even shaped like a Claude name) is a NotFoundError naming the param', async () => {
       await assert.rejects(
-        client.messages.create({ model: 'nope-9', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }),
+        env.client.messages.create({ model: 'nope-9', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }),
         (error: any) => {
           assert.ok(error instanceof Anthropic.NotFoundError);
           assert.equal((error as any).error.error.type, 'not_found_error');
@@ -210,7 +203,11 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk: content blocks,
     it('an upstream failure is an api_error with provider details', async () => {
       env.mocks.openai.setScenario({ status: 500, errorMessage: 'boom' });
       await assert.rejects(
-        client.messages.create({ model: MODEL_OF.openai, max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }),
+        env.client.messages.create({
+          model: MODEL_OF.openai,
+          max_tokens: 5,
+          messages: [{ role: 'user', content: 'Hi' }],
+        }),
         (error: any) => {
           assert.ok(error instanceof Anthropic.InternalServerError);
           assert.equal((error as any).error.error.type, 'api_error');
@@ -223,7 +220,7 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk: content blocks,
 
     it('a failure mid-stream is an `error` event the SDK throws', async () => {
       env.mocks.openai.setScenario({ textChunks: ['a ', 'b ', 'c ', 'd ', 'e ', 'f'], closeMidStream: true });
-      const stream = client.messages.stream({
+      const stream = env.client.messages.stream({
         model: MODEL_OF.openai,
         max_tokens: 50,
         messages: [{ role: 'user', content: 'Hi' }],

@@ -1,19 +1,13 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import Anthropic from '@anthropic-ai/sdk';
 import { usageRowOf, parseSse } from '../support/chat-kit.js';
 import { MODEL_OF } from '../support/three-upstreams.js';
-import { threeUpstreamsWithAnthropic, type ThreeUpstreamsWithSdk } from '../support/sdk-clients.js';
+import { threeUpstreamsWithAnthropic } from '../support/sdk-clients.js';
+import { suiteFixture } from '../support/suite-fixture.js';
 import { MESSAGES_WEATHER_TOOL as WEATHER_TOOL } from '../support/weather-tool.js';
 
 describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
-  let env: ThreeUpstreamsWithSdk<Anthropic>;
-  let client: Anthropic;
-  before(async () => {
-    env = await threeUpstreamsWithAnthropic();
-    ({ client } = env);
-  });
-  after(() => env.stop());
+  const env = suiteFixture(threeUpstreamsWithAnthropic);
 
   for (const upstream of ['openai', 'anthropic'] as const) {
     const model = MODEL_OF[upstream];
@@ -23,7 +17,7 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
         text: 'Hello there',
         usage: { inputTokens: 30, outputTokens: 3, cachedInputTokens: 10 },
       });
-      const { data: message, response } = await client.messages
+      const { data: message, response } = await env.client.messages
         .create({ model, max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }] })
         .withResponse();
       assert.equal(message.type, 'message');
@@ -50,7 +44,11 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
         textChunks: ['Hel', 'lo ', 'world'],
         usage: { inputTokens: 7, outputTokens: 3 },
       });
-      const stream = client.messages.stream({ model, max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] });
+      const stream = env.client.messages.stream({
+        model,
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
       const pieces: string[] = [];
       stream.on('text', (text) => pieces.push(text));
       const final = await stream.finalMessage();
@@ -65,7 +63,7 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
       env.mocks[upstream].setScenario({
         toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: { city: 'Paris' } }],
       });
-      const first = await client.messages.create({
+      const first = await env.client.messages.create({
         model,
         max_tokens: 100,
         tools: [WEATHER_TOOL],
@@ -77,7 +75,7 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
       assert.equal(toolUse.name, 'get_weather');
       assert.deepEqual(toolUse.input, { city: 'Paris' });
 
-      const streamed = await client.messages
+      const streamed = await env.client.messages
         .stream({
           model,
           max_tokens: 100,
@@ -91,7 +89,7 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
       assert.equal(streamed.stop_reason, 'tool_use');
 
       env.mocks[upstream].setScenario({ text: 'It is sunny.' });
-      const second = await client.messages.create({
+      const second = await env.client.messages.create({
         model,
         max_tokens: 100,
         tools: [WEATHER_TOOL],
@@ -122,11 +120,11 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
   }
 
   it('messages.countTokens answers {input_tokens} in Anthropic shape', async () => {
-    const small = await client.messages.countTokens({
+    const small = await env.client.messages.countTokens({
       model: MODEL_OF.anthropic,
       messages: [{ role: 'user', content: 'Hi' }],
     });
-    const large = await client.messages.countTokens({
+    const large = await env.client.messages.countTokens({
       model: 'claude-haiku-4-5',
       system: 'You are a careful assistant.',
       tools: [WEATHER_TOOL],
@@ -141,7 +139,7 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
 
   it('a bare Anthropic model name resolves to anthropic/<name> and is echoed as sent', async () => {
     env.mocks.anthropic.setScenario({ text: 'bare' });
-    const message = await client.messages.create({
+    const message = await env.client.messages.create({
       model: 'claude-haiku-4-5',
       max_tokens: 10,
       messages: [{ role: 'user', content: 'Hi' }],
@@ -174,8 +172,8 @@ describe('POST /v1/messages with the official @anthropic-ai/sdk', () => {
         gateway_tool_ids: ['gateway_current_time'],
       };
       const message: any = stream
-        ? await client.messages.stream(params as never).finalMessage()
-        : await client.messages.create(params as never);
+        ? await env.client.messages.stream(params as never).finalMessage()
+        : await env.client.messages.create(params as never);
       assert.deepEqual(message.content, [{ type: 'text', text: 'It is noon.' }]);
       assert.equal(message.stop_reason, 'end_turn');
       assert.equal(message.usage.input_tokens, 130, 'both rounds are billed');

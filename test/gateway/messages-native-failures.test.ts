@@ -1,46 +1,24 @@
-import { describe, it, before, after, beforeEach } from 'node:test';
+import { describe, it, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
-import type { Harness } from '../support/gateway-harness.js';
-import type { MockUpstream } from '../support/mock-upstreams/index.js';
 import { header, parseSse, usageRowOf } from '../support/chat-kit.js';
-import {
-  MIXED,
-  NATIVE,
-  PAIR,
-  RAW,
-  THINKING,
-  faithfulBody,
-  startNativeMessages,
-  type NativeMessages,
-} from './messages-native-fixture.js';
+import { MIXED, NATIVE, PAIR, RAW, THINKING, faithfulBody, startNativeMessages } from './messages-native-fixture.js';
+import { suiteFixture } from '../support/suite-fixture.js';
 
 /**
  * /v1/messages, native pass-through (docs/agent-endpoints.md): a model whose first target is
  * Anthropic gets the client's own Messages body, and the client gets Anthropic's answer.
  */
 describe('POST /v1/messages: native pass-through to Anthropic, when the upstream fails', () => {
-  let fx: NativeMessages;
-  let h: Harness;
-  let anthropic: MockUpstream;
-  let anthropicB: MockUpstream;
-  let openai: MockUpstream;
-  let client: Anthropic;
-  let post: NativeMessages['post'];
-
-  before(async () => {
-    fx = await startNativeMessages();
-    ({ h, anthropic, anthropicB, openai, client, post } = fx);
-  });
-  after(() => fx.stop());
-  beforeEach(() => fx.reset());
+  const env = suiteFixture(startNativeMessages);
+  beforeEach(() => env.reset());
 
   it('a 429 is retried on the same Anthropic target (retry-after honoured), natively', async () => {
-    anthropic.setScenario([{ status: 429, headers: { 'retry-after-ms': '20' } }, { text: 'after retry' }]);
-    const result = await post(faithfulBody({ model: NATIVE, enable_debug: true }));
+    env.anthropic.setScenario([{ status: 429, headers: { 'retry-after-ms': '20' } }, { text: 'after retry' }]);
+    const result = await env.post(faithfulBody({ model: NATIVE, enable_debug: true }));
     assert.equal(result.status, 200, result.text);
-    assert.equal(anthropic.requests.length, 2);
-    assert.equal(anthropic.requests[1]!.body.top_k, 7, 'the retry sends the same native body');
+    assert.equal(env.anthropic.requests.length, 2);
+    assert.equal(env.anthropic.requests[1]!.body.top_k, 7, 'the retry sends the same native body');
     assert.deepEqual(result.json.content, [{ type: 'text', text: 'after retry' }]);
     assert.deepEqual(
       result.json.debug.attempts.map((a: any) => a.status),
@@ -49,45 +27,45 @@ describe('POST /v1/messages: native pass-through to Anthropic, when the upstream
   });
 
   it('5xx on every try of the first Anthropic target: the next Anthropic target answers natively', async () => {
-    anthropic.setScenario({ status: 529, errorMessage: 'overloaded' });
-    anthropicB.setScenario({ thinking: THINKING, text: 'from b' });
+    env.anthropic.setScenario({ status: 529, errorMessage: 'overloaded' });
+    env.anthropicB.setScenario({ thinking: THINKING, text: 'from b' });
     for (const stream of [false, true]) {
-      anthropic.reset();
-      anthropicB.reset();
-      anthropic.setScenario({ status: 529, errorMessage: 'overloaded' });
-      anthropicB.setScenario({ thinking: THINKING, text: 'from b' });
-      const result = await post(faithfulBody({ model: PAIR, stream }));
+      env.anthropic.reset();
+      env.anthropicB.reset();
+      env.anthropic.setScenario({ status: 529, errorMessage: 'overloaded' });
+      env.anthropicB.setScenario({ thinking: THINKING, text: 'from b' });
+      const result = await env.post(faithfulBody({ model: PAIR, stream }));
       assert.equal(result.status, 200, result.text);
-      assert.equal(anthropic.requests.length, 2, 'two attempts on the first target');
-      assert.equal(anthropicB.requests.length, 1);
-      assert.equal(anthropicB.lastRequest()!.body.model, 'claude-b');
-      assert.equal(anthropicB.lastRequest()!.body.messages[1].content[0].type, 'thinking');
+      assert.equal(env.anthropic.requests.length, 2, 'two attempts on the first target');
+      assert.equal(env.anthropicB.requests.length, 1);
+      assert.equal(env.anthropicB.lastRequest()!.body.model, 'claude-b');
+      assert.equal(env.anthropicB.lastRequest()!.body.messages[1].content[0].type, 'thinking');
       if (!stream) assert.equal(result.json.content[0].type, 'thinking');
       else assert.match(result.text, /signature_delta/);
-      const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
+      const row = await usageRowOf(env.h.running.store, header(result, 'x-request-id')!);
       assert.equal(row.provider, 'mock-anthropic-b');
     }
     // Both fail: the error and the row name the provider that answered last.
-    anthropicB.setScenario({ status: 500 });
-    const failed = await post(faithfulBody({ model: PAIR }));
+    env.anthropicB.setScenario({ status: 500 });
+    const failed = await env.post(faithfulBody({ model: PAIR }));
     assert.equal(failed.status, 502);
     assert.equal(failed.json.error.provider, 'mock-anthropic-b');
-    const row = await usageRowOf(h.running.store, header(failed, 'x-request-id')!);
+    const row = await usageRowOf(env.h.running.store, header(failed, 'x-request-id')!);
     assert.equal(row.provider, 'mock-anthropic-b');
     assert.equal(Number(row.status_code), 502);
   });
 
   it('the Anthropic target failing before the first byte with a non-Anthropic fallback: the translated path takes over', async () => {
     for (const stream of [false, true]) {
-      anthropic.reset();
-      openai.reset();
-      anthropic.setScenario({ status: 503 });
-      openai.setScenario({ textChunks: ['from ', 'openai'], usage: { inputTokens: 40, outputTokens: 2 } });
-      const result = await post(faithfulBody({ model: MIXED, stream, enable_debug: true }));
+      env.anthropic.reset();
+      env.openai.reset();
+      env.anthropic.setScenario({ status: 503 });
+      env.openai.setScenario({ textChunks: ['from ', 'openai'], usage: { inputTokens: 40, outputTokens: 2 } });
+      const result = await env.post(faithfulBody({ model: MIXED, stream, enable_debug: true }));
       assert.equal(result.status, 200, result.text);
-      assert.equal(anthropic.requests.length, 2);
-      assert.equal(openai.requests.length, 1);
-      const sent = openai.lastRequest()!.body;
+      assert.equal(env.anthropic.requests.length, 2);
+      assert.equal(env.openai.requests.length, 1);
+      const sent = env.openai.lastRequest()!.body;
       assert.equal(sent.model, 'gpt-4o-mini');
       assert.ok(
         Array.isArray(sent.messages) && sent.messages.some((m: any) => m.role === 'tool'),
@@ -116,36 +94,36 @@ describe('POST /v1/messages: native pass-through to Anthropic, when the upstream
         ],
       );
       assert.equal(message.debug.messages_path, 'translated_fallback');
-      const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
+      const row = await usageRowOf(env.h.running.store, header(result, 'x-request-id')!);
       assert.equal(row.provider, 'mock-openai');
       assert.equal(Number(row.input_tokens), 40);
     }
   });
 
   it('a 400 from Anthropic is final: no retry, no fallback, an invalid_request_error with the provider details; metered', async () => {
-    anthropic.setScenario({ status: 400, errorMessage: 'thinking.budget_tokens: must be less than max_tokens' });
-    const result = await post(faithfulBody({ model: MIXED }));
+    env.anthropic.setScenario({ status: 400, errorMessage: 'thinking.budget_tokens: must be less than max_tokens' });
+    const result = await env.post(faithfulBody({ model: MIXED }));
     assert.equal(result.status, 400);
     assert.equal(result.json.type, 'error');
     assert.equal(result.json.error.type, 'invalid_request_error');
     assert.equal(result.json.error.code, 'provider_error');
     assert.equal(result.json.error.upstream_status, 400);
     assert.match(result.json.error.message, /budget_tokens/);
-    assert.equal(anthropic.requests.length, 1);
-    assert.equal(openai.requests.length, 0);
-    const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
+    assert.equal(env.anthropic.requests.length, 1);
+    assert.equal(env.openai.requests.length, 0);
+    const row = await usageRowOf(env.h.running.store, header(result, 'x-request-id')!);
     assert.equal(Number(row.status_code), 400);
     assert.equal(Number(row.input_tokens), 0);
   });
 
   it('429 on every try with no other target: rate_limit_error with retry-after, for the SDK a RateLimitError', async () => {
-    anthropic.setScenario({ status: 429, headers: { 'retry-after': '7' } });
-    const result = await post(faithfulBody({ model: NATIVE }));
+    env.anthropic.setScenario({ status: 429, headers: { 'retry-after': '7' } });
+    const result = await env.post(faithfulBody({ model: NATIVE }));
     assert.equal(result.status, 429);
     assert.equal(result.json.error.type, 'rate_limit_error');
     assert.equal(header(result, 'retry-after'), '7');
     await assert.rejects(
-      client.messages.create({ model: NATIVE, max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] }),
+      env.client.messages.create({ model: NATIVE, max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] }),
       (error: unknown) => {
         assert.ok(error instanceof Anthropic.RateLimitError);
         return true;
@@ -154,7 +132,7 @@ describe('POST /v1/messages: native pass-through to Anthropic, when the upstream
   });
 
   it("an Anthropic `error` event mid-stream ends the client stream with the route's error event; metered with what was produced", async () => {
-    const result = await post({
+    const result = await env.post({
       model: RAW,
       max_tokens: 10,
       stream: true,
@@ -171,15 +149,15 @@ describe('POST /v1/messages: native pass-through to Anthropic, when the upstream
     assert.equal(error.error.code, 'provider_error');
     assert.match(error.error.message, /overloaded_error: Overloaded/);
     assert.ok(error.request_id);
-    const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
+    const row = await usageRowOf(env.h.running.store, header(result, 'x-request-id')!);
     assert.equal(Number(row.status_code), 502);
     assert.equal(Number(row.input_tokens), 25);
     assert.ok(Number(row.output_tokens) >= 1);
   });
 
   it('an upstream stream cut short becomes the error event and is metered with its status', async () => {
-    anthropic.setScenario({ textChunks: ['a ', 'b ', 'c ', 'd ', 'e ', 'f'], closeMidStream: true });
-    const result = await post({
+    env.anthropic.setScenario({ textChunks: ['a ', 'b ', 'c ', 'd ', 'e ', 'f'], closeMidStream: true });
+    const result = await env.post({
       model: NATIVE,
       max_tokens: 10,
       stream: true,
@@ -192,7 +170,7 @@ describe('POST /v1/messages: native pass-through to Anthropic, when the upstream
     const error = JSON.parse(last.data);
     assert.equal(error.type, 'error');
     assert.equal(error.error.code, 'provider_error');
-    const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
+    const row = await usageRowOf(env.h.running.store, header(result, 'x-request-id')!);
     assert.equal(Number(row.status_code), 502);
   });
 });

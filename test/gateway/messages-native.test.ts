@@ -1,60 +1,45 @@
-import { describe, it, before, after, beforeEach } from 'node:test';
+import { describe, it, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
-import type { Harness } from '../support/gateway-harness.js';
-import type { MockUpstream } from '../support/mock-upstreams/index.js';
-import { header, keySpend, parseSse, usageRowOf, waitFor, type RawClient } from '../support/chat-kit.js';
-import { NATIVE, THINKING, faithfulBody, startNativeMessages, type NativeMessages } from './messages-native-fixture.js';
+import { header, keySpend, parseSse, usageRowOf, waitFor } from '../support/chat-kit.js';
+import { NATIVE, THINKING, faithfulBody, startNativeMessages } from './messages-native-fixture.js';
+import { suiteFixture } from '../support/suite-fixture.js';
 
 /**
  * /v1/messages, native pass-through (docs/agent-endpoints.md): a model whose first target is
  * Anthropic gets the client's own Messages body, and the client gets Anthropic's answer.
  */
 describe('POST /v1/messages: native pass-through to Anthropic', () => {
-  let fx: NativeMessages;
-  let h: Harness;
-  let anthropic: MockUpstream;
-  let openai: MockUpstream;
-  let org: NativeMessages['org'];
-  let key: NativeMessages['key'];
-  let raw: RawClient;
-  let client: Anthropic;
-  let post: NativeMessages['post'];
-
-  before(async () => {
-    fx = await startNativeMessages();
-    ({ h, anthropic, openai, org, key, raw, client, post } = fx);
-  });
-  after(() => fx.stop());
-  beforeEach(() => fx.reset());
+  const env = suiteFixture(startNativeMessages);
+  beforeEach(() => env.reset());
 
   it('forwards the client body as sent: thinking, top_k, cache_control on tools and blocks, stop_sequences, unknown fields; gateway members removed, model replaced', async () => {
-    anthropic.setScenario({ text: 'ok' });
+    env.anthropic.setScenario({ text: 'ok' });
     const body = faithfulBody({
       tags: ['team-a'],
       enable_debug: false,
       gateway_tool_ids: [],
       compression_model: undefined,
     });
-    const result = await post(body, { 'anthropic-beta': 'interleaved-thinking-2025-05-14,context-1m-2025-08-07' });
+    const result = await env.post(body, { 'anthropic-beta': 'interleaved-thinking-2025-05-14,context-1m-2025-08-07' });
     assert.equal(result.status, 200, result.text);
-    const received = anthropic.lastRequest()!;
+    const received = env.anthropic.lastRequest()!;
     const { tags: _t, enable_debug: _d, gateway_tool_ids: _g, compression_model: _c, ...expected } = body;
     assert.deepEqual(received.body, { ...expected, model: 'claude-native-20250929' });
     assert.equal(received.headers['anthropic-version'], '2023-06-01');
     assert.equal(received.headers['anthropic-beta'], 'interleaved-thinking-2025-05-14,context-1m-2025-08-07');
     assert.equal(received.headers['x-api-key'], 'sk-ant', 'the provider key, never the gateway key');
-    assert.equal(openai.requests.length, 0);
+    assert.equal(env.openai.requests.length, 0);
   });
 
   it('JSON: thinking and signature blocks, stop_sequence and usage come back as Anthropic sent them; one usage row with cache reads and writes', async () => {
-    anthropic.setScenario({
+    env.anthropic.setScenario({
       thinking: THINKING,
       text: 'Rome: 24°C.',
       stopSequence: 'END',
       usage: { inputTokens: 1000, cachedInputTokens: 600, cacheCreationInputTokens: 300, outputTokens: 42 },
     });
-    const result = await post(faithfulBody());
+    const result = await env.post(faithfulBody());
     assert.equal(result.status, 200, result.text);
     const message = result.json;
     assert.equal(message.id, 'msg_mock', "Anthropic's id");
@@ -71,7 +56,7 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
       cache_creation_input_tokens: 300,
       output_tokens: 42,
     });
-    const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
+    const row = await usageRowOf(env.h.running.store, header(result, 'x-request-id')!);
     assert.equal(row.endpoint, '/v1/messages');
     assert.equal(row.provider, 'mock-anthropic');
     assert.equal(row.upstream_model, 'claude-native-20250929');
@@ -85,13 +70,13 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
   });
 
   it('stream: Anthropic events relayed (thinking_delta, signature_delta, stop_sequence), message_stop last, metered once', async () => {
-    anthropic.setScenario({
+    env.anthropic.setScenario({
       thinking: THINKING,
       textChunks: ['Rome ', 'is ', 'warm.'],
       stopSequence: 'END',
       usage: { inputTokens: 500, cachedInputTokens: 200, cacheCreationInputTokens: 100, outputTokens: 9 },
     });
-    const result = await post(faithfulBody({ stream: true, enable_debug: true }));
+    const result = await env.post(faithfulBody({ stream: true, enable_debug: true }));
     assert.equal(result.status, 200, result.text);
     assert.match(String(result.headers['content-type']), /text\/event-stream/);
     const events = parseSse(result.text).map((e) => ({ name: e.event!, data: JSON.parse(e.data) }));
@@ -127,7 +112,7 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
     assert.equal(delta.debug.provider, 'mock-anthropic');
     assert.equal(delta.debug.messages_path, 'native');
 
-    const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
+    const row = await usageRowOf(env.h.running.store, header(result, 'x-request-id')!);
     assert.equal(Number(row.stream), 1);
     assert.equal(Number(row.status_code), 200);
     assert.equal(Number(row.input_tokens), 500);
@@ -137,14 +122,14 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
   });
 
   it('the official SDK: messages.create and messages.stream return thinking blocks and stop_sequence', async () => {
-    anthropic.setScenario({
+    env.anthropic.setScenario({
       thinking: THINKING,
       textChunks: ['Hi ', 'there'],
       stopSequence: 'END',
       usage: { inputTokens: 30, cachedInputTokens: 10, outputTokens: 4 },
     });
     const params = faithfulBody() as unknown as Anthropic.MessageCreateParamsNonStreaming;
-    const created = await client.messages.create(params);
+    const created = await env.client.messages.create(params);
     assert.deepEqual(created.content, [
       { type: 'thinking', ...THINKING },
       { type: 'text', text: 'Hi there' },
@@ -153,7 +138,7 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
     assert.equal(created.stop_sequence, 'END');
     assert.equal(created.model, 'claude-native');
 
-    const stream = client.messages.stream(faithfulBody() as unknown as Anthropic.MessageStreamParams);
+    const stream = env.client.messages.stream(faithfulBody() as unknown as Anthropic.MessageStreamParams);
     const texts: string[] = [];
     stream.on('text', (t) => texts.push(t));
     const final = await stream.finalMessage();
@@ -171,15 +156,15 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
 
   /** Streams from the Anthropic mock and disconnects once some text arrived. */
   async function streamAndLeave(requestId: string): Promise<{ abortedAt: number; closedAt: number }> {
-    anthropic.reset();
+    env.anthropic.reset();
     const pieces = Array.from({ length: 200 }, (_, i) => `word${i} `);
-    anthropic.setScenario({ textChunks: pieces, chunkDelayMs: 10, usage: { inputTokens: 50, outputTokens: 200 } });
+    env.anthropic.setScenario({ textChunks: pieces, chunkDelayMs: 10, usage: { inputTokens: 50, outputTokens: 200 } });
     const controller = new AbortController();
-    const response = await raw.post(
+    const response = await env.raw.post(
       '/v1/messages',
       { model: NATIVE, max_tokens: 1000, stream: true, messages: [{ role: 'user', content: 'Talk' }] },
       {
-        token: key.key,
+        token: env.key.key,
         signal: controller.signal,
         headers: { 'x-request-id': requestId },
       },
@@ -198,8 +183,8 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
       // the aborted body rejects
     }
     assert.ok(abortedAt > 0, 'the client saw some text before leaving');
-    assert.equal(anthropic.requests.length, 1);
-    return { abortedAt, closedAt: await anthropic.requests[0]!.closed };
+    assert.equal(env.anthropic.requests.length, 1);
+    return { abortedAt, closedAt: await env.anthropic.requests[0]!.closed };
   }
 
   it('a client that leaves mid-stream closes the upstream within 100 ms and is metered as 499', async () => {
@@ -210,8 +195,8 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
       closedAt - abortedAt < 100,
       `upstream socket closed ${(closedAt - abortedAt).toFixed(1)} ms after the client left`,
     );
-    assert.equal(anthropic.requests[0]!.responseEndedAt, undefined, 'the upstream never finished its answer');
-    const row = await usageRowOf(h.running.store, requestId);
+    assert.equal(env.anthropic.requests[0]!.responseEndedAt, undefined, 'the upstream never finished its answer');
+    const row = await usageRowOf(env.h.running.store, requestId);
     assert.equal(Number(row.status_code), 499);
     assert.equal(row.error_code, 'client_closed');
     assert.equal(Number(row.input_tokens), 50, "message_start's input count");
@@ -222,24 +207,24 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
   });
 
   it('admission applies: key model restrictions and monthly ceiling (reservation settled to the real cost)', async () => {
-    const restricted = await h.createKey(org, { name: 'restricted', models: ['openai/other'] });
-    const refused = await post(faithfulBody({ model: NATIVE }), {}, restricted.key);
+    const restricted = await env.h.createKey(env.org, { name: 'restricted', models: ['openai/other'] });
+    const refused = await env.post(faithfulBody({ model: NATIVE }), {}, restricted.key);
     assert.equal(refused.json.type, 'error');
     assert.ok(refused.status === 403 || refused.status === 404, `status ${refused.status}`);
-    assert.equal(anthropic.requests.length, 0);
+    assert.equal(env.anthropic.requests.length, 0);
 
-    const capped = await h.createKey(org, { name: 'capped', max_usage: 100 });
-    anthropic.setScenario({ usage: { inputTokens: 1000, outputTokens: 500 } });
-    const ok = await post(
+    const capped = await env.h.createKey(env.org, { name: 'capped', max_usage: 100 });
+    env.anthropic.setScenario({ usage: { inputTokens: 1000, outputTokens: 500 } });
+    const ok = await env.post(
       { model: NATIVE, max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Hi' }] },
       {},
       capped.key,
     );
     assert.equal(ok.status, 200);
-    await usageRowOf(h.running.store, header(ok, 'x-request-id')!);
+    await usageRowOf(env.h.running.store, header(ok, 'x-request-id')!);
     const spend = await waitFor(
       async () => {
-        const s = await keySpend(h.running.store, capped.id);
+        const s = await keySpend(env.h.running.store, capped.id);
         return s.spent === 450 && s.reserved === 0 ? s : undefined;
       },
       { what: 'settled spend' },
@@ -256,10 +241,10 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
     const body = faithfulBody({ model: NATIVE, compression_model: 'claude' });
     const messages = body.messages as any[];
     messages[2].content[1].content = lines;
-    anthropic.setScenario({ text: 'done', usage: { inputTokens: 4000, outputTokens: 1 } });
-    const result = await post(body);
+    env.anthropic.setScenario({ text: 'done', usage: { inputTokens: 4000, outputTokens: 1 } });
+    const result = await env.post(body);
     assert.equal(result.status, 200, result.text);
-    const sent = anthropic.lastRequest()!.body;
+    const sent = env.anthropic.lastRequest()!.body;
     assert.ok(
       JSON.stringify(sent.messages[2].content[1].content).length < lines.length / 2,
       'the long tool result was trimmed',
@@ -270,32 +255,38 @@ describe('POST /v1/messages: native pass-through to Anthropic', () => {
     assert.equal('compression_model' in sent, false);
     assert.equal('system' in sent, true);
     assert.ok(result.json.compression.saved_tokens > 0);
-    const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
+    const row = await usageRowOf(env.h.running.store, header(result, 'x-request-id')!);
     assert.ok(Number(row.uncompressed_input_tokens) > 4000);
 
     // Without `system`, the body still compresses as Messages and none is added.
     delete body.system;
-    await post(body);
-    assert.equal('system' in anthropic.lastRequest()!.body, false);
-    assert.ok(JSON.stringify(anthropic.lastRequest()!.body.messages[2].content[1].content).length < lines.length / 2);
+    await env.post(body);
+    assert.equal('system' in env.anthropic.lastRequest()!.body, false);
+    assert.ok(
+      JSON.stringify(env.anthropic.lastRequest()!.body.messages[2].content[1].content).length < lines.length / 2,
+    );
   });
 
   it('gateway tools on the request keep the translated path (the tool loop works on the canonical shape)', async () => {
-    const toolsOrg = await h.organization();
-    const toolsKey = await h.createKey(toolsOrg);
-    const activated = await h.console('POST', `/v1/organizations/${toolsOrg.id}/gateway_tools/gateway_current_time`, {
-      token: toolsOrg.token,
-      body: { active: true },
-    });
+    const toolsOrg = await env.h.organization();
+    const toolsKey = await env.h.createKey(toolsOrg);
+    const activated = await env.h.console(
+      'POST',
+      `/v1/organizations/${toolsOrg.id}/gateway_tools/gateway_current_time`,
+      {
+        token: toolsOrg.token,
+        body: { active: true },
+      },
+    );
     assert.equal(activated.status, 200, activated.text);
-    anthropic.setScenario({ text: 'translated' });
-    const result = await post(
+    env.anthropic.setScenario({ text: 'translated' });
+    const result = await env.post(
       faithfulBody({ model: NATIVE, gateway_tool_ids: ['gateway_current_time'] }),
       {},
       toolsKey.key,
     );
     assert.equal(result.status, 200, result.text);
-    const sent = anthropic.lastRequest()!.body;
+    const sent = env.anthropic.lastRequest()!.body;
     assert.ok(
       sent.tools.some((t: any) => t.name === 'gateway_current_time'),
       'gateway tool injected',

@@ -1,9 +1,10 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { usageRowOf, assertGatewayError } from '../support/chat-kit.js';
 import { MODEL_OF } from '../support/three-upstreams.js';
-import { threeUpstreamsWithOpenAI, type ThreeUpstreamsWithSdk } from '../support/sdk-clients.js';
+import { threeUpstreamsWithOpenAI } from '../support/sdk-clients.js';
+import { suiteFixture } from '../support/suite-fixture.js';
 
 const WEATHER_TOOL = {
   type: 'function' as const,
@@ -14,13 +15,7 @@ const WEATHER_TOOL = {
 };
 
 describe('POST /v1/responses with the official openai SDK', () => {
-  let env: ThreeUpstreamsWithSdk<OpenAI>;
-  let client: OpenAI;
-  before(async () => {
-    env = await threeUpstreamsWithOpenAI();
-    ({ client } = env);
-  });
-  after(() => env.stop());
+  const env = suiteFixture(threeUpstreamsWithOpenAI);
 
   for (const upstream of ['openai', 'anthropic'] as const) {
     const model = MODEL_OF[upstream];
@@ -30,7 +25,7 @@ describe('POST /v1/responses with the official openai SDK', () => {
         text: 'Hello there',
         usage: { inputTokens: 30, outputTokens: 3, cachedInputTokens: 10 },
       });
-      const { data: response, response: raw } = await client.responses
+      const { data: response, response: raw } = await env.client.responses
         .create({ model, instructions: 'Be brief.', input: 'Hi', max_output_tokens: 100, temperature: 0.5 })
         .withResponse();
       assert.equal(response.object, 'response');
@@ -61,7 +56,11 @@ describe('POST /v1/responses with the official openai SDK', () => {
         textChunks: ['Hel', 'lo ', 'world'],
         usage: { inputTokens: 7, outputTokens: 3 },
       });
-      const stream = await client.responses.create({ model, input: [{ role: 'user', content: 'Hi' }], stream: true });
+      const stream = await env.client.responses.create({
+        model,
+        input: [{ role: 'user', content: 'Hi' }],
+        stream: true,
+      });
       const types: string[] = [];
       let text = '';
       let completed: OpenAI.Responses.Response | undefined;
@@ -92,7 +91,7 @@ describe('POST /v1/responses with the official openai SDK', () => {
       env.mocks[upstream].setScenario({
         toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Paris' } }],
       });
-      const first = await client.responses.create({ model, input: 'Weather in Paris?', tools: [WEATHER_TOOL] });
+      const first = await env.client.responses.create({ model, input: 'Weather in Paris?', tools: [WEATHER_TOOL] });
       const call = first.output.find((o) => o.type === 'function_call');
       assert.ok(call && call.type === 'function_call');
       assert.equal(call.name, 'get_weather');
@@ -100,7 +99,7 @@ describe('POST /v1/responses with the official openai SDK', () => {
       assert.equal(call.status, 'completed');
       assert.match(call.id!, /^fc_/);
 
-      const streamed = await client.responses
+      const streamed = await env.client.responses
         .stream({ model, input: 'Weather in Paris?', tools: [WEATHER_TOOL] })
         .finalResponse();
       const streamedCall = streamed.output.find((o) => o.type === 'function_call');
@@ -108,7 +107,7 @@ describe('POST /v1/responses with the official openai SDK', () => {
       assert.deepEqual(JSON.parse(streamedCall.arguments), { city: 'Paris' });
 
       env.mocks[upstream].setScenario({ text: 'It is sunny.' });
-      const second = await client.responses.create({
+      const second = await env.client.responses.create({
         model,
         tools: [WEATHER_TOOL],
         input: [
@@ -138,7 +137,7 @@ describe('POST /v1/responses with the official openai SDK', () => {
 
   it('message items with input_text / input_image / output_text parts, developer role and a bare model name', async () => {
     env.mocks.openai.setScenario({ text: 'ok' });
-    await client.responses.create({
+    await env.client.responses.create({
       model: 'gpt-4o-mini',
       input: [
         { role: 'developer', content: 'Rules.' },
@@ -180,7 +179,11 @@ describe('POST /v1/responses with the official openai SDK', () => {
 
   it('a length stop is status incomplete with reason max_output_tokens', async () => {
     env.mocks.anthropic.setScenario({ text: 'cut', finishReason: 'length' });
-    const response = await client.responses.create({ model: MODEL_OF.anthropic, input: 'Hi', max_output_tokens: 1 });
+    const response = await env.client.responses.create({
+      model: MODEL_OF.anthropic,
+      input: 'Hi',
+      max_output_tokens: 1,
+    });
     assert.equal(response.status, 'incomplete');
     assert.deepEqual(response.incomplete_details, { reason: 'max_output_tokens' });
     assert.equal(env.mocks.anthropic.lastRequest()!.body.max_tokens, 1);
@@ -191,12 +194,15 @@ describe('POST /v1/responses with the official openai SDK', () => {
       [{ previous_response_id: 'resp_x' }, 'previous_response_id'],
       [{ store: true }, 'store'],
     ] as const) {
-      await assert.rejects(client.responses.create({ model: MODEL_OF.openai, input: 'Hi', ...extra }), (error: any) => {
-        assert.ok(error instanceof OpenAI.BadRequestError);
-        assert.equal(error.code, 'invalid_request');
-        assert.equal(error.param, param);
-        return true;
-      });
+      await assert.rejects(
+        env.client.responses.create({ model: MODEL_OF.openai, input: 'Hi', ...extra }),
+        (error: any) => {
+          assert.ok(error instanceof OpenAI.BadRequestError);
+          assert.equal(error.code, 'invalid_request');
+          assert.equal(error.param, param);
+          return true;
+        },
+      );
     }
   });
 
@@ -230,7 +236,7 @@ describe('POST /v1/responses with the official openai SDK', () => {
 
   it('gateway features apply: X-Gateway-Tags and enable_debug', async () => {
     env.mocks.openai.setScenario({ text: 'ok', usage: { inputTokens: 9, outputTokens: 1 } });
-    const { data, response } = await client.responses
+    const { data, response } = await env.client.responses
       .create({ model: MODEL_OF.openai, input: 'Hi', enable_debug: true, tags: ['codex'] } as never, {
         headers: { 'X-Gateway-Tags': 'ci' },
       })
@@ -249,7 +255,7 @@ describe('POST /v1/responses with the official openai SDK', () => {
       { length: 400 },
       (_, i) => `tests/test_module_${i % 7}.py::test_case_${i} PASSED [${Math.round((i / 400) * 100)}%]`,
     ).join('\n');
-    const response: any = await client.responses.create({
+    const response: any = await env.client.responses.create({
       model: MODEL_OF.openai,
       tools: [WEATHER_TOOL],
       input: [
@@ -282,7 +288,7 @@ describe('POST /v1/responses with the official openai SDK', () => {
       { toolCalls: [{ id: 'call_time', name: 'gateway_current_time', arguments: { timezone: 'UTC' } }] },
       { text: 'It is noon.' },
     ]);
-    const response: any = await client.responses.create({
+    const response: any = await env.client.responses.create({
       model: MODEL_OF.openai,
       input: 'Time?',
       gateway_tool_ids: ['gateway_current_time'],
@@ -294,7 +300,7 @@ describe('POST /v1/responses with the official openai SDK', () => {
 
   it('a failure mid-stream ends with response.failed', async () => {
     env.mocks.openai.setScenario({ textChunks: ['a ', 'b ', 'c ', 'd ', 'e ', 'f'], closeMidStream: true });
-    const stream = await client.responses.create({ model: MODEL_OF.openai, input: 'Hi', stream: true });
+    const stream = await env.client.responses.create({ model: MODEL_OF.openai, input: 'Hi', stream: true });
     const types: string[] = [];
     let failed: any;
     for await (const event of stream) {

@@ -1,18 +1,12 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { storeKinds, type Harness } from '../support/gateway-harness.js';
+import { storeKinds } from '../support/gateway-harness.js';
 import { CollectedEventStore, timeOrderedId } from '../../src/store/collected-events.js';
 import { CollectedEventRetention } from '../../src/store/collected-events-retention.js';
 import { RetentionSweeper } from '../../src/collector/retention-sweeper.js';
-import {
-  body,
-  metric,
-  newProject,
-  startCollectorService,
-  type Client,
-  type CollectorService,
-} from './collector-flood-kit.js';
+import { body, metric, newProject, startCollectorService } from './collector-flood-kit.js';
+import { suiteFixture } from '../support/suite-fixture.js';
 
 /**
  * Issue 16, row 3: what a flood stored does not stay. Retention deletes old events, their outbox
@@ -20,30 +14,24 @@ import {
  */
 for (const store of storeKinds()) {
   describe(`collector retention (${store})`, () => {
-    let service: CollectorService;
-    let h: Harness;
-    let token: string;
-    let client: Client;
-    before(async () => {
-      service = await startCollectorService(store, {
+    const env = suiteFixture(() =>
+      startCollectorService(store, {
         // Outbox rows stay put, so the test sees what retention does to them.
         GATEWAY_OUTBOX_WORKER: '0',
         GATEWAY_WEBHOOK_ALLOW_PRIVATE: '1',
         GATEWAY_COLLECTOR_RETENTION_DAYS: '30',
         // The background sweep would race the one this test runs.
         GATEWAY_COLLECTOR_RETENTION_SWEEP_MS: '3600000',
-      });
-      ({ h, token, client } = service);
-    });
-    after(() => service.stop());
+      }),
+    );
 
     it('deletes events older than the retention in batches, with their outbox rows and warehouse copies, and frees their quota', async () => {
-      const p = await newProject(h, token, [
+      const p = await newProject(env.h, env.token, [
         { component_slug: 'gateway/warehouse' },
         { component_slug: 'gateway/webhook', settings: { url: 'http://127.0.0.1:9/hook' } },
       ]);
       const [warehouse, webhook] = p.components as [{ id: string }, { id: string }];
-      const store = h.running.store;
+      const store = env.h.running.store;
       const events = new CollectedEventStore(store);
       const org = (await store.db
         .selectFrom('projects')
@@ -79,7 +67,7 @@ for (const store of storeKinds()) {
         },
       ]);
       await events.copyToWarehouse(p.id, warehouse.id, oldIds, old);
-      const fresh = await client.call('POST', p.domain, { body: body(5) });
+      const fresh = await env.client.call('POST', p.domain, { body: body(5) });
       assert.equal(fresh.status, 202);
       const outbox = () =>
         store.db
@@ -98,7 +86,7 @@ for (const store of storeKinds()) {
       assert.equal(await outbox(), 110);
       assert.equal((await warehouseRows()).length, 50);
       assert.equal((await events.totals(p.id)).events, 55);
-      const metricsBefore = await metric(h, 'gateway_collector_deleted_total', {
+      const metricsBefore = await metric(env.h, 'gateway_collector_deleted_total', {
         table: 'events',
         reason: 'retention',
       });
@@ -125,7 +113,10 @@ for (const store of storeKinds()) {
         totals.bytes,
         [...freshBytes].reduce((sum, payload) => sum + Buffer.byteLength(payload), 0),
       );
-      const metricsAfter = await metric(h, 'gateway_collector_deleted_total', { table: 'events', reason: 'retention' });
+      const metricsAfter = await metric(env.h, 'gateway_collector_deleted_total', {
+        table: 'events',
+        reason: 'retention',
+      });
       assert.equal(metricsAfter - metricsBefore, 50);
       assert.deepEqual(await sweeper.sweep(), { events: 0, bytes: 0, deliveries: 0, warehouse: 0, transactions: 3 });
     });

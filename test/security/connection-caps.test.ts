@@ -1,46 +1,34 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TLSSocket } from 'node:tls';
-import type { Harness } from '../support/gateway-harness.js';
-import type { MockUpstream } from '../support/mock-upstreams/index.js';
 import { sseData, streamedText, waitFor } from '../support/chat-kit.js';
-import { T, startDisciplined, type Disciplined } from './connection-discipline.js';
+import { T, startDisciplined } from './connection-discipline.js';
 import { CLOSED_WITHIN, IdleFlood, captureClientHello, outcomeOf, rawTls } from './raw-sockets.js';
+import { suiteFixture } from '../support/suite-fixture.js';
 
 /** Connection floods against the real service over loopback (issue 16, row 2): caps, pacing, what must not be cut. */
 describe('connection discipline on every listener: caps, floods and slow streams', () => {
-  let fx: Disciplined;
-  let h: Harness;
-  let slow: MockUpstream;
-  let hanging: MockUpstream;
-  let key: string;
-  let metric: Disciplined['metric'];
-
-  before(async () => {
-    fx = await startDisciplined();
-    ({ h, slow, hanging, key, metric } = fx);
-  });
-  after(() => fx.stop());
+  const env = suiteFixture(startDisciplined);
 
   it('refuses the connection beyond the per-address cap at once, while other clients are served', async () => {
-    const before = await metric('gateway_connections_refused_total', { surface: 'gateway', reason: 'address_cap' });
+    const before = await env.metric('gateway_connections_refused_total', { surface: 'gateway', reason: 'address_cap' });
     // Eight connections from 127.0.0.4, each holding a request whose upstream never answers: no
     // timeout applies to a request being answered, so they stay open as long as the test needs.
     const held = await Promise.all(
       Array.from({ length: T.perAddress }, async () => {
-        const socket = await rawTls(h.running.urls.gateway, h.ca, '127.0.0.4');
+        const socket = await rawTls(env.h.running.urls.gateway, env.h.ca, '127.0.0.4');
         const body = JSON.stringify({ model: 'test/hanging', messages: [{ role: 'user', content: 'hold' }] });
         socket.write(
-          `POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\n` +
+          `POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${env.key}\r\n` +
             `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
         );
         return socket;
       }),
     );
     try {
-      await waitFor(() => hanging.requests.length >= T.perAddress, { timeoutMs: 10_000, what: 'held requests' });
+      await waitFor(() => env.hanging.requests.length >= T.perAddress, { timeoutMs: 10_000, what: 'held requests' });
       const started = performance.now();
-      const refused = await rawTls(h.running.urls.gateway, h.ca, '127.0.0.4').then(
+      const refused = await rawTls(env.h.running.urls.gateway, env.h.ca, '127.0.0.4').then(
         (socket) => {
           socket.destroy();
           return undefined;
@@ -51,15 +39,18 @@ describe('connection discipline on every listener: caps, floods and slow streams
       assert.ok(['ECONNRESET', 'EPIPE'].includes(refused.code ?? ''), `refused with ${refused.code}`);
 
       // Another address, and the harness's own client, are served meanwhile.
-      const other = await rawTls(h.running.urls.gateway, h.ca, '127.0.0.5');
+      const other = await rawTls(env.h.running.urls.gateway, env.h.ca, '127.0.0.5');
       const answer = outcomeOf(other);
       other.write(
-        `GET /v1/models HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`,
+        `GET /v1/models HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${env.key}\r\nConnection: close\r\n\r\n`,
       );
       assert.match((await answer).text, /^HTTP\/1\.1 200 /);
-      assert.equal((await h.gateway('GET', '/v1/models', { token: key })).status, 200);
+      assert.equal((await env.h.gateway('GET', '/v1/models', { token: env.key })).status, 200);
 
-      const after = await metric('gateway_connections_refused_total', { surface: 'gateway', reason: 'address_cap' });
+      const after = await env.metric('gateway_connections_refused_total', {
+        surface: 'gateway',
+        reason: 'address_cap',
+      });
       assert.equal(after - before, 1);
     } finally {
       for (const socket of held) socket.destroy();
@@ -68,7 +59,7 @@ describe('connection discipline on every listener: caps, floods and slow streams
     await waitFor(
       async () => {
         try {
-          const socket = await rawTls(h.running.urls.gateway, h.ca, '127.0.0.4');
+          const socket = await rawTls(env.h.running.urls.gateway, env.h.ca, '127.0.0.4');
           socket.destroy();
           return true;
         } catch {
@@ -80,16 +71,16 @@ describe('connection discipline on every listener: caps, floods and slow streams
   });
 
   it('serves a normal client while hundreds of idle and half-open connections are held, and closes them all', async () => {
-    const flood = new IdleFlood(h.running.urls.gateway, h.ca, await captureClientHello());
+    const flood = new IdleFlood(env.h.running.urls.gateway, env.h.ca, await captureClientHello());
     flood.start(300);
     try {
       // Connections the service has already cut are being replaced: most, not all, are open at once.
       await waitFor(() => flood.open.size >= 240, { timeoutMs: 20_000, what: '240 of 300 idle connections open' });
-      const models = await h.gateway('GET', '/v1/models', { token: key });
+      const models = await env.h.gateway('GET', '/v1/models', { token: env.key });
       const heldMeanwhile = flood.open.size;
       assert.equal(models.status, 200);
-      const chat = await h.gateway('POST', '/v1/chat/completions', {
-        token: key,
+      const chat = await env.h.gateway('POST', '/v1/chat/completions', {
+        token: env.key,
         body: { model: 'local/echo', messages: [{ role: 'user', content: 'still there?' }] },
       });
       assert.equal(chat.status, 200);
@@ -107,7 +98,7 @@ describe('connection discipline on every listener: caps, floods and slow streams
   });
 
   it('a burst of new TLS connections on every listener: every handshake is paced, none dropped, and another client is served meanwhile', async () => {
-    const timedOutBefore = await metric('gateway_connections_timed_out_total', {
+    const timedOutBefore = await env.metric('gateway_connections_timed_out_total', {
       surface: 'gateway',
       phase: 'handshake',
     });
@@ -115,12 +106,12 @@ describe('connection discipline on every listener: caps, floods and slow streams
     // 60 at once, 5 a source address (under the per-address cap): each handshake waits its turn
     // in the instance's pacer, well within the handshake deadline.
     const burst = Array.from({ length: 60 }, (_, i) =>
-      rawTls(h.running.urls[surfaces[i % 3]!]!, h.ca, `127.0.8.${1 + Math.floor(i / 5)}`).then(
+      rawTls(env.h.running.urls[surfaces[i % 3]!]!, env.h.ca, `127.0.8.${1 + Math.floor(i / 5)}`).then(
         (socket) => socket,
         (error: Error) => error,
       ),
     );
-    const models = await h.gateway('GET', '/v1/models', { token: key });
+    const models = await env.h.gateway('GET', '/v1/models', { token: env.key });
     assert.equal(models.status, 200);
     const sockets = await Promise.all(burst);
     const failed = sockets.filter((s): s is Error => s instanceof Error);
@@ -130,7 +121,7 @@ describe('connection discipline on every listener: caps, floods and slow streams
       'every connection of the burst completed its handshake',
     );
     for (const socket of sockets as TLSSocket[]) socket.destroy();
-    const timedOutAfter = await metric('gateway_connections_timed_out_total', {
+    const timedOutAfter = await env.metric('gateway_connections_timed_out_total', {
       surface: 'gateway',
       phase: 'handshake',
     });
@@ -139,10 +130,10 @@ describe('connection discipline on every listener: caps, floods and slow streams
 
   it('does not cut a chat stream whose chunks come 1.5 × the idle timeout apart', async () => {
     const gapMs = Math.max(T.idleMs, T.bodyMs) * 1.5;
-    slow.setScenario({ textChunks: ['Slow', ' and', ' steady'], chunkDelayMs: gapMs });
+    env.slow.setScenario({ textChunks: ['Slow', ' and', ' steady'], chunkDelayMs: gapMs });
     const started = performance.now();
-    const result = await h.gateway('POST', '/v1/chat/completions', {
-      token: key,
+    const result = await env.h.gateway('POST', '/v1/chat/completions', {
+      token: env.key,
       body: { model: 'test/slow', stream: true, messages: [{ role: 'user', content: 'take your time' }] },
     });
     const elapsedMs = performance.now() - started;

@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'undici';
-import type { HttpResult, RequestInit } from './gateway-harness.js';
+import { Agent } from 'undici';
+import { httpCaller, type HttpResult, type RequestInit } from './gateway-harness.js';
 
 /**
  * The service as separate processes (`node --import tsx test/support/gateway-process.ts`, which
@@ -82,24 +82,7 @@ export async function spawnGateway(
   const ca = readFileSync(join(env.GATEWAY_DATA_DIR, 'tls', 'cert.pem'), 'utf8');
   const dispatcher = new Agent({ connect: { ca }, keepAliveTimeout: 1000, connections: 64 });
 
-  async function call(base: string, method: string, path: string, init: RequestInit = {}): Promise<HttpResult> {
-    const headers: Record<string, string> = { ...(init.headers ?? {}) };
-    if (init.token) headers.authorization = `Bearer ${init.token}`;
-    let body: string | undefined = init.rawBody;
-    if (init.body !== undefined) {
-      body = JSON.stringify(init.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const response = await request(base + path, { method: method as 'GET', headers, body, dispatcher });
-    const text = await response.body.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: response.statusCode, headers: response.headers, text, json };
-  }
+  const call = httpCaller(dispatcher);
 
   let stopping: Promise<void> | undefined;
   return {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import pino from 'pino';
 import pg from 'pg';
 import { readSettings } from '../../src/config/settings.js';
@@ -66,6 +66,31 @@ export interface RequestInit {
   token?: string;
 }
 
+/**
+ * Calls over `dispatcher` (trusting the service's CA): `init.token` as a bearer token, `init.body`
+ * as JSON; the answer's body as text and, when it parses, as JSON.
+ */
+export function httpCaller(dispatcher: Dispatcher) {
+  return async function call(base: string, method: string, path: string, init: RequestInit = {}): Promise<HttpResult> {
+    const headers: Record<string, string> = { ...(init.headers ?? {}) };
+    if (init.token) headers.authorization = `Bearer ${init.token}`;
+    let body: string | undefined = init.rawBody;
+    if (init.body !== undefined) {
+      body = JSON.stringify(init.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await request(base + path, { method: method as 'GET', headers, body, dispatcher });
+    const text = await response.body.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: response.statusCode, headers: response.headers, text, json };
+  };
+}
+
 export async function dropSchema(schema: string): Promise<void> {
   const url = process.env.GATEWAY_TEST_DATABASE_URL;
   if (!url) return;
@@ -108,24 +133,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const ca = readFileSync(join(dataDir, 'tls', 'cert.pem'), 'utf8');
   const dispatcher = new Agent({ connect: { ca }, keepAliveTimeout: 1000 });
 
-  async function call(base: string, method: string, path: string, init: RequestInit = {}): Promise<HttpResult> {
-    const headers: Record<string, string> = { ...(init.headers ?? {}) };
-    if (init.token) headers.authorization = `Bearer ${init.token}`;
-    let body: string | undefined = init.rawBody;
-    if (init.body !== undefined) {
-      body = JSON.stringify(init.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const response = await request(base + path, { method: method as 'GET', headers, body, dispatcher });
-    const text = await response.body.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: response.statusCode, headers: response.headers, text, json };
-  }
+  const call = httpCaller(dispatcher);
 
   const harness: Harness = {
     running,

@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { Agent } from 'undici';
 import type { Harness } from './gateway-harness.js';
-import { startThreeUpstreams, type ThreeUpstreams } from './three-upstreams.js';
+import { startThreeUpstreams, type ExtraConfig, type ThreeUpstreams } from './three-upstreams.js';
 
 /**
  * The official SDKs pointed at a harness's gateway: only the base URL and the key change, as for
@@ -38,8 +38,8 @@ export interface ThreeUpstreamsWithSdk<C> extends ThreeUpstreams {
   dispatcher: Agent;
 }
 
-export function threeUpstreamsWithOpenAI(): Promise<ThreeUpstreamsWithSdk<OpenAI>> {
-  return withSdk(openaiClient);
+export function threeUpstreamsWithOpenAI(extra?: ExtraConfig): Promise<ThreeUpstreamsWithSdk<OpenAI>> {
+  return withSdk(openaiClient, extra);
 }
 
 export function threeUpstreamsWithAnthropic(): Promise<ThreeUpstreamsWithSdk<Anthropic>> {
@@ -48,8 +48,9 @@ export function threeUpstreamsWithAnthropic(): Promise<ThreeUpstreamsWithSdk<Ant
 
 async function withSdk<C>(
   client: (h: Harness, apiKey: string, dispatcher: Agent) => C,
+  extra?: ExtraConfig,
 ): Promise<ThreeUpstreamsWithSdk<C>> {
-  const env = await startThreeUpstreams();
+  const env = await startThreeUpstreams(extra);
   const dispatcher = trustingDispatcher(env.h);
   return {
     ...env,

@@ -19,13 +19,20 @@ export interface ThreeUpstreams {
   stop(): Promise<void>;
 }
 
+/** Providers and models a test adds to the three, made once the mocks listen. */
+export type ExtraConfig = (mocks: Record<UpstreamName, MockUpstream>) => {
+  providers: Array<Record<string, unknown>>;
+  models: Array<Record<string, unknown>>;
+};
+
 /** A gateway over real HTTPS with one mock per provider kind and one model routed to each. */
-export async function startThreeUpstreams(): Promise<ThreeUpstreams> {
+export async function startThreeUpstreams(extra?: ExtraConfig): Promise<ThreeUpstreams> {
   const mocks: Record<UpstreamName, MockUpstream> = {
     openai: await startMockOpenAI({ apiKey: 'sk-openai' }),
     anthropic: await startMockAnthropic({ apiKey: 'sk-ant' }),
     gemini: await startMockGemini({ apiKey: 'g-key' }),
   };
+  const added = extra?.(mocks) ?? { providers: [], models: [] };
   const h = await startHarness({
     config: {
       providers: [
@@ -37,6 +44,7 @@ export async function startThreeUpstreams(): Promise<ThreeUpstreams> {
           api_key_env: 'MOCK_ANTHROPIC_KEY',
         },
         { id: 'mock-gemini', kind: 'gemini', base_url: mocks.gemini.baseUrl, api_key_env: 'MOCK_GEMINI_KEY' },
+        ...added.providers,
       ],
       models: [
         { id: MODEL_OF.openai, providers: [{ provider: 'mock-openai', model: 'gpt-4o-mini' }], pricing: PRICING },
@@ -46,6 +54,7 @@ export async function startThreeUpstreams(): Promise<ThreeUpstreams> {
           pricing: PRICING,
         },
         { id: MODEL_OF.gemini, providers: [{ provider: 'mock-gemini', model: 'gemini-2.5-flash' }], pricing: PRICING },
+        ...added.models,
       ],
     },
     env: { MOCK_OPENAI_KEY: 'sk-openai', MOCK_ANTHROPIC_KEY: 'sk-ant', MOCK_GEMINI_KEY: 'g-key' },
