@@ -2,9 +2,22 @@
 const ERROR_RE =
   /\b(?:error|errors|fail|failed|failure|failures|fatal|panic|panicked|exception|traceback|assert|assertion|assertionerror|denied|segmentation fault|undefined reference|cannot|could not|unable to|not found|no such file)\b|✗|✘|✖|^E {2,}|^FAILED |^ERROR /i;
 
-/** Marks error lines and whole Python / JS stack traces (frames carry the location). */
-export function errorMask(lines: string[]): boolean[] {
+// Anything either mask could mark, found in one pass over the whole text: most outputs have
+// none, and then no line needs its own test. (`Traceback` is one of ERROR_RE's words.)
+const ANY_ERROR = new RegExp(`${ERROR_RE.source}|^\\s+at .+[:(]\\d+`, 'im');
+
+/** Whether `text` (the lines joined) may hold a line either mask marks; false means none. */
+function mayMark(text: string | undefined): boolean {
+  return text === undefined || ANY_ERROR.test(text);
+}
+
+/**
+ * Marks error lines and whole Python / JS stack traces (frames carry the location). `text`, the
+ * lines joined by `\n`, lets an output without any error skip the per-line tests.
+ */
+export function errorMask(lines: string[], text?: string): boolean[] {
   const mask = new Array<boolean>(lines.length).fill(false);
+  if (!mayMark(text)) return mask;
   let inTrace = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
@@ -33,8 +46,9 @@ export function isErrorLine(line: string): boolean {
  * its header, its innermost frame and the exception itself. The other frames of a trace the
  * model has already seen word for word may stand as a reference to where it saw them.
  */
-export function pinnedMask(lines: string[]): boolean[] {
+export function pinnedMask(lines: string[], text?: string): boolean[] {
   const mask = new Array<boolean>(lines.length).fill(false);
+  if (!mayMark(text)) return mask;
   let traceStart = -1;
   let lastFrame = -1;
   let jsFrame = false;

@@ -26,7 +26,7 @@ export function cutMiddle(text: string, limits: CutLimits): string {
   if (!hasMoreLines(text, limits.maxLines)) return text;
   if (OMITTED_RE.test(text)) return text; // already cut once
   const lines = text.split('\n');
-  const mask = errorMask(lines);
+  const mask = errorMask(lines, text);
   const keep = new Array<boolean>(lines.length).fill(false);
   for (let i = 0; i < lines.length; i++) {
     keep[i] = i < limits.head || i >= lines.length - limits.tail || mask[i]!;

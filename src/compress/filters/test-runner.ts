@@ -18,7 +18,7 @@ const BOILERPLATE: RegExp[] = [/^cachedir: /, /^plugins: /, /^collecting \.\.\./
 
 export function filterTestOutput(text: string): string {
   const lines = text.split('\n');
-  const mask = errorMask(lines);
+  const mask = errorMask(lines, text);
   const out: string[] = [];
   let removed = 0;
   let at = -1;

@@ -108,24 +108,27 @@ function kindOf(result: ToolResult, ctx: StrategyContext): OutputKind {
 /** Marker lines stand for other lines: a run reference never points into them. */
 const literalLine = (line: string) => !(line.startsWith('[… ') || line.startsWith('[lines '));
 
+const on = (ctx: StrategyContext, name: string) => !ctx.only || ctx.only.includes(name);
+
 function decide(result: ToolResult, kind: OutputKind, ctx: StrategyContext, state: State): Decided {
   const original = result.original;
   const unchanged: Decided = { text: original, changedBy: [], refersTo: [] };
   if (!result.editable || isPlaceholder(original)) return unchanged;
-  const on = (name: string) => !ctx.only || ctx.only.includes(name);
   const holder =
-    original.length >= MIN_COPY_CHARS && on('duplicate_read_elision') ? state.firstHolder.get(original) : undefined;
+    original.length >= MIN_COPY_CHARS && on(ctx, 'duplicate_read_elision')
+      ? state.firstHolder.get(original)
+      : undefined;
   if (holder !== undefined && holder !== result.callId)
     return { text: sameAs(holder), changedBy: ['duplicate_read_elision'], refersTo: [holder] };
 
   const changedBy: string[] = [];
   let text = original;
-  if (text.length >= 40 && on('tool_result_trimming')) {
+  if (text.length >= 40 && on(ctx, 'tool_result_trimming')) {
     const trimmed = filtered(text, kind, ctx.stripLineNumbers);
     if (trimmed !== text) changedBy.push('tool_result_trimming');
     text = trimmed;
   }
-  if (text.length >= 80 && on('structured_output_minification')) {
+  if (text.length >= 80 && on(ctx, 'structured_output_minification')) {
     const json = minified.getOrCompute(text, minifyOrNull, (m) => (m === null ? 8 : m.length));
     if (json !== null && json.length < text.length) {
       text = json;
@@ -134,7 +137,7 @@ function decide(result: ToolResult, kind: OutputKind, ctx: StrategyContext, stat
   }
   const mine = footerOf(original);
   const drop = mine.filter((line) => state.previousFooter.includes(line));
-  if (drop.length > 0 && on('status_line_dedup')) {
+  if (drop.length > 0 && on(ctx, 'status_line_dedup')) {
     const without = withoutFooter(text, new Set(drop));
     if (without !== text) {
       text = without;
@@ -142,14 +145,14 @@ function decide(result: ToolResult, kind: OutputKind, ctx: StrategyContext, stat
     }
   }
   const refersTo: string[] = [];
-  const referenced = on('near_duplicate_reference') ? referenceSeenLines(text, state.index) : undefined;
+  const referenced = on(ctx, 'near_duplicate_reference') ? referenceSeenLines(text, state.index) : undefined;
   if (referenced !== undefined) {
     text = referenced;
     changedBy.push('near_duplicate_reference');
     for (const m of referenced.matchAll(/of tool call (\S+?)(?: \(its lines| …\])/g)) refersTo.push(m[1]!);
   }
-  const tokens = (t: string) => countTextTokens(t, ctx.tokenizer);
-  if (changedBy.length === 0 || tokens(text) >= tokens(original)) return unchanged;
+  if (changedBy.length === 0) return unchanged;
+  if (countTextTokens(text, ctx.tokenizer) >= countTextTokens(original, ctx.tokenizer)) return unchanged;
   return { text, changedBy, refersTo };
 }
 

@@ -125,7 +125,7 @@ export function referenceSeenLines(text: string, index: LineIndex): string | und
   const lines = text.split('\n');
   if (lines.length < MIN_LINES * 2 && index.outputs.length === 0) return undefined;
   const keys = lines.map(lineKey);
-  const pinned = pinnedMask(lines);
+  const pinned = pinnedMask(lines, text);
   // The output itself, as written so far: a run may also repeat lines shown above in it (an
   // edit preview next to the original it replaces).
   const self: IndexedOutput = { callId: '', arg: undefined, lines: [], keys: [], literal: [] };
