@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 /**
  * The young generation during start-up. Nearly everything a process allocates while it loads its
  * modules survives, so V8 doubles the semi-spaces at each scavenge until they reach
- * `--max-semi-space-size` (8 MB): 16 MB of young generation stays resident in a process that then
+ * `--max-semi-space-size` (16 MB): 32 MB of young generation stays resident in a process that then
  * idles, until V8's memory reducer runs (10–60 s later, or never). Holding the growth factor at 1
  * keeps the semi-spaces at their initial 1 MB while the gateway starts; released once it listens,
  * they grow under load exactly as before (docs/decisions.md, "Memory").

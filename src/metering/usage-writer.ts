@@ -174,17 +174,25 @@ export class UsageWriter {
    * (docs/decisions.md, "Usage commit").
    */
   private commitSynchronously(sqlite: SQLite.Database, batch: QueuedRow[]): void {
-    this.sqliteCommit ??= sqlite.transaction((rows: QueuedRow[]) => {
+    if (!this.sqliteCommit) {
+      // Statements prepared once: compiling the SQL again on every commit cost more than running it.
       const insert = sqlite.prepare(this.sql.insertRows(1));
-      for (const { record } of rows) insert.run(usageValues(record));
-      const stillHeld = new Set<string>();
-      for (const ids of reservationIdChunks(rows, this.sql.rowsPerStatement)) {
-        for (const { id } of sqlite.prepare(this.sql.deleteReservations(ids.length)).all(ids) as Array<{ id: string }>)
-          stillHeld.add(id);
-      }
       const addSpend = sqlite.prepare(this.sql.addSpend);
-      for (const delta of spendDeltas(rows, stillHeld)) addSpend.run(spendParameters(delta));
-    });
+      const deletes = new Map<number, SQLite.Statement>();
+      const deleteReservations = (count: number): SQLite.Statement => {
+        let statement = deletes.get(count);
+        if (!statement) deletes.set(count, (statement = sqlite.prepare(this.sql.deleteReservations(count))));
+        return statement;
+      };
+      this.sqliteCommit = sqlite.transaction((rows: QueuedRow[]) => {
+        for (const { record } of rows) insert.run(usageValues(record));
+        const stillHeld = new Set<string>();
+        for (const ids of reservationIdChunks(rows, this.sql.rowsPerStatement)) {
+          for (const { id } of deleteReservations(ids.length).all(ids) as Array<{ id: string }>) stillHeld.add(id);
+        }
+        for (const delta of spendDeltas(rows, stillHeld)) addSpend.run(spendParameters(delta));
+      });
+    }
     this.sqliteCommit.immediate(batch);
   }
 
