@@ -6,7 +6,7 @@ import { buildEvents, EventDataError, EventTooLargeError } from './build-events.
 import { hostnameOf, type ProjectDirectory, type ResolvedProject } from './project-directory.js';
 import type { EventIntake } from './event-intake.js';
 import type { CollectorRateLimits } from './limits/rate-limits.js';
-import { QuotaExceededError, RateLimitedError } from './limits/limit-errors.js';
+import { QuotaExceededError, RateLimitedError, rateLimitMessage } from './limits/limit-errors.js';
 import { collectorMetrics } from '../metrics/collector-metrics.js';
 
 declare module 'fastify' {
@@ -26,6 +26,11 @@ export interface CollectorServices {
     /** Retry-After of a quota refusal: how often retention may free room. */
     quotaRetryAfterSeconds: number;
   };
+  /**
+   * Told that a request from this socket address came while its address was refused; true when
+   * the address is now in the server's penalty box (its connection is closed after the answer).
+   */
+  ignoredRefusal?: (remoteAddress: string | undefined) => boolean;
 }
 
 const EVENT_PATH = '/_gateway/event';
@@ -59,10 +64,8 @@ export function buildCollectorApp(
     handleError: (error, _request, reply) => {
       if (error instanceof ConsoleError) return sendConsoleError(reply, error.status, error.message, error.param);
       if (error instanceof EventDataError) return sendConsoleError(reply, 400, error.message, error.param);
-      if (error instanceof RateLimitedError || error instanceof QuotaExceededError) {
-        reply.header('retry-after', String(error.retryAfterSeconds));
-        return sendConsoleError(reply, 429, error.message);
-      }
+      if (error instanceof RateLimitedError || error instanceof QuotaExceededError)
+        return sendTooMany(reply, error.retryAfterSeconds, error.message);
       if (error instanceof EventTooLargeError) return sendConsoleError(reply, 413, error.message, error.param);
       countRefusedBody(error);
       return undefined;
@@ -90,23 +93,34 @@ export function buildCollectorApp(
   // The host is resolved before the body is read: an unknown host is a 404 whatever it sends.
   // A cached host is resolved without a promise: this runs for every request.
   app.decorateRequest('collectorProject', null as unknown as ResolvedProject);
-  const resolveHost = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+  const resolveHost = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     const host = hostnameOf(request.headers.host);
     const cached = host === undefined ? null : services.directory.cached(host);
     if (cached === undefined) {
-      services.directory.resolve(host!).then((project) => attach(request, project, done), done);
+      services.directory.resolve(host!).then((project) => attach(request, reply, project, done), done);
       return;
     }
-    attach(request, cached, done);
+    attach(request, reply, cached, done);
   };
-  const attach = (request: FastifyRequest, project: ResolvedProject | null, done: (error?: Error) => void) => {
+  const attach = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    project: ResolvedProject | null,
+    done: (error?: Error) => void,
+  ) => {
     if (!project) return done(new ConsoleError(404, 'No project collects events for this host.'));
     request.collectorProject = project;
     // An address or project refused a moment ago is refused again before its body is read.
+    // Answered here, not thrown: under a flood this is most requests, and an Error (its stack)
+    // and Fastify's error path cost as much as the rest of the refusal.
     const blocked = services.rateLimits.blocked(project.id, request.ip);
     if (blocked) {
       collectorMetrics.rejected(blocked.scope === 'address' ? 'rate_limit_address' : 'rate_limit_project');
-      return done(new RateLimitedError(blocked));
+      // Only the address's own budget: a project's is spent by all of its clients together.
+      if (blocked.scope === 'address' && services.ignoredRefusal?.(request.socket.remoteAddress))
+        reply.header('connection', 'close');
+      sendTooMany(reply, blocked.retryAfterSeconds, rateLimitMessage(blocked));
+      return;
     }
     done();
   };
@@ -153,6 +167,11 @@ export function buildCollectorApp(
     },
   );
   return app;
+}
+
+function sendTooMany(reply: FastifyReply, retryAfterSeconds: number, message: string): FastifyReply {
+  reply.header('retry-after', String(retryAfterSeconds));
+  return sendConsoleError(reply, 429, message);
 }
 
 /** Refusals that Fastify raises before the handler runs, counted by the limit that made them. */

@@ -42,12 +42,18 @@ export interface AddressPenaltySettings {
   windowMs: number;
   /** How long a boxed address is refused. */
   cooldownMs: number;
+  /**
+   * Requests within `windowMs` that came while the address was told to wait (a collector 429
+   * with Retry-After) that put it in the box; 0: never.
+   */
+  ignoredRefusals: number;
 }
 
 export const ADDRESS_PENALTY_DEFAULTS: AddressPenaltySettings = {
   cuts: 8,
   windowMs: 60_000,
   cooldownMs: 60_000,
+  ignoredRefusals: 1_000,
 };
 
 /**
@@ -87,6 +93,7 @@ export function readAddressPenaltySettings(env: NodeJS.ProcessEnv = process.env)
     cuts: integer(env, 'GATEWAY_ADDRESS_PENALTY_CUTS', d.cuts, 0),
     windowMs: integer(env, 'GATEWAY_ADDRESS_PENALTY_WINDOW_MS', d.windowMs, 1),
     cooldownMs: integer(env, 'GATEWAY_ADDRESS_PENALTY_COOLDOWN_MS', d.cooldownMs, 1),
+    ignoredRefusals: integer(env, 'GATEWAY_ADDRESS_PENALTY_IGNORED_REFUSALS', d.ignoredRefusals, 0),
   };
 }
 

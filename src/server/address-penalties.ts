@@ -22,6 +22,8 @@ const MAX_TRACKED = 100_000;
 export class AddressPenalties {
   /** Times (ms) of an address's recent cuts, oldest first, at most `cuts`; the Map's order is least recently cut first. */
   private readonly recentCuts = new Map<string, number[]>();
+  /** Per address, since when and how many requests came while it was told to wait; least recently counted first. */
+  private readonly ignored = new Map<string, { since: number; count: number }>();
   /** Boxed addresses and when their cool-down ends; the Map's order is the order they end in (one cool-down for all). */
   private readonly boxed = new Map<string, number>();
 
@@ -56,15 +58,44 @@ export class AddressPenalties {
     times.push(now);
     while (now - times[0]! > windowMs) times.shift();
     if (times.length >= cuts) {
-      this.dropExpired(now);
-      this.boxed.delete(address);
-      this.boxed.set(address, now + cooldownMs);
-      trim(this.boxed);
+      this.box(address, now, cooldownMs);
       return true;
     }
     this.recentCuts.set(address, times);
     trim(this.recentCuts);
     return false;
+  }
+
+  /**
+   * A request from `address` came while it was told to wait (a 429 with Retry-After it ignores);
+   * true when the address is boxed, now or already: its connections are then closed after the
+   * answer and new ones refused on accept. Why: a refused request still costs a TLS record, an
+   * HTTP parse and an answer; a client that ignores the refusals thousands of times a minute
+   * takes the cores the real clients need (bench/attack, flood), and refused at accept it
+   * costs an accept and a reset.
+   */
+  ignoredRefusal(address: string): boolean {
+    const { ignoredRefusals, windowMs, cooldownMs } = this.settings;
+    if (ignoredRefusals === 0) return false;
+    if (this.isBoxed(address)) return true;
+    const now = this.now();
+    let counter = this.ignored.get(address);
+    this.ignored.delete(address);
+    if (!counter || now - counter.since > windowMs) counter = { since: now, count: 0 };
+    if (++counter.count >= ignoredRefusals) {
+      this.box(address, now, cooldownMs);
+      return true;
+    }
+    this.ignored.set(address, counter);
+    trim(this.ignored);
+    return false;
+  }
+
+  private box(address: string, now: number, cooldownMs: number): void {
+    this.dropExpired(now);
+    this.boxed.delete(address);
+    this.boxed.set(address, now + cooldownMs);
+    trim(this.boxed);
   }
 
   private dropExpired(now: number): void {

@@ -23,7 +23,7 @@ import { trackUsageQueue } from '../metrics/metrics.js';
 import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.js';
 import { configureOffload } from '../offload/index.js';
 import { AddressPenalties } from './address-penalties.js';
-import { ConnectionGate } from './connection-gate.js';
+import { addressKey, ConnectionGate } from './connection-gate.js';
 import { HandshakePacer } from './handshake-pacer.js';
 import { CompressionConversations } from '../store/compression-conversations.js';
 import { readTelemetrySettings } from '../config/telemetry-settings.js';
@@ -109,8 +109,10 @@ export async function startGateway(
     connections: settings.connections,
     jsonMaxDepth: settings.hardening.jsonMaxDepth,
   };
+  const gate = connectionGate(settings, logger);
+  const penalties = gate.penalties;
   const connections = {
-    gate: connectionGate(settings, logger),
+    gate,
     handshakeTimeoutMs: settings.connections.handshakeTimeoutMs,
     pacer: new HandshakePacer(),
   };
@@ -162,7 +164,10 @@ export async function startGateway(
         'collector',
         buildCollectorApp(
           { ...base, surface: 'collector', bodyLimitBytes: collector.settings.bodyLimitBytes },
-          collector.app,
+          {
+            ...collector.app,
+            ignoredRefusal: (remoteAddress) => penalties?.ignoredRefusal(addressKey(remoteAddress)) ?? false,
+          },
         ),
         connections,
       ),

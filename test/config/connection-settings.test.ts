@@ -44,8 +44,9 @@ describe('connection settings', () => {
         GATEWAY_ADDRESS_PENALTY_CUTS: '0',
         GATEWAY_ADDRESS_PENALTY_WINDOW_MS: '2',
         GATEWAY_ADDRESS_PENALTY_COOLDOWN_MS: '3',
+        GATEWAY_ADDRESS_PENALTY_IGNORED_REFUSALS: '0',
       }),
-      { cuts: 0, windowMs: 2, cooldownMs: 3 },
+      { cuts: 0, windowMs: 2, cooldownMs: 3, ignoredRefusals: 0 },
     );
     assert.deepEqual(readSettings({}).addressPenalty, ADDRESS_PENALTY_DEFAULTS);
     assert.throws(
@@ -56,6 +57,7 @@ describe('connection settings', () => {
       ['GATEWAY_ADDRESS_PENALTY_CUTS', ADDRESS_PENALTY_DEFAULTS.cuts],
       ['GATEWAY_ADDRESS_PENALTY_WINDOW_MS', ADDRESS_PENALTY_DEFAULTS.windowMs],
       ['GATEWAY_ADDRESS_PENALTY_COOLDOWN_MS', ADDRESS_PENALTY_DEFAULTS.cooldownMs],
+      ['GATEWAY_ADDRESS_PENALTY_IGNORED_REFUSALS', ADDRESS_PENALTY_DEFAULTS.ignoredRefusals],
     ] as const)
       assert.match(DOC, new RegExp(`\\| \`${name}\` \\| \`${value}\` \\|`), `${name} with default ${value}`);
   });

@@ -3,12 +3,33 @@ import assert from 'node:assert/strict';
 import { AddressPenalties } from '../../src/server/address-penalties.js';
 
 /** The penalty box's bookkeeping, on a clock the test moves. */
-function box(cuts = 3, windowMs = 1_000, cooldownMs = 5_000) {
+function box(cuts = 3, windowMs = 1_000, cooldownMs = 5_000, ignoredRefusals = 4) {
   const clock = { now: 0 };
-  return { clock, penalties: new AddressPenalties({ cuts, windowMs, cooldownMs }, () => clock.now) };
+  return { clock, penalties: new AddressPenalties({ cuts, windowMs, cooldownMs, ignoredRefusals }, () => clock.now) };
 }
 
 describe('address penalties', () => {
+  it('boxes an address that keeps sending while refused, at the n-th such request within the window', () => {
+    const { clock, penalties } = box();
+    for (let i = 0; i < 3; i++) assert.equal(penalties.ignoredRefusal('10.0.0.1'), false);
+    penalties.ignoredRefusal('10.0.0.2');
+    clock.now = 900;
+    assert.equal(penalties.ignoredRefusal('10.0.0.1'), true, 'the fourth within the window');
+    assert.equal(penalties.isBoxed('10.0.0.1'), true);
+    assert.equal(penalties.isBoxed('10.0.0.2'), false);
+    assert.equal(penalties.ignoredRefusal('10.0.0.1'), true, 'still boxed: its connections keep being closed');
+    clock.now = 900 + 5_000;
+    assert.equal(penalties.isBoxed('10.0.0.1'), false, 'free again after the cool-down');
+  });
+
+  it('counts ignored refusals in a window that starts again once it has passed', () => {
+    const { clock, penalties } = box();
+    for (let i = 0; i < 3; i++) penalties.ignoredRefusal('10.0.0.1');
+    clock.now = 1_001;
+    assert.equal(penalties.ignoredRefusal('10.0.0.1'), false, 'a new window: one so far');
+    assert.equal(box(3, 1_000, 5_000, 0).penalties.ignoredRefusal('10.0.0.1'), false, '0 turns it off');
+  });
+
   it('boxes an address at its n-th cut within the window, and only that address', () => {
     const { clock, penalties } = box();
     assert.equal(penalties.cut('10.0.0.1'), false);

@@ -1,15 +1,17 @@
 import type { RateRefusal } from './rate-limits.js';
 
+export function rateLimitMessage(refusal: RateRefusal): string {
+  return refusal.scope === 'address'
+    ? `Too many events from this client address; retry after ${refusal.retryAfterSeconds} s.`
+    : `Too many events for this project; retry after ${refusal.retryAfterSeconds} s.`;
+}
+
 /** 429 with Retry-After: the client address's or the project's event budget is used up. */
 export class RateLimitedError extends Error {
   readonly retryAfterSeconds: number;
 
   constructor(refusal: RateRefusal) {
-    super(
-      refusal.scope === 'address'
-        ? `Too many events from this client address; retry after ${refusal.retryAfterSeconds} s.`
-        : `Too many events for this project; retry after ${refusal.retryAfterSeconds} s.`,
-    );
+    super(rateLimitMessage(refusal));
     this.retryAfterSeconds = refusal.retryAfterSeconds;
   }
 }
