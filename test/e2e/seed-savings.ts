@@ -110,10 +110,16 @@ export async function seedSavings(store: Store, organizationId: string, keys: Se
   for (let day = 29; day >= 0; day--) {
     const start = today - day * DAY;
     const weekend = [0, 6].includes(new Date(start).getUTCDay());
+    // Working hours, 07:00-22:00 UTC; before 22:00 today's rows fall in the part of the day gone
+    // by, so every one of the 30 days has usage whatever the hour the suite runs at.
+    const hours =
+      day === 0 && now - start < 22 * HOUR
+        ? { from: start, width: now - start }
+        : { from: start + 7 * HOUR, width: 15 * HOUR };
     for (const profile of profiles) {
       const count = Math.round(between(profile.requestsPerDay) * (weekend ? 0.35 : 1));
       for (let i = 0; i < count; i++) {
-        const createdAt = Math.floor(start + 7 * HOUR + next() * 15 * HOUR);
+        const createdAt = Math.floor(hours.from + next() * hours.width);
         if (createdAt >= now) continue;
         let pick = next();
         const model = profile.models.find(([, share]) => (pick -= share) <= 0)?.[0] ?? profile.models[0]![0];
