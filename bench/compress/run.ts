@@ -151,9 +151,7 @@ for (const name of speedOnly ? [] : STRATEGY_NAMES) {
   alone[name] = stats.before - after;
 }
 
-const breakdown = speedOnly
-  ? undefined
-  : tokenBreakdown(conversations, GENERIC_BUNDLE.keepTurns);
+const breakdown = speedOnly ? undefined : tokenBreakdown(conversations, GENERIC_BUNDLE.keepTurns);
 const breakdownTotal = breakdown ? CATEGORIES.reduce((n, c) => n + breakdown[c].before, 0) : 0;
 const breakdownLines = breakdown
   ? [
