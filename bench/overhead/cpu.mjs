@@ -5,7 +5,7 @@
 //   node bench/overhead/cpu.mjs [--requests=N] [--concurrency=C] [--repeats=R] [--modes=json,stream] [--no-build]
 //                               [--cpu-prof=DIR] [--target=gateway|bare-https|bare-http]
 //                               [--baseline=<git ref>|.] [--node-args="…"] [--baseline-node-args="…"] [--warmup=N]
-//                               [--rss-repeats=N] [--idle-wait=S] [--no-rss] [--no-cpu] [--threads]
+//                               [--rss-repeats=N] [--idle-wait=S] [--no-rss] [--no-cpu] [--threads] [--floor]
 // Starts the mock upstream and the gateway exactly as run.mjs does, warms the gateway up, then
 // for each mode sends N requests R times (autocannon, closed loop) and reads the gateway
 // process's user + system CPU ticks from /proc/<pid>/stat before and after each batch. Prints
@@ -14,6 +14,9 @@
 // starts the gateway with `node --cpu-prof` and writes its V8 profile into DIR when it stops.
 // `--threads` also prints each batch's CPU per request by thread: the main thread, then the others
 // by thread id (GC and compiler helpers, libuv's pool, the WAL checkpoint worker).
+// `--floor` also measures the bare HTTPS pass-through (lib/bare-proxy.mjs: pipes bytes, parses
+// nothing) in the same alternating rounds, and prints each gateway build's CPU above that floor:
+// what the gateway's own work costs, apart from the TLS, HTTP and loopback cost any Node proxy pays.
 //
 // `--baseline=<ref>` measures a second build in the same run: `git archive <ref>` into a temp
 // dir, built there, both gateways running side by side; batches alternate between the two
@@ -59,6 +62,7 @@ const measureRss = !process.argv.includes('--no-rss') && targetId === 'gateway';
 const warmup = Number(arg('warmup', 3000));
 const measureCpu = !process.argv.includes('--no-cpu');
 const perThread = process.argv.includes('--threads');
+const withFloor = process.argv.includes('--floor') && targetId === 'gateway';
 const nodeArgs = (flags) => flags.split(/\s+/).filter(Boolean);
 const TICK_US = 1e6 / 100; // USER_HZ is 100 on Linux
 
@@ -223,10 +227,17 @@ async function main() {
           ? await startGatewayProcess(buildCtx(b), { name: `gateway-${b.id}` })
           : await makeTargets(buildCtx(b), [targetId])[0].start();
       servers.push({ build: b, server, cpu: new Map(modes.map((m) => [m, []])) });
+    }
+    if (withFloor && measureCpu) {
+      const floor = { id: 'floor', label: 'bare HTTPS pass-through', root: repoRoot, nodeArgs: [] };
+      const server = await makeTargets(buildCtx(floor), ['bare-https'])[0].start();
+      servers.push({ build: floor, server, cpu: new Map(modes.map((m) => [m, []])) });
+    }
+    for (const s of servers) {
       for (const mode of modes) {
-        const problem = await checkTarget(server, mode);
-        if (problem) throw new Error(`${b.id} ${mode} check: ${problem}`);
-        await run(server.url, server.headers, server.body(mode), warmup);
+        const problem = await checkTarget(s.server, mode);
+        if (problem) throw new Error(`${s.build.id} ${mode} check: ${problem}`);
+        await run(s.server.url, s.server.headers, s.server.body(mode), warmup);
       }
     }
     for (let i = 0; i < repeats; i++) {
@@ -250,6 +261,33 @@ async function main() {
           `${b.id.padEnd(8)} idle RSS ${caseLabel(idleCase)}: ${fmt(median(ms.map((m) => m.rss)), 1)} MB median ` +
             `(anon ${fmt(median(ms.map((m) => m.anon)), 1)}, file ${fmt(median(ms.map((m) => m.file)), 1)}; all: ${ms.map((m) => fmt(m.rss, 1)).join(', ')})`,
         );
+      }
+    }
+    const floorCpu = cpuOf.get('floor');
+    if (floorCpu) {
+      for (const mode of modes) {
+        const perRequest = floorCpu.get(mode);
+        lines.push(
+          `floor    ${mode.padEnd(6)} c=${connections}: bare-https CPU ${fmt(median(perRequest))} µs/request median, ${fmt(Math.min(...perRequest))} min ` +
+            `(${repeats} × ${requests}; all: ${perRequest.map((v) => fmt(v)).join(', ')})`,
+        );
+        for (const b of builds) {
+          // Per round: the build's batch minus the floor's batch of the same round, then the median.
+          const own = cpuOf
+            .get(b.id)
+            .get(mode)
+            .map((v, i) => v - perRequest[i]);
+          lines.push(
+            `${b.id.padEnd(8)} ${mode.padEnd(6)} c=${connections}: above the floor ${fmt(median(own))} µs/request median (paired by round)`,
+          );
+        }
+        if (builds.length === 2) {
+          const base = median(cpuOf.get(builds[0].id).get(mode));
+          lines.push(
+            `${mode} c=${connections}: 30 % below the baseline is ${fmt(base * 0.7)} µs/request; the floor is ${fmt(median(perRequest))} ` +
+              `(${fmt((100 * median(perRequest)) / (base * 0.7))} % of it)`,
+          );
+        }
       }
     }
     if (builds.length === 2) {
