@@ -4,7 +4,7 @@
 // (src/catalogue/prompt-cache-simulator.ts) against the same session uncompressed.
 //
 //   node --import tsx bench/compress/cost.ts [--dataset DIR]... [--interval SECONDS] [--engine gateway|first-sight|ceiling]
-//     [--order file|reverse|shuffle:SEED]
+//     [--order file|reverse|shuffle:SEED] [--oracle] [--no-budget] [--keep-turns N]
 //
 // Datasets: SWE-agent `.traj` or mini-swe-agent `.json` directories, each reported on its own
 // (default: both of ../shared/datasets). Price models, per dataset:
@@ -185,6 +185,7 @@ function gatewayEngine(s: Scenario, total: number, history: number[]): SessionCo
           history,
           ...(remaining !== undefined ? { expectedRemaining: remaining } : {}),
           ...(NO_BUDGET ? { riskBudget: false } : {}),
+          ...(KEEP_TURNS !== undefined ? { keepTurns: KEEP_TURNS } : {}),
         },
       });
       const outcome = result.conversation!;
@@ -283,6 +284,8 @@ const engineFor = (s: Scenario, total: number) =>
 // Experiments: the real number of requests left (an upper bound for any estimate), no risk budget.
 const ORACLE = args.includes('--oracle');
 const NO_BUDGET = args.includes('--no-budget');
+// Outputs of the latest N turns never masked, instead of the engine's 4 (what a narrower window would save).
+const KEEP_TURNS = one('--keep-turns') === undefined ? undefined : Number(one('--keep-turns'));
 const report: Record<string, unknown> = {};
 for (const dir of DATASETS) {
   const conversations = ordered(loadDataset(dir), one('--order') ?? 'file');

@@ -48,6 +48,8 @@ export interface ConversationOptions {
   history?: readonly number[];
   /** Set false to let a rewrite risk more than the conversation saved so far (experiments). */
   riskBudget?: boolean;
+  /** Turns whose outputs are never masked, instead of the bundle's (experiments: bench/compress/cost.ts --keep-turns). */
+  keepTurns?: number;
 }
 
 /** What a conversation's request decided, for the caller to store and to place breakpoints. */
@@ -102,7 +104,9 @@ export function compressPayload(body: unknown, options: EngineOptions = {}): Eng
   const adapter = readRequest(body);
   const source = body as Record<string, unknown>;
   const { conversation } = adapter;
-  const bundle = bundleFor(requested);
+  const named = bundleFor(requested);
+  const keepTurns = options.conversation?.keepTurns;
+  const bundle = keepTurns === undefined ? named : { ...named, keepTurns };
   const tokenizer = tokenizerFor(source);
   // The source first: every text of the request is then counted (or found counted) once, and
   // the rewritten body only looks up what it shares with it.
