@@ -1,6 +1,7 @@
 // 2.3 responses-style request: input items (messages, tool calls and their outputs of every type
 // in responses-items.ts) and tools (flat, in namespaces, or in an `additional_tools` item).
-// Items of other types are carried untouched; nothing is added, removed or reordered.
+// Items of other types are carried untouched; nothing is added or reordered, and only an
+// `additional_tools` item whose every tool the tool-surface decision dropped is removed.
 import { check } from '../schemas.js';
 import type { ToolCallInfo, ToolDefinition, ToolResult } from '../types.js';
 import { readContent, systemTextOf, writeContent } from './content.js';
