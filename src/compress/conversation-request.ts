@@ -12,6 +12,7 @@ import { conversationId } from './conversation-id.js';
 import type { ConversationState } from './conversation-state.js';
 import { compressPayload, type ConversationOutcome, type EngineOptions, type EngineResult } from './index.js';
 import type { CompressionReport } from './types.js';
+import { unusedToolGroups, type ToolGroupHistory } from './tool-surface.js';
 
 type Obj = Record<string, unknown>;
 
@@ -20,6 +21,8 @@ export interface ConversationStore {
   load(apiKeyId: string, conversationId: string): Promise<ConversationState | undefined>;
   save(apiKeyId: string, conversationId: string, state: ConversationState): Promise<void>;
   history(apiKeyId: string): Promise<readonly number[]>;
+  /** The tool groups the key's finished conversations offered and called (absent: nothing is ever dropped). */
+  toolGroupHistory?(apiKeyId: string): Promise<ToolGroupHistory>;
   recordUsage(
     apiKeyId: string,
     conversationId: string,
@@ -47,6 +50,11 @@ export interface ConversationRequest {
   addCacheHints: boolean;
   store: ConversationStore | undefined;
   now: number;
+  /**
+   * The tool-surface decision (tool-surface.ts): on unless false (X-Gateway-Tool-Surface: off),
+   * in which case this request drops no tool and a new conversation decides to drop none.
+   */
+  toolSurface?: boolean;
   /**
    * Runs the engine; compressPayload inline when absent. The gateway passes one that moves big
    * bodies to its worker pool (src/offload): state and history travel as plain data.
@@ -114,16 +122,32 @@ export async function compressConversationRequest(
     const store = request.store;
     let state: ConversationState | undefined;
     let history: readonly number[] | undefined;
+    let unusedTools: string[] | undefined;
+    const toolSurface = request.toolSurface !== false;
     if (store) {
       try {
-        [state, history] = await Promise.all([store.load(request.apiKeyId, idOf()), store.history(request.apiKeyId)]);
+        let tools: ToolGroupHistory | undefined;
+        [state, history, tools] = await Promise.all([
+          store.load(request.apiKeyId, idOf()),
+          store.history(request.apiKeyId),
+          toolSurface && store.toolGroupHistory ? store.toolGroupHistory(request.apiKeyId) : undefined,
+        ]);
+        // Only a conversation's first request decides its tool surface.
+        if (tools && (!state || state.requests === 0)) unusedTools = unusedToolGroups(tools);
       } catch (error) {
         request.onStoreError?.(error);
       }
     }
     const options: EngineOptions = {
       ...(request.bundle ? { bundle: request.bundle } : {}),
-      conversation: { pricing, state, now: request.now, ...(history ? { history } : {}) },
+      conversation: {
+        pricing,
+        state,
+        now: request.now,
+        ...(history ? { history } : {}),
+        ...(unusedTools?.length ? { unusedToolGroups: unusedTools } : {}),
+        ...(toolSurface ? {} : { toolSurface: false }),
+      },
     };
     const result = request.runEngine ? await request.runEngine(body, options) : compressPayload(body, options);
     out = result.body;

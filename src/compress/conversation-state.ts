@@ -22,6 +22,15 @@ export interface ConversationState {
    * uncompressed.
    */
   savedUnits: number;
+  /**
+   * The tool groups this conversation drops (tool-surface.ts), decided at its first request and
+   * never changed; undefined: not decided yet (or stored before decisions existed).
+   */
+  droppedToolGroups?: readonly string[];
+  /** Tool groups the first request offered (the key's history counts them); undefined: not recorded. */
+  offeredToolGroups?: readonly string[];
+  /** Tool groups the conversation's requests called so far. */
+  calledToolGroups?: readonly string[];
 }
 
 export const NEW_CONVERSATION: ConversationState = {

@@ -25,6 +25,7 @@ import { relativePrices, type CachePricing } from '../catalogue/cache-pricing.js
 import { NEW_CONVERSATION, type ConversationState } from './conversation-state.js';
 import { decideRewrite, removedTokens, type RewriteDecision } from './rewrite-policy.js';
 import { countTextTokens, type TokenizerName } from '../tokenize/index.js';
+import { applyToolSurface, TOOL_SURFACE_DECISION, type ToolSurfaceOptions } from './tool-surface.js';
 
 export { BUNDLES, COMPRESSION_MODELS, isCompressionModel, type BundleName } from './bundles.js';
 export { CompressionInputError } from './errors.js';
@@ -36,7 +37,7 @@ export { NEW_CONVERSATION, withObservedUsage, type ConversationState } from './c
 export type { RewriteDecision, RewriteReason } from './rewrite-policy.js';
 
 /** A request that belongs to a conversation the gateway keeps state for (conversation-state.ts). */
-export interface ConversationOptions {
+export interface ConversationOptions extends ToolSurfaceOptions {
   /** How the upstream prices and keeps its prompt cache for this request. */
   pricing: CachePricing;
   /** The conversation's state before this request; undefined for a conversation not seen yet. */
@@ -116,6 +117,12 @@ export function compressPayload(body: unknown, options: EngineOptions = {}): Eng
   let outcome: ConversationOutcome | undefined;
   if (options.conversation) {
     outcome = rewriteForConversation(conversation, bundle, refs, counted, tokenizer, options.conversation);
+    // Tool definitions come first in the prompt: dropped only as the conversation decided once.
+    const surface = applyToolSurface(conversation, source.tool_choice, options.conversation.state, {
+      ...options.conversation,
+      ...(options.only && !options.only.includes(TOOL_SURFACE_DECISION) ? { toolSurface: false } : {}),
+    });
+    outcome.state = { ...outcome.state, ...surface };
   } else {
     const maskBefore = effectiveMaskBefore(conversation, bundle, options.maskBefore);
     if (maskBefore > 0 && (!options.only || options.only.includes('observation_masking')))

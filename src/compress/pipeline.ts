@@ -10,6 +10,7 @@ import { maskedText, maskingPlan, OBSERVATION_MASKING } from './strategies/obser
 import type { ToolResult } from './types.js';
 import type { StrategyContext } from './strategies/strategy.js';
 import { toolSurfaceReduction } from './strategies/tool-surface-reduction.js';
+import { TOOL_SURFACE_DECISION } from './tool-surface.js';
 import type { Conversation } from './types.js';
 import type { TokenizerName } from '../tokenize/index.js';
 
@@ -17,6 +18,7 @@ export const STRATEGY_NAMES: readonly string[] = [
   ...FIRST_SIGHT_STRATEGIES,
   OBSERVATION_MASKING,
   toolSurfaceReduction.name,
+  TOOL_SURFACE_DECISION,
 ];
 
 registerCache({ clear: clearFirstSightStates });

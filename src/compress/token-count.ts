@@ -9,6 +9,7 @@ import {
 } from '../tokenize/index.js';
 import { asChatMessage } from './formats/responses-items.js';
 import { STRATEGY_NAMES } from './pipeline.js';
+import { TOOL_SURFACE_DECISION } from './tool-surface.js';
 import type { Conversation, RequestFormat } from './types.js';
 
 export function tokenizerFor(body: Record<string, unknown>): TokenizerName {
@@ -101,6 +102,7 @@ export function countRewrittenBodyTokens(
 export function appliedStrategies(conversation: Conversation): string[] {
   const used = new Set<string>();
   for (const r of conversation.results) for (const name of r.changedBy) used.add(name);
-  if (conversation.tools.some((t) => t.changed)) used.add('tool_surface_reduction');
+  if (conversation.tools.some((t) => t.changed && !t.dropped)) used.add('tool_surface_reduction');
+  if (conversation.tools.some((t) => t.dropped)) used.add(TOOL_SURFACE_DECISION);
   return STRATEGY_NAMES.filter((name) => used.has(name));
 }

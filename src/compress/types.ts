@@ -38,6 +38,12 @@ export interface ToolDefinition {
   parameters: unknown;
   raw: Record<string, unknown>;
   changed: boolean;
+  /** Its group for the tool-surface decision (tool-surface.ts `toolGroup`). */
+  group: string;
+  /** A plain function / custom definition: the tool-surface decision may drop it (never a built-in). */
+  droppable: boolean;
+  /** Left out of the written request by the conversation's tool-surface decision. */
+  dropped: boolean;
 }
 
 /** Neutral view of a request: enough for every strategy, written back per format. */
@@ -54,6 +60,11 @@ export interface Conversation {
    * after it is new.
    */
   lastAssistantItem: number;
+  /** Names of the tools the request's history calls, and their groups (tool-surface.ts). */
+  calledNames: Set<string>;
+  calledGroups: Set<string>;
+  /** Every tool definition of the request, built-in ones included (`tools` holds the plain ones only). */
+  toolCount: number;
 }
 
 export interface CompressionReport {

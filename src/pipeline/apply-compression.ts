@@ -74,6 +74,7 @@ export async function applyCompression(
     manageCache,
     addCacheHints: manageCache,
     store: conversations,
+    toolSurface: toolSurfaceFrom(request.headers['x-gateway-tool-surface']) ?? true,
     runEngine: compressConversationOffloaded,
     now: Date.now(),
     onStoreError: (error) => request.log.warn({ err: error }, 'compression conversation state unavailable'),
@@ -146,6 +147,15 @@ export function bundleFromHeader(header: string | string[] | undefined): BundleN
  */
 export function cacheManagementFrom(header: string | string[] | undefined): boolean | undefined {
   return onOffHeader(header, 'X-Gateway-Cache-Breakpoints');
+}
+
+/**
+ * X-Gateway-Tool-Surface (also read by POST /v1/compress): `off` drops no tool definition in this
+ * request, and a conversation whose first request says so decides to drop none
+ * (src/compress/tool-surface.ts); absent or `on`: the conversation's decision applies.
+ */
+export function toolSurfaceFrom(header: string | string[] | undefined): boolean | undefined {
+  return onOffHeader(header, 'X-Gateway-Tool-Surface');
 }
 
 /** X-Gateway-Output-Brevity overrides the key's `output_brevity` (also read by POST /v1/compress). */

@@ -2,6 +2,12 @@ import { sql } from 'kysely';
 import type { Store } from './database.js';
 import type { CompressionConversationsTable } from './schema.js';
 import type { ConversationState } from '../compress/conversation-state.js';
+import {
+  aggregateToolGroups,
+  boundedGroups,
+  type ToolGroupHistory,
+  type ToolGroupRecord,
+} from '../compress/tool-surface.js';
 
 /** The engine's conversation state, stored as it is (src/compress/conversation-state.ts has the meaning). */
 export type StoredConversation = ConversationState;
@@ -24,7 +30,7 @@ const SWEEP_EVERY_MS = 60_000;
  */
 export class CompressionConversations {
   private lastSweep = 0;
-  private readonly histories = new Map<string, { at: number; lengths: readonly number[] }>();
+  private readonly histories = new Map<string, { at: number; finished: Promise<Finished> }>();
 
   constructor(
     private readonly store: Store,
@@ -57,6 +63,9 @@ export class CompressionConversations {
       saved_units: Math.round(state.savedUnits),
       created_at: now,
       expires_at: now + this.ttlMs,
+      dropped_tool_groups: groupsJson(state.droppedToolGroups),
+      offered_tool_groups: groupsJson(state.offeredToolGroups),
+      called_tool_groups: groupsJson(state.calledToolGroups),
     };
     const { api_key_id: _k, conversation_id: _c, created_at: _t, ...update } = row;
     await this.store.db
@@ -67,6 +76,16 @@ export class CompressionConversations {
           ...update,
           // A boundary never moves back: a racing instance with an older view keeps the newer one.
           mask_before: sql<number>`case when excluded.mask_before > compression_conversations.mask_before then excluded.mask_before else compression_conversations.mask_before end`,
+          // The tool surface is decided once: a racing instance never replaces a stored decision.
+          dropped_tool_groups: sql<
+            string | null
+          >`coalesce(compression_conversations.dropped_tool_groups, excluded.dropped_tool_groups)`,
+          offered_tool_groups: sql<
+            string | null
+          >`coalesce(compression_conversations.offered_tool_groups, excluded.offered_tool_groups)`,
+          called_tool_groups: sql<
+            string | null
+          >`coalesce(excluded.called_tool_groups, compression_conversations.called_tool_groups)`,
         }),
       )
       .execute();
@@ -97,22 +116,46 @@ export class CompressionConversations {
    * and not expired. Kept for a minute per key; the policy needs a distribution, not the latest row.
    */
   async history(apiKeyId: string): Promise<readonly number[]> {
+    return (await this.finished(apiKeyId)).lengths;
+  }
+
+  /**
+   * The tool groups the same finished conversations offered (at their first request) and called,
+   * aggregated (src/compress/tool-surface.ts decides from it); read and kept with `history`.
+   */
+  async toolGroupHistory(apiKeyId: string): Promise<ToolGroupHistory> {
+    return (await this.finished(apiKeyId)).tools;
+  }
+
+  private finished(apiKeyId: string): Promise<Finished> {
     const now = this.now();
     const cached = this.histories.get(apiKeyId);
-    if (cached && now - cached.at < HISTORY_CACHE_MS) return cached.lengths;
+    if (cached && now - cached.at < HISTORY_CACHE_MS) return cached.finished;
+    const finished = this.readFinished(apiKeyId, now);
+    if (this.histories.size > 10_000) this.histories.clear();
+    this.histories.set(apiKeyId, { at: now, finished });
+    // A failed read is not kept: the next request asks again.
+    finished.catch(() => {
+      if (this.histories.get(apiKeyId)?.finished === finished) this.histories.delete(apiKeyId);
+    });
+    return finished;
+  }
+
+  private async readFinished(apiKeyId: string, now: number): Promise<Finished> {
     const rows = await this.store.db
       .selectFrom('compression_conversations')
-      .select('requests')
+      .select(['requests', 'offered_tool_groups', 'called_tool_groups'])
       .where('api_key_id', '=', apiKeyId)
       .where('last_request_at', '<', now - FINISHED_AFTER_MS)
       .where('expires_at', '>', now)
       .orderBy('last_request_at', 'desc')
       .limit(HISTORY_ROWS)
       .execute();
-    const lengths = rows.map((r) => r.requests);
-    if (this.histories.size > 10_000) this.histories.clear();
-    this.histories.set(apiKeyId, { at: now, lengths });
-    return lengths;
+    const records: ToolGroupRecord[] = rows.map((r) => ({
+      offered: parseGroups(r.offered_tool_groups) ?? null,
+      called: parseGroups(r.called_tool_groups) ?? null,
+    }));
+    return { lengths: rows.map((r) => r.requests), tools: aggregateToolGroups(records) };
   }
 
   async deleteExpired(): Promise<number> {
@@ -124,8 +167,28 @@ export class CompressionConversations {
   }
 }
 
+interface Finished {
+  lengths: readonly number[];
+  tools: ToolGroupHistory;
+}
+
+/** A group list as stored: a JSON array of at most 256 names of at most 128 characters; null when absent. */
+function groupsJson(groups: readonly string[] | undefined): string | null {
+  return groups === undefined ? null : JSON.stringify(boundedGroups(groups));
+}
+
+function parseGroups(text: string | null): string[] | undefined {
+  if (text === null) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? boundedGroups(value.filter((g): g is string => typeof g === 'string')) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function fromRow(row: CompressionConversationsTable): StoredConversation {
-  return {
+  const state: StoredConversation = {
     maskBefore: row.mask_before,
     rewriteAt: row.rewrite_at,
     requests: row.requests,
@@ -134,4 +197,11 @@ function fromRow(row: CompressionConversationsTable): StoredConversation {
     lastCacheWrite: row.last_cache_write,
     savedUnits: row.saved_units,
   };
+  const dropped = parseGroups(row.dropped_tool_groups);
+  const offered = parseGroups(row.offered_tool_groups);
+  const called = parseGroups(row.called_tool_groups);
+  if (dropped) state.droppedToolGroups = dropped;
+  if (offered) state.offeredToolGroups = offered;
+  if (called) state.calledToolGroups = called;
+  return state;
 }

@@ -215,6 +215,12 @@ export interface CompressionConversationsTable {
   saved_units: number;
   created_at: number;
   expires_at: number;
+  /** JSON array: tool groups the conversation drops, decided once (migration 013); null: not decided. */
+  dropped_tool_groups: string | null;
+  /** JSON array: tool groups its first request offered; null: not recorded. */
+  offered_tool_groups: string | null;
+  /** JSON array: tool groups its requests called. */
+  called_tool_groups: string | null;
 }
 
 export interface Database {

@@ -7,6 +7,28 @@ import { randomBytes } from 'node:crypto';
 import { openStore, type Store } from '../../src/store/database.js';
 import { CompressionConversations, type StoredConversation } from '../../src/store/compression-conversations.js';
 import { dropSchema, storeKinds } from '../support/gateway-harness.js';
+import { cachePricingFor } from '../../src/catalogue/cache-pricing.js';
+import { compressConversationRequest } from '../../src/compress/conversation-request.js';
+
+/** A Claude Code first request offering Bash, Read and two GitHub MCP tools, after one call of `called`. */
+function claudeCodeBody(task: string, called: string): Record<string, unknown> {
+  const tool = (name: string) => ({
+    name,
+    description: `The ${name} tool of this agent.`,
+    input_schema: { type: 'object', properties: { x: { type: 'string' } } },
+  });
+  return {
+    model: 'claude-sonnet-4-5',
+    system: 'You are a coding agent.',
+    tools: ['Bash', 'Read', 'mcp__github__create_issue', 'mcp__github__list_prs'].map(tool),
+    messages: [
+      { role: 'user', content: task },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: called, input: { x: 'ls' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'README.md' }] },
+    ],
+    max_tokens: 100,
+  };
+}
 
 const state = (over: Partial<StoredConversation> = {}): StoredConversation => ({
   maskBefore: 0,
@@ -84,5 +106,118 @@ for (const kind of storeKinds()) {
       assert.ok((await repo.deleteExpired()) >= 3);
       assert.deepEqual(await new CompressionConversations(store, now).history('hist'), []);
     });
+
+    it('keeps the tool surface: a stored decision is never replaced by a racing save; called groups take the newest view', async () => {
+      const repo = new CompressionConversations(store, now);
+      await repo.save(
+        'k1',
+        'tools',
+        state({
+          droppedToolGroups: ['mcp__github'],
+          offeredToolGroups: ['Bash', 'mcp__github'],
+          calledToolGroups: ['Bash'],
+        }),
+      );
+      await repo.save(
+        'k1',
+        'tools',
+        state({ requests: 2, droppedToolGroups: [], offeredToolGroups: ['Bash'], calledToolGroups: ['Bash', 'Read'] }),
+      );
+      const loaded = await repo.load('k1', 'tools');
+      assert.deepEqual(loaded?.droppedToolGroups, ['mcp__github']);
+      assert.deepEqual(loaded?.offeredToolGroups, ['Bash', 'mcp__github']);
+      assert.deepEqual(loaded?.calledToolGroups, ['Bash', 'Read']);
+      // Bounded: at most 256 names of at most 128 characters.
+      const many = Array.from({ length: 300 }, (_, i) => `g${String(i).padStart(3, '0')}`);
+      await repo.save('k1', 'many', state({ calledToolGroups: [...many, 'x'.repeat(129)] }));
+      const bounded = (await repo.load('k1', 'many'))?.calledToolGroups;
+      assert.equal(bounded?.length, 256);
+      assert.ok(bounded?.every((g) => g.length <= 128));
+    });
+
+    it("aggregates the tool groups of the key's finished conversations only", async () => {
+      const repo = new CompressionConversations(store, now);
+      const idle = clock - 3600_000;
+      await repo.save(
+        'tk',
+        'a',
+        state({ lastRequestAt: idle, offeredToolGroups: ['Bash', 'mcp__github'], calledToolGroups: ['Bash'] }),
+      );
+      await repo.save(
+        'tk',
+        'b',
+        state({ lastRequestAt: idle, offeredToolGroups: ['Bash'], calledToolGroups: ['mcp__slack'] }),
+      );
+      await repo.save('tk', 'old', state({ lastRequestAt: idle }));
+      await repo.save(
+        'tk',
+        'live',
+        state({ lastRequestAt: clock - 60_000, offeredToolGroups: ['Bash'], calledToolGroups: ['mcp__github'] }),
+      );
+      const history = await repo.toolGroupHistory('tk');
+      assert.equal(history.conversations, 2);
+      assert.deepEqual({ ...history.offered }, { Bash: 2, mcp__github: 1 });
+      assert.deepEqual(history.called, ['Bash', 'mcp__slack']);
+    });
+
+    for (const [finished, dropped] of [
+      [24, true],
+      [23, false],
+    ] as const) {
+      it(`a new conversation of a key with ${finished} finished conversations that never called GitHub ${dropped ? 'drops' : 'keeps'} its tools`, async () => {
+        const key = `key_${finished}`;
+        const repo = new CompressionConversations(store, now);
+        const send = (sessionId: string, body: Record<string, unknown>, at: number) =>
+          compressConversationRequest(body, {
+            apiKeyId: key,
+            sessionId,
+            compress: true,
+            bundle: undefined,
+            provider: { kind: 'anthropic', id: 'anthropic', baseUrl: undefined },
+            pricing: cachePricingFor('anthropic', { input_per_mtok: 3, output_per_mtok: 15 }),
+            manageCache: true,
+            addCacheHints: false,
+            store: repo,
+            now: at,
+          });
+        const start = clock;
+        for (let i = 0; i < finished; i++) await send(`s${i}`, claudeCodeBody(`task ${i}`, 'Bash'), start);
+        clock = start + 31 * 60_000;
+        const first = await send('new', claudeCodeBody('new task', 'Read'), clock);
+        const tools = (first.body.tools as { name: string }[]).map((t) => t.name);
+        assert.deepEqual(
+          tools,
+          dropped ? ['Bash', 'Read'] : ['Bash', 'Read', 'mcp__github__create_issue', 'mcp__github__list_prs'],
+        );
+        assert.deepEqual(
+          (await repo.load(key, first.conversationId))?.droppedToolGroups,
+          dropped ? ['mcp__github'] : [],
+        );
+        // A later request of the conversation, on another instance that sees GitHub used since: the same tools.
+        const other = new CompressionConversations(store, now);
+        await other.save(
+          key,
+          'uses-github',
+          state({
+            lastRequestAt: clock - 3600_000,
+            offeredToolGroups: ['mcp__github'],
+            calledToolGroups: ['mcp__github'],
+          }),
+        );
+        const later = await compressConversationRequest(claudeCodeBody('new task', 'Read'), {
+          apiKeyId: key,
+          sessionId: 'new',
+          compress: true,
+          bundle: undefined,
+          provider: { kind: 'anthropic', id: 'anthropic', baseUrl: undefined },
+          pricing: cachePricingFor('anthropic', { input_per_mtok: 3, output_per_mtok: 15 }),
+          manageCache: true,
+          addCacheHints: false,
+          store: other,
+          now: clock + 20_000,
+        });
+        assert.equal(JSON.stringify(later.body.tools), JSON.stringify(first.body.tools));
+      });
+    }
   });
 }

@@ -3,7 +3,7 @@ import { check } from '../schemas.js';
 import { CompressionInputError } from '../errors.js';
 import type { ToolCallInfo, ToolDefinition, ToolResult } from '../types.js';
 import { parseArgs, readContent, systemTextOf, writeContent } from './content.js';
-import { changed, newResult, newTool, type FormatAdapter } from './shared.js';
+import { CalledTools, changed, newResult, newTool, type FormatAdapter } from './shared.js';
 
 type Msg = Record<string, unknown>;
 
@@ -16,6 +16,7 @@ export function readChat(body: Record<string, unknown>): FormatAdapter {
   const system: string[] = [];
   let turn = -1;
   let lastAssistantItem = -1;
+  const called = new CalledTools();
 
   messages.forEach((msg, i) => {
     // `tool_calls: null` (a response message echoed back) means no calls.
@@ -26,8 +27,10 @@ export function readChat(body: Record<string, unknown>): FormatAdapter {
     const toolCalls = msg.tool_calls as { id: string; function: { name: string; arguments: string } }[] | undefined;
     if (role === 'assistant' && toolCalls?.length) {
       turn++;
-      for (const c of toolCalls)
+      for (const c of toolCalls) {
         calls.set(c.id, { info: { id: c.id, name: c.function.name, args: parseArgs(c.function.arguments) }, turn });
+        called.add(c.function.name);
+      }
     }
     if (role === 'tool') {
       if (typeof msg.tool_call_id !== 'string') {
@@ -42,10 +45,12 @@ export function readChat(body: Record<string, unknown>): FormatAdapter {
 
   const tools: ToolDefinition[] = [];
   const toolSlots: number[] = [];
-  ((body.tools as Msg[] | undefined) ?? []).forEach((raw, i) => {
+  const toolList = (body.tools as Msg[] | undefined) ?? [];
+  toolList.forEach((raw, i) => {
     check('ChatTool', raw, `tools[${i}]`);
     const fn = raw.function as Msg;
-    tools.push(newTool(fn.name as string, fn.description, fn.parameters, raw));
+    const droppable = raw.type === undefined || raw.type === 'function';
+    tools.push(newTool(fn.name as string, fn.description, fn.parameters, raw, { droppable }));
     toolSlots.push(i);
   });
 
@@ -56,6 +61,9 @@ export function readChat(body: Record<string, unknown>): FormatAdapter {
     tools,
     turnCount: turn + 1,
     lastAssistantItem,
+    calledNames: called.names,
+    calledGroups: called.groups,
+    toolCount: toolList.length,
   };
   return {
     conversation,
@@ -70,17 +78,18 @@ export function readChat(body: Record<string, unknown>): FormatAdapter {
         });
         out.messages = next;
       }
-      if (tools.some((t) => t.changed)) {
-        const next = (body.tools as Msg[]).slice();
+      if (tools.some((t) => t.changed || t.dropped)) {
+        const next: (Msg | undefined)[] = (body.tools as Msg[]).slice();
         tools.forEach((t, k) => {
-          if (!t.changed) return;
+          if (t.dropped) next[toolSlots[k]!] = undefined;
+          if (!t.changed || t.dropped) return;
           const fn = { ...(t.raw.function as Msg) };
           if (t.description === undefined) delete fn.description;
           else fn.description = t.description;
           if (t.parameters !== undefined) fn.parameters = t.parameters;
           next[toolSlots[k]!] = { ...t.raw, function: fn };
         });
-        out.tools = next;
+        out.tools = next.filter((t) => t !== undefined);
       }
       return out;
     },

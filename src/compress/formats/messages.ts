@@ -3,7 +3,7 @@
 import { check } from '../schemas.js';
 import type { ToolCallInfo, ToolDefinition, ToolResult } from '../types.js';
 import { readContent, systemTextOf, writeContent } from './content.js';
-import { changed, newResult, newTool, type FormatAdapter } from './shared.js';
+import { CalledTools, changed, newResult, newTool, type FormatAdapter } from './shared.js';
 
 type Obj = Record<string, unknown>;
 
@@ -15,6 +15,7 @@ export function readMessages(body: Obj): FormatAdapter {
   const slots: [number, number][] = [];
   let turn = -1;
   let lastAssistantItem = -1;
+  const called = new CalledTools();
 
   messages.forEach((msg, i) => {
     check('MessagesMessage', msg, `messages[${i}]`);
@@ -34,6 +35,7 @@ export function readMessages(body: Obj): FormatAdapter {
           info: { id: block.id as string, name: block.name as string, args: input },
           turn,
         });
+        called.add(block.name as string);
       } else if (block.type === 'tool_result') {
         check('ToolResultBlock', block, at);
         const id = block.tool_use_id as string;
@@ -49,11 +51,14 @@ export function readMessages(body: Obj): FormatAdapter {
 
   const tools: ToolDefinition[] = [];
   const toolSlots: number[] = [];
-  ((body.tools as Obj[] | undefined) ?? []).forEach((raw, i) => {
+  const toolList = (body.tools as Obj[] | undefined) ?? [];
+  toolList.forEach((raw, i) => {
     check('MessagesTool', raw, `tools[${i}]`);
     // Server tools (web_search_…) carry a type and no schema: nothing to minify.
     if (raw.input_schema === undefined && raw.description === undefined) return;
-    tools.push(newTool(raw.name as string, raw.description, raw.input_schema, raw));
+    // Only a client tool (no type, or `custom`) is ever dropped; typed ones are Anthropic's.
+    const droppable = raw.type === undefined || raw.type === 'custom';
+    tools.push(newTool(raw.name as string, raw.description, raw.input_schema, raw, { droppable }));
     toolSlots.push(i);
   });
 
@@ -64,6 +69,9 @@ export function readMessages(body: Obj): FormatAdapter {
     tools,
     turnCount: turn + 1,
     lastAssistantItem,
+    calledNames: called.names,
+    calledGroups: called.groups,
+    toolCount: toolList.length,
   };
   return {
     conversation,
@@ -82,17 +90,18 @@ export function readMessages(body: Obj): FormatAdapter {
         });
         out.messages = next;
       }
-      if (tools.some((t) => t.changed)) {
-        const next = (body.tools as Obj[]).slice();
+      if (tools.some((t) => t.changed || t.dropped)) {
+        const next: (Obj | undefined)[] = (body.tools as Obj[]).slice();
         tools.forEach((t, k) => {
-          if (!t.changed) return;
+          if (t.dropped) next[toolSlots[k]!] = undefined;
+          if (!t.changed || t.dropped) return;
           const tool: Obj = { ...t.raw };
           if (t.description === undefined) delete tool.description;
           else tool.description = t.description;
           if (t.parameters !== undefined) tool.input_schema = t.parameters;
           next[toolSlots[k]!] = tool;
         });
-        out.tools = next;
+        out.tools = next.filter((t) => t !== undefined);
       }
       return out;
     },

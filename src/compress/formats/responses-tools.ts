@@ -14,15 +14,32 @@ export interface PlacedTool {
   path: number[];
 }
 
-/** Reads the function and custom tools of `list` (named `at` in errors) into `into`. */
-export function readToolList(list: Obj[], at: string, into: ToolDefinition[], path: number[] = []): PlacedTool[] {
+/**
+ * Reads the function and custom tools of `list` (named `at` in errors) into `into`. A tool inside
+ * a namespace belongs to the namespace's group (tool-surface.ts).
+ */
+export function readToolList(
+  list: Obj[],
+  at: string,
+  into: ToolDefinition[],
+  path: number[] = [],
+  namespace?: string,
+): PlacedTool[] {
   const placed: PlacedTool[] = [];
   list.forEach((raw, i) => {
     const here = `${at}[${i}]`;
     check('ResponsesTool', raw, here);
     if (raw.type === 'namespace') {
       if (Array.isArray(raw.tools))
-        placed.push(...readToolList(raw.tools as Obj[], `${here}.tools`, into, [...path, i]));
+        placed.push(
+          ...readToolList(
+            raw.tools as Obj[],
+            `${here}.tools`,
+            into,
+            [...path, i],
+            typeof raw.name === 'string' ? raw.name : undefined,
+          ),
+        );
       return;
     }
     if (raw.type !== 'function' && raw.type !== 'custom') return;
@@ -33,6 +50,7 @@ export function readToolList(list: Obj[], at: string, into: ToolDefinition[], pa
       raw.description,
       raw.type === 'function' ? raw.parameters : undefined,
       raw,
+      namespace !== undefined ? { namespace } : {},
     );
     into.push(tool);
     placed.push({ tool, path: [...path, i] });
@@ -48,9 +66,25 @@ function writeTool(t: ToolDefinition): Obj {
   return tool;
 }
 
-/** `list` with the changed definitions written back (copying only the namespaces on their way); undefined when none changed. */
+/** Tool definitions in `list`, built-in ones included, those inside namespaces counted one by one. */
+export function countToolList(list: unknown): number {
+  if (!Array.isArray(list)) return 0;
+  let n = 0;
+  for (const raw of list as unknown[]) {
+    const tool = raw as Obj | null;
+    n += tool && tool.type === 'namespace' ? countToolList(tool.tools) : 1;
+  }
+  return n;
+}
+
+const DROPPED: Obj = Object.freeze({});
+
+/**
+ * `list` with the changed definitions written back and the dropped ones left out (copying only
+ * the namespaces on their way; a namespace left empty goes too); undefined when none changed.
+ */
 export function writeToolList(list: Obj[], placed: PlacedTool[]): Obj[] | undefined {
-  const changed = placed.filter((p) => p.tool.changed);
+  const changed = placed.filter((p) => p.tool.changed || p.tool.dropped);
   if (changed.length === 0) return undefined;
   const root = list.slice();
   const copies = new Set<Obj>();
@@ -65,7 +99,9 @@ export function writeToolList(list: Obj[], placed: PlacedTool[]): Obj[] | undefi
       }
       level = namespace.tools as Obj[];
     }
-    level[path[path.length - 1]!] = writeTool(tool);
+    level[path[path.length - 1]!] = tool.dropped ? DROPPED : writeTool(tool);
   }
-  return root;
+  if (!placed.some((p) => p.tool.dropped)) return root;
+  for (const namespace of copies) namespace.tools = (namespace.tools as Obj[]).filter((t) => t !== DROPPED);
+  return root.filter((t) => t !== DROPPED && !(copies.has(t) && (t.tools as Obj[]).length === 0));
 }

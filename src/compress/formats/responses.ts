@@ -1,12 +1,13 @@
 // 2.3 responses-style request: input items (messages, tool calls and their outputs of every type
 // in responses-items.ts) and tools (flat, in namespaces, or in an `additional_tools` item).
-// Items of other types are carried untouched; nothing is added, removed or reordered.
+// Items of other types are carried untouched; nothing is added or reordered, and only an
+// `additional_tools` item whose every tool the tool-surface decision dropped is removed.
 import { check } from '../schemas.js';
 import type { ToolCallInfo, ToolDefinition, ToolResult } from '../types.js';
 import { readContent, systemTextOf, writeContent } from './content.js';
 import { readCallItem, readOutputItem, withOutput } from './responses-items.js';
-import { readToolList, writeToolList, type PlacedTool } from './responses-tools.js';
-import { changed, newResult, type FormatAdapter } from './shared.js';
+import { countToolList, readToolList, writeToolList, type PlacedTool } from './responses-tools.js';
+import { CalledTools, changed, newResult, type FormatAdapter } from './shared.js';
 
 type Obj = Record<string, unknown>;
 
@@ -23,6 +24,8 @@ export function readResponses(body: Obj): FormatAdapter {
   let turn = -1;
   let lastAssistantItem = -1;
   let previousWasCall = false;
+  const called = new CalledTools();
+  let toolCount = countToolList(body.tools);
 
   items.forEach((item, i) => {
     const at = `input[${i}]`;
@@ -32,6 +35,7 @@ export function readResponses(body: Obj): FormatAdapter {
       // Parallel calls arrive as consecutive items (reasoning between them); they form one turn.
       if (!previousWasCall) turn++;
       calls.set(call.id, { info: call, turn });
+      called.add(call.name, typeof item.namespace === 'string' ? item.namespace : undefined);
     }
     const answered = call ? undefined : readOutputItem(item, at);
     if (answered !== undefined) {
@@ -44,6 +48,7 @@ export function readResponses(body: Obj): FormatAdapter {
       if (item.role === 'system' || item.role === 'developer') system.push(systemTextOf(item.content));
     } else if (item.type === 'additional_tools' && Array.isArray(item.tools)) {
       itemTools.set(i, readToolList(item.tools as Obj[], `${at}.tools`, tools));
+      toolCount += countToolList(item.tools);
     }
     if (item.type !== 'reasoning') previousWasCall = call !== undefined;
   });
@@ -55,12 +60,15 @@ export function readResponses(body: Obj): FormatAdapter {
     tools,
     turnCount: turn + 1,
     lastAssistantItem,
+    calledNames: called.names,
+    calledGroups: called.groups,
+    toolCount,
   };
   return {
     conversation,
     write() {
       const out: Obj = { ...body };
-      const next = items.slice();
+      const next: (Obj | undefined)[] = items.slice();
       let itemsChanged = false;
       results.forEach((r, k) => {
         if (!changed(r)) return;
@@ -71,10 +79,11 @@ export function readResponses(body: Obj): FormatAdapter {
       for (const [at, placed] of itemTools) {
         const list = writeToolList(items[at]!.tools as Obj[], placed);
         if (!list) continue;
-        next[at] = { ...items[at], tools: list };
+        // An item whose every tool was dropped goes: it declared nothing else.
+        next[at] = list.length === 0 ? undefined : { ...items[at], tools: list };
         itemsChanged = true;
       }
-      if (itemsChanged) out.input = next;
+      if (itemsChanged) out.input = next.filter((item) => item !== undefined);
       const list = writeToolList((body.tools as Obj[] | undefined) ?? [], topTools);
       if (list) out.tools = list;
       return out;

@@ -1,3 +1,4 @@
+import { toolGroup } from '../tool-surface.js';
 import type { Conversation, ToolCallInfo, ToolDefinition, ToolResult } from '../types.js';
 
 /** A converted request: the neutral view plus a writer that rebuilds the original shape. */
@@ -24,6 +25,7 @@ export function newTool(
   description: unknown,
   parameters: unknown,
   raw: Record<string, unknown>,
+  options: { namespace?: string; droppable?: boolean } = {},
 ): ToolDefinition {
   return {
     name,
@@ -31,7 +33,20 @@ export function newTool(
     parameters,
     raw,
     changed: false,
+    group: toolGroup(name, options.namespace),
+    droppable: options.droppable ?? true,
+    dropped: false,
   };
+}
+
+/** The names the request's history calls and their groups, for the tool-surface decision. */
+export class CalledTools {
+  readonly names = new Set<string>();
+  readonly groups = new Set<string>();
+  add(name: string, namespace?: string): void {
+    this.names.add(name);
+    this.groups.add(toolGroup(name, namespace));
+  }
 }
 
 export function changed(result: ToolResult): boolean {

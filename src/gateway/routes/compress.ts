@@ -13,7 +13,12 @@ import {
 import { readBodySegments, joinSegments } from '../../server/body-segments.js';
 import { invalidJson, jsonBodyParser } from '../../server/json-body.js';
 import { GatewayError } from '../../pipeline/errors.js';
-import { bundleFromHeader, cacheManagementFrom, outputBrevityAsked } from '../../pipeline/apply-compression.js';
+import {
+  bundleFromHeader,
+  cacheManagementFrom,
+  outputBrevityAsked,
+  toolSurfaceFrom,
+} from '../../pipeline/apply-compression.js';
 import { withBrevityInstruction } from '../../pipeline/output-brevity.js';
 import { isJsonObject, NOT_AN_OBJECT } from '../../offload/compress-json.js';
 import type { GatewayServices } from '../gateway-services.js';
@@ -90,6 +95,7 @@ export function registerCompressRoute(
         // As on the chat path, so the compressed body and its conversation are the ones the chat path would make.
         const payload = outputBrevityAsked(request, request.apiKey.outputBrevity) ? withBrevityInstruction(body) : body;
         const manageCache = cacheManagementFrom(request.headers['x-gateway-cache-breakpoints']);
+        const toolSurface = toolSurfaceFrom(request.headers['x-gateway-tool-surface']) ?? true;
         try {
           const named = bundle && !('compression_model' in payload) ? bundle : undefined;
           const model = typeof payload.model === 'string' ? services?.catalogue.resolve(payload.model) : undefined;
@@ -115,6 +121,7 @@ export function registerCompressRoute(
             manageCache: manageCache ?? request.apiKey.cacheBreakpoints,
             addCacheHints: manageCache === true,
             store: services?.compression,
+            toolSurface,
             runEngine: compressConversationOffloaded,
             now: Date.now(),
             onStoreError: (error) => request.log.warn({ err: error }, 'compression conversation state unavailable'),

@@ -11,6 +11,7 @@ import * as pendingByKey from './009-pending-operations-by-key.js';
 import * as unlistedModels from './010-unlisted-models.js';
 import * as usageKeyIndex from './011-usage-key-index.js';
 import * as outputBrevity from './012-output-brevity.js';
+import * as toolSurface from './013-tool-surface.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '010-unlisted-models': unlistedModels,
   '011-usage-key-index': usageKeyIndex,
   '012-output-brevity': outputBrevity,
+  '013-tool-surface': toolSurface,
 };
 
 export const migrationProvider: MigrationProvider = {
