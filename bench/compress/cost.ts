@@ -4,7 +4,12 @@
 // (src/catalogue/prompt-cache-simulator.ts) against the same session uncompressed.
 //
 //   node --import tsx bench/compress/cost.ts [--dataset DIR]... [--interval SECONDS] [--engine gateway|first-sight|ceiling]
-//     [--order file|reverse|shuffle:SEED] [--oracle] [--no-budget] [--keep-turns N]
+//     [--order file|reverse|shuffle:SEED] [--oracle] [--no-budget] [--keep-turns N] [--tools FILE [--no-tool-surface]]
+//
+// `--tools FILE` (chat-form tool definitions, e.g. bench/compress/fixtures/agent-tools.json) is sent
+// with every request, as an agent sends its tool list; the key's record of which tool groups its
+// finished conversations offered and called is learnt online like the lengths, so the tool surface
+// decision (src/compress/tool-surface.ts) can drop unused groups from the 25th session on.
 //
 // Datasets: SWE-agent `.traj` or mini-swe-agent `.json` directories, each reported on its own
 // (default: both of ../shared/datasets). Price models, per dataset:
@@ -18,6 +23,7 @@
 // Sessions are replayed in file order (`--order`: reversed, or shuffled by a seed): the key's
 // history the rewrite policy learns from is the sessions replayed before, so the order tests
 // how much its decisions depend on which conversations it happened to see first.
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import {
   cachePricingFor,
@@ -37,6 +43,7 @@ import {
   type ConversationState,
 } from '../../src/compress/index.js';
 import { placeBreakpoints } from '../../src/compress/breakpoints.js';
+import { aggregateToolGroups, unusedToolGroups, type ToolGroupRecord } from '../../src/compress/tool-surface.js';
 import { clearTokenCache, preloadEncoders, TOKENIZERS } from '../../src/tokenize/index.js';
 import { loadDataset, prefixes, toShape, type Conversation } from './dataset.js';
 import { chatBlocks, messagesBlocks } from './prompt-blocks.js';
@@ -137,6 +144,8 @@ function withClientBreakpoints(body: Body): Body {
 interface SessionCompressor {
   compress(body: Body, nowMs: number): Body;
   observe(usage: CacheUsage): void;
+  /** The tool groups the session offered and called, for the key's record (gateway engine only). */
+  toolRecord?(): ToolGroupRecord | undefined;
 }
 
 /** First-sight transforms only: no conversation state, no history rewrite, no breakpoints. */
@@ -170,7 +179,13 @@ function ceilingEngine(): SessionCompressor {
  * (priced for this scenario's provider), the gateway's breakpoints where it manages them, and
  * the upstream's usage fed back into the state.
  */
-function gatewayEngine(s: Scenario, total: number, history: number[]): SessionCompressor {
+function gatewayEngine(
+  s: Scenario,
+  total: number,
+  history: number[],
+  toolRecords: readonly ToolGroupRecord[],
+): SessionCompressor {
+  const unused = unusedToolGroups(aggregateToolGroups(toolRecords));
   const caching = s.clientBreakpoints || s.gatewayBreakpoints || s.pricing.rules.kind !== 'breakpoints';
   const pricing = caching ? s.pricing : NO_CACHE;
   let state: ConversationState | undefined;
@@ -186,6 +201,8 @@ function gatewayEngine(s: Scenario, total: number, history: number[]): SessionCo
           ...(remaining !== undefined ? { expectedRemaining: remaining } : {}),
           ...(NO_BUDGET ? { riskBudget: false } : {}),
           ...(KEEP_TURNS !== undefined ? { keepTurns: KEEP_TURNS } : {}),
+          unusedToolGroups: unused,
+          ...(NO_TOOL_SURFACE ? { toolSurface: false } : {}),
         },
       });
       const outcome = result.conversation!;
@@ -197,7 +214,23 @@ function gatewayEngine(s: Scenario, total: number, history: number[]): SessionCo
     observe(usage) {
       if (state) state = withObservedUsage(state, { cacheRead: usage.cacheRead, cacheWrite: usage.cacheWrite });
     },
+    toolRecord: () =>
+      state ? { offered: state.offeredToolGroups ?? null, called: state.calledToolGroups ?? null } : undefined,
   };
+}
+
+/** `--tools`: chat-form definitions, written into each request in the shape it is sent in. */
+const NO_TOOL_SURFACE = args.includes('--no-tool-surface');
+const TOOLS = one('--tools') ? (JSON.parse(readFileSync(one('--tools')!, 'utf8')) as Body[]) : undefined;
+
+function withTools(body: Body, shape: Scenario['shape']): Body {
+  if (!TOOLS) return body;
+  if (shape === 'chat') return { ...body, tools: TOOLS };
+  const tools = TOOLS.map((t) => {
+    const f = t.function as { name: string; description?: string; parameters?: unknown };
+    return { name: f.name, description: f.description ?? '', input_schema: f.parameters ?? { type: 'object' } };
+  });
+  return { ...body, tools };
 }
 
 interface Totals {
@@ -236,7 +269,7 @@ function replay(conv: Conversation, s: Scenario, compressor: SessionCompressor):
   let ms = 0;
   requests.forEach((messages, i) => {
     const now = i * INTERVAL_MS;
-    const body = JSON.parse(JSON.stringify(toShape(messages, s.shape))) as Body;
+    const body = JSON.parse(JSON.stringify(withTools(toShape(messages, s.shape), s.shape))) as Body;
     const client = s.clientBreakpoints ? withClientBreakpoints(body) : body;
     addUsage(base, baseCache.request(blocksOf(client), now), basePricing);
     const t0 = performance.now();
@@ -275,12 +308,18 @@ const engine = one('--engine') ?? 'gateway';
 // being replayed).
 const histories = new Map<string, number[]>();
 const NO_HISTORY = args.includes('--no-history');
+const toolHistories = new Map<string, ToolGroupRecord[]>();
 const engineFor = (s: Scenario, total: number) =>
   engine === 'first-sight'
     ? firstSightEngine()
     : engine === 'ceiling'
       ? ceilingEngine()
-      : gatewayEngine(s, total, NO_HISTORY ? [] : (histories.get(s.name) ?? []));
+      : gatewayEngine(
+          s,
+          total,
+          NO_HISTORY ? [] : (histories.get(s.name) ?? []),
+          NO_HISTORY ? [] : (toolHistories.get(s.name) ?? []),
+        );
 // Experiments: the real number of requests left (an upper bound for any estimate), no risk budget.
 const ORACLE = args.includes('--oracle');
 const NO_BUDGET = args.includes('--no-budget');
@@ -296,13 +335,17 @@ for (const dir of DATASETS) {
   );
   const perScenario: Record<string, SessionResult[]> = {};
   histories.clear();
+  toolHistories.clear();
   for (const s of SCENARIOS) {
     const results: SessionResult[] = [];
     for (const conv of conversations) {
       clearCompressionCaches();
       clearTokenCache();
-      results.push(replay(conv, s, engineFor(s, prefixes(conv).length)));
+      const compressor = engineFor(s, prefixes(conv).length);
+      results.push(replay(conv, s, compressor));
       histories.set(s.name, [prefixes(conv).length, ...(histories.get(s.name) ?? [])]);
+      const record = compressor.toolRecord?.();
+      if (record) toolHistories.set(s.name, [record, ...(toolHistories.get(s.name) ?? [])]);
     }
     perScenario[s.name] = results;
   }
