@@ -5,7 +5,7 @@
 //   node bench/overhead/cpu.mjs [--requests=N] [--concurrency=C] [--repeats=R] [--modes=json,stream] [--no-build]
 //                               [--cpu-prof=DIR] [--target=gateway|bare-https|bare-http]
 //                               [--baseline=<git ref>|.] [--node-args="…"] [--baseline-node-args="…"] [--warmup=N]
-//                               [--rss-repeats=N] [--idle-wait=S] [--no-rss] [--no-cpu] [--threads] [--floor]
+//                               [--rss-repeats=N] [--idle-wait=S] [--no-rss] [--no-cpu] [--threads] [--floor] [--rate=R]
 // Starts the mock upstream and the gateway exactly as run.mjs does, warms the gateway up, then
 // for each mode sends N requests R times (autocannon, closed loop) and reads the gateway
 // process's user + system CPU ticks from /proc/<pid>/stat before and after each batch. Prints
@@ -63,6 +63,7 @@ const warmup = Number(arg('warmup', 3000));
 const measureCpu = !process.argv.includes('--no-cpu');
 const perThread = process.argv.includes('--threads');
 const withFloor = process.argv.includes('--floor') && targetId === 'gateway';
+const rate = Number(arg('rate', 0));
 const nodeArgs = (flags) => flags.split(/\s+/).filter(Boolean);
 const TICK_US = 1e6 / 100; // USER_HZ is 100 on Linux
 
@@ -77,6 +78,8 @@ function run(url, headers, body, amount) {
         connections,
         pipelining: 1,
         amount,
+        // --rate: the same offered load for every build (open loop), instead of as fast as each answers.
+        ...(rate > 0 ? { overallRate: rate } : {}),
         timeout: 10,
       },
       (error, result) => (error ? reject(error) : resolveRun(result)),
