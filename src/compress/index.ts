@@ -118,10 +118,14 @@ export function compressPayload(body: unknown, options: EngineOptions = {}): Eng
   if (options.conversation) {
     outcome = rewriteForConversation(conversation, bundle, refs, counted, tokenizer, options.conversation);
     // Tool definitions come first in the prompt: dropped only as the conversation decided once.
-    const surface = applyToolSurface(conversation, source.tool_choice, options.conversation.state, {
-      ...options.conversation,
-      ...(options.only && !options.only.includes(TOOL_SURFACE_DECISION) ? { toolSurface: false } : {}),
-    });
+    const surface = applyToolSurface(
+      conversation,
+      source.tool_choice,
+      options.conversation.state,
+      options.only && !options.only.includes(TOOL_SURFACE_DECISION)
+        ? { ...options.conversation, toolSurface: false }
+        : options.conversation,
+    );
     outcome.state = { ...outcome.state, ...surface };
   } else {
     const maskBefore = effectiveMaskBefore(conversation, bundle, options.maskBefore);

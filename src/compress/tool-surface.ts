@@ -186,15 +186,24 @@ export function applyToolSurface(
     const offered = conversation.tools.filter((t) => t.droppable && unused.has(t.group)).map((t) => t.group);
     decided = groupsToDrop(conversation, toolChoice, [...new Set(offered)]);
   }
-  if (on) dropToolGroups(conversation.tools, groupsToDrop(conversation, toolChoice, decided));
+  if (on && decided.length > 0) dropToolGroups(conversation.tools, groupsToDrop(conversation, toolChoice, decided));
   const offered = state?.offeredToolGroups ?? (first ? offeredGroups(conversation) : undefined);
-  const called = boundedGroups(
-    [...(state?.calledToolGroups ?? []), ...conversation.calledGroups],
-    offered ? new Set(offered) : undefined,
-  );
+  const stored = state?.calledToolGroups;
+  // Most requests call no group the conversation had not called before: the stored list is kept
+  // as it is (every request of every conversation passes here; a new sorted copy each time showed
+  // in the engine's profile).
+  const called =
+    stored && containsAll(stored, conversation.calledGroups)
+      ? stored
+      : boundedGroups([...(stored ?? []), ...conversation.calledGroups], offered ? new Set(offered) : undefined);
   return {
-    droppedToolGroups: boundedGroups(decided),
+    droppedToolGroups: decided === state?.droppedToolGroups ? decided : boundedGroups(decided),
     calledToolGroups: called,
     ...(offered ? { offeredToolGroups: offered } : {}),
   };
+}
+
+function containsAll(list: readonly string[], names: ReadonlySet<string>): boolean {
+  for (const name of names) if (!list.includes(name)) return false;
+  return true;
 }
