@@ -43,9 +43,11 @@ const BUNDLE_FOR_ASSISTANT: Record<string, BundleName> = {
  * X-Gateway-Compression-Model header) or the key has it enabled; it keeps per-conversation state
  * in `conversations` (src/compress/conversation-request.ts). Cache management (Anthropic
  * breakpoints, OpenAI prompt_cache_key) is on unless the key or X-Gateway-Cache-Breakpoints
- * turns it off. Returns the body to forward and what compression did (undefined when it did not
- * run or removed nothing); the body is the rewritten one even then (cache hints, and first-sight
- * changes that must stay the same from turn to turn).
+ * turns it off. The tool surface (src/compress/tool-surface.ts) is decided unless the key's
+ * `tool_surface` or X-Gateway-Tool-Surface turns it off (the header wins when present). Returns
+ * the body to forward and what compression did (undefined when it did not run or removed
+ * nothing); the body is the rewritten one even then (cache hints, and first-sight changes that
+ * must stay the same from turn to turn).
  */
 export async function applyCompression(
   request: FastifyRequest,
@@ -74,7 +76,7 @@ export async function applyCompression(
     manageCache,
     addCacheHints: manageCache,
     store: conversations,
-    toolSurface: toolSurfaceFrom(request.headers['x-gateway-tool-surface']) ?? true,
+    toolSurface: toolSurfaceFrom(request.headers['x-gateway-tool-surface']) ?? key.toolSurface,
     runEngine: compressConversationOffloaded,
     now: Date.now(),
     onStoreError: (error) => request.log.warn({ err: error }, 'compression conversation state unavailable'),
@@ -152,7 +154,8 @@ export function cacheManagementFrom(header: string | string[] | undefined): bool
 /**
  * X-Gateway-Tool-Surface (also read by POST /v1/compress): `off` drops no tool definition in this
  * request, and a conversation whose first request says so decides to drop none
- * (src/compress/tool-surface.ts); absent or `on`: the conversation's decision applies.
+ * (src/compress/tool-surface.ts); `on` lets the conversation's decision apply even for a key whose
+ * `tool_surface` is off; absent: the key's setting.
  */
 export function toolSurfaceFrom(header: string | string[] | undefined): boolean | undefined {
   return onOffHeader(header, 'X-Gateway-Tool-Surface');

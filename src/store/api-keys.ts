@@ -26,6 +26,8 @@ export interface ApiKey {
   /** The gateway manages prompt caching for this key's requests (on unless turned off). */
   cacheBreakpoints: boolean;
   outputBrevity: boolean;
+  /** A new conversation of this key may drop tool groups the key never uses (on unless turned off). */
+  toolSurface: boolean;
   email: string | null;
   createdAt: number;
   updatedAt: number;
@@ -46,6 +48,7 @@ export interface NewApiKey {
   compression: boolean;
   cacheBreakpoints?: boolean;
   outputBrevity?: boolean;
+  toolSurface?: boolean;
 }
 
 export interface ApiKeyPatch {
@@ -57,6 +60,7 @@ export interface ApiKeyPatch {
   compression?: boolean;
   cacheBreakpoints?: boolean;
   outputBrevity?: boolean;
+  toolSurface?: boolean;
   type?: 'api' | 'coding_agent';
   codingAssistant?: string | null;
   /** ms; null: never expires. */
@@ -79,6 +83,7 @@ export function toApiKey(row: ApiKeyRow): ApiKey {
     compression: row.compression === 1,
     cacheBreakpoints: row.cache_breakpoints !== 0,
     outputBrevity: row.output_brevity === 1,
+    toolSurface: row.tool_surface !== 0,
     email: row.email,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -113,6 +118,7 @@ export class ApiKeyRepository {
       compression: input.compression ? 1 : 0,
       cache_breakpoints: input.cacheBreakpoints === false ? 0 : 1,
       output_brevity: input.outputBrevity ? 1 : 0,
+      tool_surface: input.toolSurface === false ? 0 : 1,
       email: input.email,
       key_digest: digestSecret(secret),
       key_ciphertext: encryptSecret(this.masterKey, secret, sealContext(id)),
@@ -153,6 +159,7 @@ export class ApiKeyRepository {
     if (patch.compression !== undefined) changes.compression = patch.compression ? 1 : 0;
     if (patch.cacheBreakpoints !== undefined) changes.cache_breakpoints = patch.cacheBreakpoints ? 1 : 0;
     if (patch.outputBrevity !== undefined) changes.output_brevity = patch.outputBrevity ? 1 : 0;
+    if (patch.toolSurface !== undefined) changes.tool_surface = patch.toolSurface ? 1 : 0;
     if (patch.type !== undefined) changes.type = patch.type;
     if (patch.codingAssistant !== undefined) changes.coding_assistant = patch.codingAssistant;
     if (patch.expiresAt !== undefined) changes.expires_at = patch.expiresAt;

@@ -36,6 +36,8 @@ export interface ApiKeysTable {
   cache_breakpoints: number;
   /** 1: answers are asked to skip filler (src/pipeline/output-brevity.ts); migration 012. */
   output_brevity: number;
+  /** 1: a new conversation may drop the key's unused tool groups (src/compress/tool-surface.ts); migration 014. */
+  tool_surface: number;
   email: string | null;
   key_digest: string;
   key_ciphertext: string | null;

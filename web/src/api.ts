@@ -129,6 +129,7 @@ export interface ApiKey {
   compression: boolean;
   cache_breakpoints: boolean;
   output_brevity: boolean;
+  tool_surface: boolean;
   created_at: string;
   expires_at: string | null;
   last_used_at: string | null;

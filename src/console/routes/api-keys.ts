@@ -31,6 +31,7 @@ export function presentApiKey(key: ApiKey, lastUsedAt: number | null, secret?: s
     compression: key.compression,
     cache_breakpoints: key.cacheBreakpoints,
     output_brevity: key.outputBrevity,
+    tool_surface: key.toolSurface,
     created_at: iso(key.createdAt)!,
     expires_at: iso(key.expiresAt),
     last_used_at: iso(lastUsedAt),
@@ -93,6 +94,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
         compression: body.compression ?? false,
         cacheBreakpoints: body.cache_breakpoints ?? true,
         outputBrevity: body.output_brevity ?? false,
+        toolSurface: body.tool_surface ?? true,
       });
       return reply.code(201).send(presentApiKey(apiKey, null, secret));
     },
@@ -134,6 +136,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
         ...(body.compression !== undefined ? { compression: body.compression } : {}),
         ...(body.cache_breakpoints !== undefined ? { cacheBreakpoints: body.cache_breakpoints } : {}),
         ...(body.output_brevity !== undefined ? { outputBrevity: body.output_brevity } : {}),
+        ...(body.tool_surface !== undefined ? { toolSurface: body.tool_surface } : {}),
         ...(body.debug_mode !== undefined ? { debugMode: body.debug_mode } : {}),
         ...(body.expires_in_days !== undefined
           ? { expiresAt: body.expires_in_days === null ? null : Date.now() + body.expires_in_days * DAY_MS }

@@ -24,6 +24,11 @@ const OutputBrevity = Type.Boolean({
     'The gateway adds a fixed instruction asking the model to answer without filler (output tokens cost 4-5x input). Off by default; a request overrides it with X-Gateway-Output-Brevity: on|off.',
 });
 
+const ToolSurface = Type.Boolean({
+  description:
+    "A new conversation of this key drops the tool groups (MCP servers, namespaces) the key's finished conversations offered 24+ times and never called, decided once per conversation and kept byte for byte. On by default; a request overrides it with X-Gateway-Tool-Surface: on|off.",
+});
+
 export const CreateApiKeyBodySchema = Type.Object(
   {
     name: Name,
@@ -37,6 +42,7 @@ export const CreateApiKeyBodySchema = Type.Object(
     compression: Type.Optional(Type.Boolean()),
     cache_breakpoints: Type.Optional(CacheBreakpoints),
     output_brevity: Type.Optional(OutputBrevity),
+    tool_surface: Type.Optional(ToolSurface),
   },
   { additionalProperties: false },
 );
@@ -52,6 +58,7 @@ export const UpdateApiKeyBodySchema = Type.Object(
     compression: Type.Optional(Type.Boolean()),
     cache_breakpoints: Type.Optional(CacheBreakpoints),
     output_brevity: Type.Optional(OutputBrevity),
+    tool_surface: Type.Optional(ToolSurface),
     debug_mode: Type.Optional(Type.Boolean()),
     type: Type.Optional(Type.Union([Type.Literal('api'), Type.Literal('coding_agent')])),
     coding_assistant: Type.Optional(Type.Union([...CODING_ASSISTANTS.map((c) => Type.Literal(c)), Type.Null()])),

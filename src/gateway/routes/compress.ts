@@ -95,7 +95,7 @@ export function registerCompressRoute(
         // As on the chat path, so the compressed body and its conversation are the ones the chat path would make.
         const payload = outputBrevityAsked(request, request.apiKey.outputBrevity) ? withBrevityInstruction(body) : body;
         const manageCache = cacheManagementFrom(request.headers['x-gateway-cache-breakpoints']);
-        const toolSurface = toolSurfaceFrom(request.headers['x-gateway-tool-surface']) ?? true;
+        const toolSurface = toolSurfaceFrom(request.headers['x-gateway-tool-surface']) ?? request.apiKey.toolSurface;
         try {
           const named = bundle && !('compression_model' in payload) ? bundle : undefined;
           const model = typeof payload.model === 'string' ? services?.catalogue.resolve(payload.model) : undefined;

@@ -12,6 +12,7 @@ import * as unlistedModels from './010-unlisted-models.js';
 import * as usageKeyIndex from './011-usage-key-index.js';
 import * as outputBrevity from './012-output-brevity.js';
 import * as toolSurface from './013-tool-surface.js';
+import * as keyToolSurface from './014-key-tool-surface.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
 const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '011-usage-key-index': usageKeyIndex,
   '012-output-brevity': outputBrevity,
   '013-tool-surface': toolSurface,
+  '014-key-tool-surface': keyToolSurface,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -22,6 +22,7 @@ export interface KeyDraft {
   debugMode: boolean;
   compression: boolean;
   cacheBreakpoints: boolean;
+  toolSurface: boolean;
   outputBrevity: boolean;
 }
 
@@ -37,6 +38,7 @@ export const NEW_KEY: KeyDraft = {
   debugMode: false,
   compression: false,
   cacheBreakpoints: true,
+  toolSurface: true,
   outputBrevity: false,
 };
 
@@ -53,6 +55,7 @@ export function draftOf(key: ApiKey): KeyDraft {
     debugMode: key.debug_mode,
     compression: key.compression,
     cacheBreakpoints: key.cache_breakpoints,
+    toolSurface: key.tool_surface,
     outputBrevity: key.output_brevity,
   };
 }
@@ -70,6 +73,7 @@ export function createBody(draft: KeyDraft): Record<string, unknown> {
   if (draft.debugMode) body.debug_mode = true;
   if (draft.compression) body.compression = true;
   if (!draft.cacheBreakpoints) body.cache_breakpoints = false;
+  if (!draft.toolSurface) body.tool_surface = false;
   if (draft.outputBrevity) body.output_brevity = true;
   return body;
 }
@@ -90,6 +94,7 @@ export function updateBody(key: ApiKey, draft: KeyDraft): Record<string, unknown
   if (draft.debugMode !== key.debug_mode) body.debug_mode = draft.debugMode;
   if (draft.compression !== key.compression) body.compression = draft.compression;
   if (draft.cacheBreakpoints !== key.cache_breakpoints) body.cache_breakpoints = draft.cacheBreakpoints;
+  if (draft.toolSurface !== key.tool_surface) body.tool_surface = draft.toolSurface;
   if (draft.outputBrevity !== key.output_brevity) body.output_brevity = draft.outputBrevity;
   return body;
 }
@@ -247,6 +252,18 @@ export function KeyFields({
           />
           Prompt-cache hints{' '}
           <span class="muted">(the gateway places Anthropic cache breakpoints and an OpenAI prompt_cache_key)</span>
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            name="tool_surface"
+            checked={draft.toolSurface}
+            onChange={(e) => set({ toolSurface: e.currentTarget.checked })}
+          />
+          Tool surface{' '}
+          <span class="muted">
+            (drops tool groups the key's conversations never use, decided once per conversation)
+          </span>
         </label>
         <label class="check">
           <input
