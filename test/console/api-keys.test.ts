@@ -128,6 +128,38 @@ for (const store of storeKinds()) {
       assert.equal(cleared.json.max_usage, null);
     });
 
+    it('tool_surface: on by default; created false reads false and stays so across other updates; updated true reads true; a non-boolean is a 400', async () => {
+      const org = await h.organization();
+      const plain = await h.createKey(org, { name: 'plain' });
+      assert.equal(plain.tool_surface, true);
+      const created = await h.createKey(org, { name: 'no-surface', tool_surface: false });
+      assert.equal(created.tool_surface, false);
+      const base = `/v1/organizations/${org.id}/api_keys/${created.id}`;
+      assert.equal((await h.console('GET', base, { token: org.token })).json.tool_surface, false);
+      const list = await h.console('GET', `/v1/organizations/${org.id}/api_keys`, { token: org.token });
+      assert.deepEqual(
+        Object.fromEntries(
+          list.json.data.map((k: { name: string; tool_surface: boolean }) => [k.name, k.tool_surface]),
+        ),
+        { plain: true, 'no-surface': false },
+      );
+      const renamed = await h.console('POST', base, { token: org.token, body: { name: 'renamed' } });
+      assert.equal(renamed.json.tool_surface, false, 'an update without tool_surface leaves it');
+      const updated = await h.console('POST', base, { token: org.token, body: { tool_surface: true } });
+      assert.equal(updated.status, 200, updated.text);
+      assert.equal(updated.json.tool_surface, true);
+      assert.equal((await h.console('GET', base, { token: org.token })).json.tool_surface, true);
+      for (const [method, path, body] of [
+        ['POST', base, { tool_surface: 'yes' }],
+        ['POST', `/v1/organizations/${org.id}/api_keys`, { name: 'bad', tool_surface: 0 }],
+      ] as const) {
+        const refused = await h.console(method, path, { token: org.token, body });
+        assert.equal(refused.status, 400, JSON.stringify(body));
+        assert.match(refused.json.message, /tool_surface/);
+      }
+      assert.equal((await h.console('GET', base, { token: org.token })).json.tool_surface, true);
+    });
+
     it('returns spec 2.8 objects: ISO 8601 times, no expires_at unless asked, null last_used_at before any use', async () => {
       const org = await h.organization();
       const created = await h.createKey(org, { name: 'shape' });
