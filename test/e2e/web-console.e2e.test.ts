@@ -140,6 +140,7 @@ describe('web console in headless Chromium', { skip: skipWithoutChromium }, () =
     await dialog.locator('select[name=type]').selectOption('coding_agent');
     await dialog.locator('select[name=coding_assistant]').selectOption('codex');
     await dialog.locator('input[name=cache_breakpoints]').uncheck();
+    await dialog.locator('input[name=tool_surface]').uncheck();
     await dialog.locator('input[name=output_brevity]').check();
     await dialog.getByLabel('gateway_current_time: this key may use it').check();
     await dialog.getByLabel(/gateway_current_time: injected/).check();
@@ -159,9 +160,10 @@ describe('web console in headless Chromium', { skip: skipWithoutChromium }, () =
         key.coding_assistant,
         key.debug_mode,
         key.cache_breakpoints,
+        key.tool_surface,
         key.output_brevity,
       ],
-      [[MODEL, 'local/echo'], 7, null, 'coding_agent', 'codex', true, false, true],
+      [[MODEL, 'local/echo'], 7, null, 'coding_agent', 'codex', true, false, false, true],
     );
     const tool = (await env.api('GET', `/v1/organizations/${env.org.id}/gateway_tools/gateway_current_time`)).json;
     assert.deepEqual(
