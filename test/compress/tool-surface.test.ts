@@ -3,7 +3,6 @@
 // conversation's first request, and exactly those are dropped on every later request.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { cachePricingFor } from '../../src/catalogue/cache-pricing.js';
 import {
   compressConversationRequest,
   type ConversationRequest,
@@ -12,6 +11,7 @@ import {
 } from '../../src/compress/conversation-request.js';
 import type { ConversationState } from '../../src/compress/conversation-state.js';
 import { toolGroup, type ToolGroupHistory } from '../../src/compress/tool-surface.js';
+import { anthropicConversationRequest } from '../support/conversation-request.js';
 
 type Obj = Record<string, any>;
 
@@ -110,19 +110,12 @@ async function send(
   body: Obj,
   over: Partial<ConversationRequest> = {},
 ): Promise<ConversationResult & { body: Obj }> {
-  return (await compressConversationRequest(body, {
-    apiKeyId: 'key_1',
-    sessionId: 'session-1',
-    compress: true,
-    bundle: undefined,
-    provider: { kind: 'anthropic', id: 'anthropic', baseUrl: undefined },
-    pricing: cachePricingFor('anthropic', { input_per_mtok: 3, output_per_mtok: 15 }),
-    manageCache: true,
-    addCacheHints: false,
-    store,
-    now: 1_000_000,
-    ...over,
-  })) as ConversationResult & { body: Obj };
+  return (await compressConversationRequest(
+    body,
+    anthropicConversationRequest({ store, ...over }),
+  )) as ConversationResult & {
+    body: Obj;
+  };
 }
 
 describe('tool groups', () => {

@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { openStore, type Store } from '../../src/store/database.js';
 import { CompressionConversations, type StoredConversation } from '../../src/store/compression-conversations.js';
 import { dropSchema, storeKinds } from '../support/gateway-harness.js';
-import { cachePricingFor } from '../../src/catalogue/cache-pricing.js';
 import { compressConversationRequest } from '../../src/compress/conversation-request.js';
+import { anthropicConversationRequest } from '../support/conversation-request.js';
 
 /** A Claude Code first request offering Bash, Read and two GitHub MCP tools, after one call of `called`. */
 function claudeCodeBody(task: string, called: string): Record<string, unknown> {
@@ -168,18 +168,10 @@ for (const kind of storeKinds()) {
         const key = `key_${finished}`;
         const repo = new CompressionConversations(store, now);
         const send = (sessionId: string, body: Record<string, unknown>, at: number) =>
-          compressConversationRequest(body, {
-            apiKeyId: key,
-            sessionId,
-            compress: true,
-            bundle: undefined,
-            provider: { kind: 'anthropic', id: 'anthropic', baseUrl: undefined },
-            pricing: cachePricingFor('anthropic', { input_per_mtok: 3, output_per_mtok: 15 }),
-            manageCache: true,
-            addCacheHints: false,
-            store: repo,
-            now: at,
-          });
+          compressConversationRequest(
+            body,
+            anthropicConversationRequest({ apiKeyId: key, sessionId, store: repo, now: at }),
+          );
         const start = clock;
         for (let i = 0; i < finished; i++) await send(`s${i}`, claudeCodeBody(`task ${i}`, 'Bash'), start);
         clock = start + 31 * 60_000;
@@ -204,18 +196,10 @@ for (const kind of storeKinds()) {
             calledToolGroups: ['mcp__github'],
           }),
         );
-        const later = await compressConversationRequest(claudeCodeBody('new task', 'Read'), {
-          apiKeyId: key,
-          sessionId: 'new',
-          compress: true,
-          bundle: undefined,
-          provider: { kind: 'anthropic', id: 'anthropic', baseUrl: undefined },
-          pricing: cachePricingFor('anthropic', { input_per_mtok: 3, output_per_mtok: 15 }),
-          manageCache: true,
-          addCacheHints: false,
-          store: other,
-          now: clock + 20_000,
-        });
+        const later = await compressConversationRequest(
+          claudeCodeBody('new task', 'Read'),
+          anthropicConversationRequest({ apiKeyId: key, sessionId: 'new', store: other, now: clock + 20_000 }),
+        );
         assert.equal(JSON.stringify(later.body.tools), JSON.stringify(first.body.tools));
       });
     }

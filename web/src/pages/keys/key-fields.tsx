@@ -214,67 +214,52 @@ export function KeyFields({
       </fieldset>
       <fieldset class="wide checks">
         <legend>Options</legend>
-        {existing && (
-          <label class="check">
+        {KEY_OPTIONS.filter((option) => existing || option.field !== 'active').map((option) => (
+          <label class="check" key={option.name}>
             <input
               type="checkbox"
-              name="active"
-              checked={draft.active}
-              onChange={(e) => set({ active: e.currentTarget.checked })}
+              name={option.name}
+              checked={draft[option.field]}
+              onChange={(e) => set({ [option.field]: e.currentTarget.checked })}
             />
-            Active <span class="muted">(an inactive key is refused with 403)</span>
+            {option.label} <span class="muted">({option.hint})</span>
           </label>
-        )}
-        <label class="check">
-          <input
-            type="checkbox"
-            name="debug_mode"
-            checked={draft.debugMode}
-            onChange={(e) => set({ debugMode: e.currentTarget.checked })}
-          />
-          Debug mode <span class="muted">(responses carry the gateway's debug details)</span>
-        </label>
-        <label class="check">
-          <input
-            type="checkbox"
-            name="compression"
-            checked={draft.compression}
-            onChange={(e) => set({ compression: e.currentTarget.checked })}
-          />
-          Compression <span class="muted">(compress prompts before they reach the provider)</span>
-        </label>
-        <label class="check">
-          <input
-            type="checkbox"
-            name="cache_breakpoints"
-            checked={draft.cacheBreakpoints}
-            onChange={(e) => set({ cacheBreakpoints: e.currentTarget.checked })}
-          />
-          Prompt-cache hints{' '}
-          <span class="muted">(the gateway places Anthropic cache breakpoints and an OpenAI prompt_cache_key)</span>
-        </label>
-        <label class="check">
-          <input
-            type="checkbox"
-            name="tool_surface"
-            checked={draft.toolSurface}
-            onChange={(e) => set({ toolSurface: e.currentTarget.checked })}
-          />
-          Tool surface{' '}
-          <span class="muted">
-            (drops tool groups the key's conversations never use, decided once per conversation)
-          </span>
-        </label>
-        <label class="check">
-          <input
-            type="checkbox"
-            name="output_brevity"
-            checked={draft.outputBrevity}
-            onChange={(e) => set({ outputBrevity: e.currentTarget.checked })}
-          />
-          Output brevity <span class="muted">(asks the model to answer without filler: fewer output tokens)</span>
-        </label>
+        ))}
       </fieldset>
     </>
   );
 }
+
+type KeyOption = keyof {
+  [F in keyof KeyDraft as KeyDraft[F] extends boolean ? F : never]: true;
+};
+
+/** The key's on/off options as the form lists them: field, API name, and what each does. `active` only when editing. */
+const KEY_OPTIONS: readonly { field: KeyOption; name: string; label: string; hint: string }[] = [
+  { field: 'active', name: 'active', label: 'Active', hint: 'an inactive key is refused with 403' },
+  { field: 'debugMode', name: 'debug_mode', label: 'Debug mode', hint: "responses carry the gateway's debug details" },
+  {
+    field: 'compression',
+    name: 'compression',
+    label: 'Compression',
+    hint: 'compress prompts before they reach the provider',
+  },
+  {
+    field: 'cacheBreakpoints',
+    name: 'cache_breakpoints',
+    label: 'Prompt-cache hints',
+    hint: 'the gateway places Anthropic cache breakpoints and an OpenAI prompt_cache_key',
+  },
+  {
+    field: 'toolSurface',
+    name: 'tool_surface',
+    label: 'Tool surface',
+    hint: "drops tool groups the key's conversations never use, decided once per conversation",
+  },
+  {
+    field: 'outputBrevity',
+    name: 'output_brevity',
+    label: 'Output brevity',
+    hint: 'asks the model to answer without filler: fewer output tokens',
+  },
+];
