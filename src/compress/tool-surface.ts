@@ -26,6 +26,17 @@ export function toolGroup(name: string, namespace?: string): string {
   return name;
 }
 
+/**
+ * Whether a tool belongs to a server the agent attached (an MCP server's `mcp__<server>__<tool>`,
+ * a Responses namespace) rather than to the agent itself. Only those are ever dropped: an agent's
+ * own tool can be rare and still be the only way on (Claude Code's ExitPlanMode is called only
+ * in plan mode, WebFetch only when a page is needed), and a conversation that finds it missing
+ * cannot go on; a server the key's conversations never call is what the decision is for.
+ */
+export function isServerTool(name: string, namespace?: string): boolean {
+  return namespace !== undefined || toolGroup(name) !== name;
+}
+
 /** What the key's finished conversations say about tool groups (src/store aggregates it). */
 export interface ToolGroupHistory {
   /** Finished conversations that recorded the groups they offered. */

@@ -159,8 +159,17 @@ describe('tool surface: the decision at a new conversation', () => {
     const store = memoryStore(keyHistory(0));
     const result = await send(store, messagesBody(2));
     const state = store.states.get(result.conversationId)!;
-    assert.deepEqual(state.offeredToolGroups, ['Bash', 'Read', 'mcp__github', 'mcp__slack']);
+    // Only servers' groups can ever be dropped, so only they are recorded as offered.
+    assert.deepEqual(state.offeredToolGroups, ['mcp__github', 'mcp__slack']);
     assert.deepEqual(state.calledToolGroups, ['Bash']);
+  });
+
+  it("never drops the agent's own tools, however rarely its conversations call them", async () => {
+    // 30 finished conversations offered Read and never called it (nor GitHub): GitHub goes, Read stays.
+    const store = memoryStore(keyHistory(30, ['Bash', 'mcp__slack']));
+    const first = await send(store, messagesBody(0));
+    assert.deepEqual(names(first.body), ['Bash', 'Read', 'mcp__slack__post_message']);
+    assert.deepEqual(store.states.get(first.conversationId)?.droppedToolGroups, ['mcp__github']);
   });
 });
 

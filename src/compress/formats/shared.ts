@@ -1,4 +1,4 @@
-import { toolGroup } from '../tool-surface.js';
+import { isServerTool, toolGroup } from '../tool-surface.js';
 import type { Conversation, ToolCallInfo, ToolDefinition, ToolResult } from '../types.js';
 
 /** A converted request: the neutral view plus a writer that rebuilds the original shape. */
@@ -34,7 +34,8 @@ export function newTool(
     raw,
     changed: false,
     group: toolGroup(name, options.namespace),
-    droppable: options.droppable ?? true,
+    // Only a server's tools (an MCP server, a namespace) are ever dropped, never the agent's own.
+    droppable: (options.droppable ?? true) && isServerTool(name, options.namespace),
     dropped: false,
   };
 }
