@@ -335,6 +335,55 @@ describe('safety invariants (property-based)', () => {
   });
 });
 
+describe('references between numbered views', () => {
+  it('a renumbered run stops where the numbers change width on one side only (10: shown again as 9:)', () => {
+    // Found by the property above (seed 2006153680): lines numbered 2-10 shown again as 1-9 were
+    // one run, and written back from the old lines "10:" came out " 9:".
+    const statements = Array.from(
+      { length: 9 },
+      (_, i) => `    statement_${i} = compute(${i % 7}, opt=${i % 3 === 0})`,
+    );
+    const view = (from: number, lines: string[]) => lines.map((line, i) => `${from + i}:${line}`).join('\n');
+    const d: Dialogue = {
+      system: '',
+      task: 'Fix it.',
+      turns: [
+        {
+          assistant: '',
+          calls: [
+            {
+              id: 'call_0',
+              name: 'bash',
+              args: { command: 'cat -n a.py' },
+              output: `Original:\n${view(1, ['    inserted = True', ...statements])}`,
+            },
+          ],
+        },
+        {
+          assistant: '',
+          calls: [
+            {
+              id: 'call_1',
+              name: 'bash',
+              args: { command: 'cat -n a.py' },
+              output: `Original:\n${view(1, statements)}`,
+            },
+          ],
+        },
+      ],
+    };
+    const body = build(d, 'chat');
+    const all = outputs(compressPayload(body, opts(undefined)).body);
+    const plain = outputs(
+      compressPayload(body, {
+        ...opts(undefined),
+        only: ['duplicate_read_elision', 'tool_result_trimming', 'status_line_dedup'],
+      }).body,
+    );
+    for (const [id, text] of all) assert.equal(expandReferences(text, all, argumentsOf(d)), plain.get(id), id);
+  });
+});
+
 describe('invariants on a real trajectory (SWE-agent, function calling)', () => {
   it('every prefix: ids intact, idempotent, byte-stable from one turn to the next', async () => {
     const { marshmallowChat } = await import('./helpers/fixtures.js');

@@ -74,7 +74,10 @@ function continues(
   // Consecutive numbers (on both sides for numbered runs): a range of numbers then names exactly
   // these lines.
   if (k.number !== first.number! + n) return false;
-  if (mode === 'numbered') return o.number === oldFirst.number! + n && k.key === o.key;
+  if (mode === 'numbered')
+    // Renumbered, the old line must come out as this one, padding included: where the width of
+    // the numbers changes on one side only ("10:" shown as "9:"), the run stops.
+    return o.number === oldFirst.number! + n && k.key === o.key && renumber(oldLine, k.number) === line;
   if (o.number !== undefined || line.slice(k.prefix) !== oldLine) return false;
   // Written back from the first line's prefix: the padding must come out the same.
   return line.slice(0, k.prefix) === renumber(firstLine.slice(0, first.prefix), k.number);
