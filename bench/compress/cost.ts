@@ -31,22 +31,19 @@ import {
   type CachePricing,
   type CacheUsage,
 } from '../../src/catalogue/cache-pricing.js';
-import {
-  PromptCacheSimulator,
-  type SimulationMode,
-  type PromptBlock,
-} from '../../src/catalogue/prompt-cache-simulator.js';
-import {
-  clearCompressionCaches,
-  compressPayload,
-  withObservedUsage,
-  type ConversationState,
-} from '../../src/compress/index.js';
-import { placeBreakpoints } from '../../src/compress/breakpoints.js';
-import { aggregateToolGroups, unusedToolGroups, type ToolGroupRecord } from '../../src/compress/tool-surface.js';
+import { PromptCacheSimulator, type PromptBlock } from '../../src/catalogue/prompt-cache-simulator.js';
+import { clearCompressionCaches } from '../../src/compress/index.js';
+import type { ToolGroupRecord } from '../../src/compress/tool-surface.js';
 import { clearTokenCache, preloadEncoders, TOKENIZERS } from '../../src/tokenize/index.js';
 import { loadDataset, prefixes, toShape, type Conversation } from './dataset.js';
 import { chatBlocks, messagesBlocks } from './prompt-blocks.js';
+import {
+  ceilingEngine,
+  firstSightEngine,
+  gatewayEngine,
+  type Scenario,
+  type SessionCompressor,
+} from './cost-engines.js';
 
 type Body = Record<string, unknown>;
 
@@ -68,17 +65,6 @@ const ANTHROPIC = cachePricingFor('anthropic', {
 });
 const OPENAI = cachePricingFor('openai', { input_per_mtok: 1.25, output_per_mtok: 10, cached_input_per_mtok: 0.125 });
 const NO_CACHE: CachePricing = { ...ANTHROPIC, rules: { kind: 'none' } };
-
-interface Scenario {
-  name: string;
-  pricing: CachePricing;
-  mode: SimulationMode;
-  shape: 'messages' | 'chat';
-  /** The client marks the end of its system prompt and its last message. */
-  clientBreakpoints: boolean;
-  /** The gateway may place its own breakpoints (Anthropic upstreams). */
-  gatewayBreakpoints: boolean;
-}
 
 const SCENARIOS: Scenario[] = [
   {
@@ -138,85 +124,6 @@ function withClientBreakpoints(body: Body): Body {
   }
   out.messages = messages;
   return out;
-}
-
-/** One session's compressor: the engine under test, fed the usage each answer reported. */
-interface SessionCompressor {
-  compress(body: Body, nowMs: number): Body;
-  observe(usage: CacheUsage): void;
-  /** The tool groups the session offered and called, for the key's record (gateway engine only). */
-  toolRecord?(): ToolGroupRecord | undefined;
-}
-
-/** First-sight transforms only: no conversation state, no history rewrite, no breakpoints. */
-function firstSightEngine(): SessionCompressor {
-  return { compress: (body) => compressPayload(body).body, observe: () => {} };
-}
-
-/**
- * The ceiling of anything that only touches tool output (`--engine ceiling`): every tool output
- * removed entirely the first time it is sent (stable, so every cache keeps hitting). No
- * compressor that keeps the latest outputs readable can save more; the system prompt, the task
- * and the assistant's own messages stay.
- */
-function ceilingEngine(): SessionCompressor {
-  const blank = (body: Body): Body => ({
-    ...body,
-    messages: (body.messages as Body[]).map((m) => {
-      if (m.role === 'tool') return { ...m, content: '' };
-      if (!Array.isArray(m.content)) return m;
-      return {
-        ...m,
-        content: (m.content as Body[]).map((b) => (b.type === 'tool_result' ? { ...b, content: '' } : b)),
-      };
-    }),
-  });
-  return { compress: blank, observe: () => {} };
-}
-
-/**
- * What the gateway does: conversation state, history rewrites when the policy says they pay
- * (priced for this scenario's provider), the gateway's breakpoints where it manages them, and
- * the upstream's usage fed back into the state.
- */
-function gatewayEngine(
-  s: Scenario,
-  total: number,
-  history: number[],
-  toolRecords: readonly ToolGroupRecord[],
-): SessionCompressor {
-  const unused = unusedToolGroups(aggregateToolGroups(toolRecords));
-  const caching = s.clientBreakpoints || s.gatewayBreakpoints || s.pricing.rules.kind !== 'breakpoints';
-  const pricing = caching ? s.pricing : NO_CACHE;
-  let state: ConversationState | undefined;
-  return {
-    compress(body, now) {
-      const remaining = ORACLE ? total - 1 - Math.round(now / INTERVAL_MS) : undefined;
-      const result = compressPayload(body, {
-        conversation: {
-          pricing,
-          state,
-          now,
-          history,
-          ...(remaining !== undefined ? { expectedRemaining: remaining } : {}),
-          ...(NO_BUDGET ? { riskBudget: false } : {}),
-          ...(KEEP_TURNS !== undefined ? { keepTurns: KEEP_TURNS } : {}),
-          unusedToolGroups: unused,
-          ...(NO_TOOL_SURFACE ? { toolSurface: false } : {}),
-        },
-      });
-      const outcome = result.conversation!;
-      state = outcome.state;
-      return s.gatewayBreakpoints && s.pricing.rules.kind === 'breakpoints'
-        ? placeBreakpoints(result.body, outcome.anchorItem).body
-        : result.body;
-    },
-    observe(usage) {
-      if (state) state = withObservedUsage(state, { cacheRead: usage.cacheRead, cacheWrite: usage.cacheWrite });
-    },
-    toolRecord: () =>
-      state ? { offered: state.offeredToolGroups ?? null, called: state.calledToolGroups ?? null } : undefined,
-  };
 }
 
 /** `--tools`: chat-form definitions, written into each request in the shape it is sent in. */
@@ -316,9 +223,18 @@ const engineFor = (s: Scenario, total: number) =>
       ? ceilingEngine()
       : gatewayEngine(
           s,
-          total,
-          NO_HISTORY ? [] : (histories.get(s.name) ?? []),
-          NO_HISTORY ? [] : (toolHistories.get(s.name) ?? []),
+          {
+            total,
+            intervalMs: INTERVAL_MS,
+            history: NO_HISTORY ? [] : (histories.get(s.name) ?? []),
+            toolRecords: NO_HISTORY ? [] : (toolHistories.get(s.name) ?? []),
+          },
+          {
+            oracle: ORACLE,
+            riskBudget: !NO_BUDGET,
+            ...(KEEP_TURNS !== undefined ? { keepTurns: KEEP_TURNS } : {}),
+            toolSurface: !NO_TOOL_SURFACE,
+          },
         );
 // Experiments: the real number of requests left (an upper bound for any estimate), no risk budget.
 const ORACLE = args.includes('--oracle');
