@@ -8,6 +8,7 @@ import type { EventIntake } from './event-intake.js';
 import type { CollectorRateLimits } from './limits/rate-limits.js';
 import { QuotaExceededError, RateLimitedError, rateLimitMessage } from './limits/limit-errors.js';
 import { collectorMetrics } from '../metrics/collector-metrics.js';
+import type { ClientPenalties } from '../server/client-penalties.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,10 +28,11 @@ export interface CollectorServices {
     quotaRetryAfterSeconds: number;
   };
   /**
-   * Told that a request from this socket address came while its address was refused; true when
-   * the address is now in the server's penalty box (its connection is closed after the answer).
+   * The collector listener's penalty box, keyed by the request's client: a client that keeps
+   * posting while told to wait is refused for a cool-down, here and (unless it is behind a
+   * trusted proxy) on accept; the gateway and console listeners have boxes of their own.
    */
-  ignoredRefusal?: (remoteAddress: string | undefined) => boolean;
+  penalties?: ClientPenalties;
 }
 
 const EVENT_PATH = '/_gateway/event';
@@ -48,7 +50,8 @@ function corsHeaders(request: FastifyRequest, reply: FastifyReply): void {
  * include the Host header's name; the body is at most `bodyLimitBytes` (413 beyond), JSON
  * whatever the content type (navigator.sendBeacon sends text/plain); events are stored, with
  * their outbox rows, before the 202 answer. Limits, in the order they apply (docs/console-api.md,
- * "Limits"): a refusal remembered for the address or project (429 before the body is read), the
+ * "Limits"): a client in the listener's penalty box (429 for its cool-down), a refusal
+ * remembered for the address or project (429 before the body is read), the
  * body size (413), the shape and the number of events (400), the rate budgets in events (429),
  * the size of each stored event (413), the project's stored-event quota (429).
  */
@@ -94,6 +97,13 @@ export function buildCollectorApp(
   // A cached host is resolved without a promise: this runs for every request.
   app.decorateRequest('collectorProject', null as unknown as ResolvedProject);
   const resolveHost = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+    const boxedMs = services.penalties?.refusedForMs(request) ?? 0;
+    if (boxedMs > 0) {
+      collectorMetrics.rejected('address_penalty');
+      if (services.penalties!.ownsConnection(request)) reply.header('connection', 'close');
+      sendTooMany(reply, Math.ceil(boxedMs / 1000), penaltyMessage(boxedMs));
+      return;
+    }
     const host = hostnameOf(request.headers.host);
     const cached = host === undefined ? null : services.directory.cached(host);
     if (cached === undefined) {
@@ -117,7 +127,8 @@ export function buildCollectorApp(
     if (blocked) {
       collectorMetrics.rejected(blocked.scope === 'address' ? 'rate_limit_address' : 'rate_limit_project');
       // Only the address's own budget: a project's is spent by all of its clients together.
-      if (blocked.scope === 'address' && services.ignoredRefusal?.(request.socket.remoteAddress))
+      const penalties = services.penalties;
+      if (blocked.scope === 'address' && penalties?.ignoredRefusal(request) && penalties.ownsConnection(request))
         reply.header('connection', 'close');
       sendTooMany(reply, blocked.retryAfterSeconds, rateLimitMessage(blocked));
       return;
@@ -172,6 +183,10 @@ export function buildCollectorApp(
 function sendTooMany(reply: FastifyReply, retryAfterSeconds: number, message: string): FastifyReply {
   reply.header('retry-after', String(retryAfterSeconds));
   return sendConsoleError(reply, 429, message);
+}
+
+function penaltyMessage(boxedMs: number): string {
+  return `This client address kept sending while told to wait; it is refused for ${Math.ceil(boxedMs / 1000)} s.`;
 }
 
 /** Refusals that Fastify raises before the handler runs, counted by the limit that made them. */

@@ -11,6 +11,7 @@ import { readHardeningSettings, type HardeningSettings } from './hardening-setti
 import { readOffloadSettings, readRouteBodyLimits, type RouteBodyLimits } from './route-limits.js';
 import type { OffloadSettings } from './offload-settings.js';
 import { readSurfaces, type SurfaceName } from './surface-settings.js';
+import { readTrustedProxies, type TrustedProxyRange } from './trusted-proxy-settings.js';
 
 /** Process settings, read once from the environment at start-up. */
 export interface Settings {
@@ -53,6 +54,8 @@ export interface Settings {
   connections: ConnectionSettings;
   /** The address penalty box (docs/configuration.md, "Connections"). */
   addressPenalty: AddressPenaltySettings;
+  /** Load balancers whose `X-Forwarded-For` names the client (`GATEWAY_TRUSTED_PROXIES`); empty: none. */
+  trustedProxies: TrustedProxyRange[];
   /** JSON depth, pending gateway-tool ids (docs/configuration.md, "Input bounds"). */
   hardening: HardeningSettings;
   /** Listeners this process serves (`GATEWAY_SURFACES`); the others are not loaded. */
@@ -148,6 +151,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     domains: readDomainSettings(env),
     connections: readConnectionSettings(env),
     addressPenalty: readAddressPenaltySettings(env),
+    trustedProxies: readTrustedProxies(env),
     hardening: readHardeningSettings(env),
     surfaces: readSurfaces(env),
   };

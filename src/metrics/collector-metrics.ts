@@ -13,6 +13,7 @@ export const COLLECTOR_REJECT_REASONS = [
   'too_many_events',
   'event_too_large',
   'quota',
+  'address_penalty',
 ] as const;
 export type CollectorRejectReason = (typeof COLLECTOR_REJECT_REASONS)[number];
 

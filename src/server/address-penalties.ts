@@ -16,8 +16,10 @@ const MAX_TRACKED = 100_000;
  * accept, a connection costs an accept and a reset.
  *
  * Only the offending address is boxed; a client that completes requests is never counted, and
- * another address is never affected. Behind a NAT or a proxy, everyone sharing the address is
- * (docs/decisions.md, "Connection discipline").
+ * another address is never affected. Behind a NAT, everyone sharing the address is; behind a
+ * trusted proxy, only the client its `X-Forwarded-For` names (client-penalties.ts). Each listener
+ * has its own box, so an address boxed on one (an anonymous collector flood) is still served by
+ * the others (docs/decisions.md, "Connection discipline").
  */
 export class AddressPenalties {
   /** Times (ms) of an address's recent cuts, oldest first, at most `cuts`; the Map's order is least recently cut first. */
@@ -40,12 +42,18 @@ export class AddressPenalties {
 
   /** Whether connections from `address` are refused now. */
   isBoxed(address: string): boolean {
-    if (this.boxed.size === 0) return false;
+    return this.remainingMs(address) > 0;
+  }
+
+  /** Milliseconds left of `address`'s cool-down; 0 when it is not boxed. */
+  remainingMs(address: string): number {
+    if (this.boxed.size === 0) return 0;
     const until = this.boxed.get(address);
-    if (until === undefined) return false;
-    if (this.now() < until) return true;
+    if (until === undefined) return 0;
+    const left = until - this.now();
+    if (left > 0) return left;
     this.boxed.delete(address);
-    return false;
+    return 0;
   }
 
   /** A connection from `address` was cut at a deadline without completing a request; true when that boxed it. */

@@ -12,25 +12,24 @@ export interface ConnectionCaps {
 /**
  * Caps on open connections, shared by every listener of one instance: file descriptors and
  * TLS buffers (~50 KB a connection) are the process's, whichever port a client picked. A
- * connection beyond a cap, or from an address in the penalty box (address-penalties.ts), is
- * reset on accept, before any TLS work is spent on it.
+ * connection beyond a cap, or from an address in the listener's penalty box
+ * (address-penalties.ts), is reset on accept, before any TLS work is spent on it.
  */
 export class ConnectionGate {
   private open = 0;
   private readonly perAddress = new Map<string, number>();
 
-  constructor(
-    private readonly caps: ConnectionCaps,
-    /** The instance's penalty box; the listeners report to it the connections they cut. */
-    readonly penalties?: AddressPenalties,
-  ) {}
+  constructor(private readonly caps: ConnectionCaps) {}
 
   get openConnections(): number {
     return this.open;
   }
 
-  /** Counts the socket until it closes, or resets it at once and returns false. */
-  admit(socket: Socket, surface: string): boolean {
+  /**
+   * Counts the socket until it closes, or resets it at once and returns false. `penalties` is
+   * the box of the listener that accepted it: the caps are the instance's, penalties are not.
+   */
+  admit(socket: Socket, surface: string, penalties?: AddressPenalties): boolean {
     const address = addressKey(socket.remoteAddress);
     const fromAddress = this.perAddress.get(address) ?? 0;
     const refusal: RefusalReason | undefined =
@@ -38,7 +37,7 @@ export class ConnectionGate {
         ? 'instance_cap'
         : this.caps.maxConnectionsPerAddress > 0 && fromAddress >= this.caps.maxConnectionsPerAddress
           ? 'address_cap'
-          : this.penalties?.isBoxed(address)
+          : penalties?.isBoxed(address)
             ? 'address_penalty'
             : undefined;
     if (refusal) {

@@ -20,6 +20,7 @@ import { DEFAULT_JSON_MAX_DEPTH, registerJsonBodyParser } from './json-body.js';
 import { lazyValidatorFactory } from './lazy-validators.js';
 import { answerClosedClient, isClientConnectionError } from './client-connection.js';
 import type { HttpProblem } from './http-problem.js';
+import type { TrustedProxy } from './trusted-proxies.js';
 
 export interface AppOptions {
   tls: { cert: string; key: string };
@@ -43,6 +44,11 @@ export interface AppOptions {
   clientErrorBody?: (status: number, message: string) => unknown;
   /** Header, body, handshake and keep-alive timeouts (docs/configuration.md, "Connections"); defaults when absent. */
   connections?: ConnectionSettings;
+  /**
+   * Peers whose `X-Forwarded-For` is believed (GATEWAY_TRUSTED_PROXIES): `request.ip` is then the
+   * rightmost hop that is not a trusted proxy. Absent: `request.ip` is the socket's peer.
+   */
+  trustedProxy?: TrustedProxy | undefined;
 }
 
 /** Largest request head (request line and headers) a listener reads; larger → 431. Node's default, made explicit. */
@@ -108,6 +114,7 @@ export function createApp(options: AppOptions): FastifyInstance {
     keepAliveTimeout: connections.keepAliveTimeoutMs,
     requestTimeout: 0,
     return503OnClosing: false,
+    ...(options.trustedProxy ? { trustProxy: options.trustedProxy } : {}),
   }) as unknown as FastifyInstance;
   const bodyTimedOut = connectionsTimedOut.labels(connectionLabel, 'body');
   enforceBodyDeadline(app.server as unknown as HttpsServer, {

@@ -6,6 +6,7 @@ import { connectionsTimedOut } from '../metrics/connection-metrics.js';
 import type { AddressPenalties } from './address-penalties.js';
 import { addressKey, type ConnectionGate } from './connection-gate.js';
 import type { HandshakePacer } from './handshake-pacer.js';
+import type { TrustedProxy } from './trusted-proxies.js';
 
 const TLS_HANDSHAKE_RECORD = 0x16;
 
@@ -29,6 +30,13 @@ export interface ListenerOptions {
   handshakeTimeoutMs: number;
   /** Defers handshakes so a burst of new connections does not stall open ones; absent: at once. */
   pacer?: HandshakePacer | undefined;
+  /** This listener's own penalty box (address-penalties.ts); absent: none. */
+  penalties?: AddressPenalties | undefined;
+  /**
+   * Peers never refused or counted by the penalty box: a trusted proxy's connections carry many
+   * clients, and its clients are judged at the request level instead (client-penalties.ts).
+   */
+  trustedProxy?: TrustedProxy | undefined;
 }
 
 /**
@@ -37,9 +45,10 @@ export interface ListenerOptions {
  * so a client that forgot the `s` is told why instead of seeing a hang or a reset.
  *
  * Before any TLS work: a connection beyond the instance's or the client address's cap, or from an
- * address in the penalty box, is reset, and every connection has one deadline from its accept to
- * the end of its handshake, whether it sends nothing, a first byte and nothing, or a ClientHello
- * a byte at a time; a connection cut there counts against its address. (Node's own TLS
+ * address in this listener's penalty box (never a trusted proxy's), is reset, and every
+ * connection has one deadline from its accept to the end of its handshake, whether it sends
+ * nothing, a first byte and nothing, or a ClientHello a byte at a time; a connection cut there
+ * counts against its address in this listener's box. (Node's own TLS
  * handshake timeout, kept as a backstop, starts only when the HTTPS server gets the socket, after
  * the first byte, and is an inactivity timer by its API.) After the handshake the HTTPS server's
  * header, body and keep-alive timeouts apply (create-app.ts). With a pacer, a TLS connection's
@@ -47,8 +56,10 @@ export interface ListenerOptions {
  */
 export function createHttpsOnlyListener(https: HttpsServer, options: ListenerOptions): Server {
   startConnectionChecks(https);
-  const penalties = options.gate.penalties;
-  if (penalties) reportHeaderDeadlineCuts(https, penalties);
+  const { penalties, trustedProxy } = options;
+  const boxFor = (socket: Socket) =>
+    penalties && !trustedProxy?.(socket.remoteAddress) ? penalties : undefined;
+  if (penalties) reportHeaderDeadlineCuts(https, boxFor);
   const timedOut = connectionsTimedOut.labels(options.surface, 'handshake');
   const handshaking = new Map<string, NodeJS.Timeout>();
   const handshakeDone = (key: string) => {
@@ -62,14 +73,14 @@ export function createHttpsOnlyListener(https: HttpsServer, options: ListenerOpt
   // noDelay: without it the first SSE event after the headers waits ~40 ms for the client's delayed ACK (Nagle).
   return createServer({ noDelay: true }, (socket: Socket) => {
     socket.on('error', () => socket.destroy());
-    if (!options.gate.admit(socket, options.surface)) return;
+    if (!options.gate.admit(socket, options.surface, boxFor(socket))) return;
     const key = peerKey(socket);
     handshaking.set(
       key,
       setTimeout(() => {
         handshaking.delete(key);
         timedOut.inc();
-        penalties?.cut(addressKey(socket.remoteAddress));
+        boxFor(socket)?.cut(addressKey(socket.remoteAddress));
         socket.destroy();
       }, options.handshakeTimeoutMs).unref(),
     );
@@ -123,14 +134,14 @@ const reporting = new WeakSet<HttpsServer>();
  * that did is a client that works, whatever it does later, and is never counted against its
  * address. Costs a WeakSet insertion per request.
  */
-function reportHeaderDeadlineCuts(https: HttpsServer, penalties: AddressPenalties): void {
+function reportHeaderDeadlineCuts(https: HttpsServer, boxFor: (socket: Socket) => AddressPenalties | undefined): void {
   if (reporting.has(https)) return;
   reporting.add(https);
   const served = new WeakSet<Socket>();
   https.on('request', (request: IncomingMessage) => served.add(request.socket));
   https.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && !served.has(socket))
-      penalties.cut(addressKey(socket.remoteAddress));
+      boxFor(socket)?.cut(addressKey(socket.remoteAddress));
   });
 }
 

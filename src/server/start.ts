@@ -23,8 +23,10 @@ import { trackUsageQueue } from '../metrics/metrics.js';
 import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.js';
 import { configureOffload } from '../offload/index.js';
 import { AddressPenalties } from './address-penalties.js';
-import { addressKey, ConnectionGate } from './connection-gate.js';
+import { ConnectionGate } from './connection-gate.js';
 import { HandshakePacer } from './handshake-pacer.js';
+import { ClientPenalties } from './client-penalties.js';
+import { trustedProxyMatcher } from './trusted-proxies.js';
 import { CompressionConversations } from '../store/compression-conversations.js';
 import { readTelemetrySettings } from '../config/telemetry-settings.js';
 import { createTracing } from '../telemetry/tracing.js';
@@ -101,6 +103,7 @@ export async function startGateway(
       ? (await import('../collector/create-collector.js')).createCollector(store, logger, env, settings.domains)
       : undefined;
 
+  const trustedProxy = trustedProxyMatcher(settings.trustedProxies);
   const base = {
     tls,
     logger,
@@ -108,14 +111,17 @@ export async function startGateway(
     metrics: settings.metrics,
     connections: settings.connections,
     jsonMaxDepth: settings.hardening.jsonMaxDepth,
+    trustedProxy,
   };
-  const gate = connectionGate(settings, logger);
-  const penalties = gate.penalties;
-  const connections = {
-    gate,
+  const shared = {
+    gate: connectionGate(settings, logger),
     handshakeTimeoutMs: settings.connections.handshakeTimeoutMs,
     pacer: new HandshakePacer(),
+    trustedProxy,
   };
+  // A box per listener: an anonymous collector flood from an office's address must not refuse
+  // the authenticated agents behind that address on the gateway or the console.
+  const connections = () => ({ ...shared, penalties: new AddressPenalties(settings.addressPenalty) });
   const surfaces: Array<{ surface: Surface; port: number }> = [];
   if (served.has('gateway'))
     surfaces.push({
@@ -139,7 +145,7 @@ export async function startGateway(
             compression: new CompressionConversations(store),
           },
         ),
-        connections,
+        connections(),
       ),
     });
   if (served.has('console') && collector) {
@@ -152,31 +158,29 @@ export async function startGateway(
           { ...base, surface: 'console' },
           { store, apiKeys, authenticator, logger, gatewayTools, catalogue, collector: collector.console },
         ),
-        connections,
+        connections(),
       ),
     });
   }
   if (served.has('collector') && collector) {
     const { buildCollectorApp } = await import('../collector/app.js');
+    const collectorConnections = connections();
     surfaces.push({
       port: settings.collectorPort,
       surface: new Surface(
         'collector',
         buildCollectorApp(
           { ...base, surface: 'collector', bodyLimitBytes: collector.settings.bodyLimitBytes },
-          {
-            ...collector.app,
-            ignoredRefusal: (remoteAddress) => penalties?.ignoredRefusal(addressKey(remoteAddress)) ?? false,
-          },
+          { ...collector.app, penalties: new ClientPenalties(collectorConnections.penalties, trustedProxy) },
         ),
-        connections,
+        collectorConnections,
       ),
     });
   }
   const metricsSurface =
     settings.metrics.port === undefined
       ? undefined
-      : new Surface('metrics', buildMetricsApp(base, settings.metrics.token), connections);
+      : new Surface('metrics', buildMetricsApp(base, settings.metrics.token), connections());
   const all = [...surfaces.map((s) => s.surface), ...(metricsSurface ? [metricsSurface] : [])];
   try {
     await Promise.all([
@@ -278,10 +282,10 @@ function connectionGate(settings: Settings, logger: Logger): ConnectionGate {
       'GATEWAY_MAX_CONNECTIONS does not fit the open-files limit (ulimit -n); connections are capped lower',
     );
   }
-  return new ConnectionGate(
-    { maxConnections: cap, maxConnectionsPerAddress: settings.connections.maxConnectionsPerAddress },
-    new AddressPenalties(settings.addressPenalty),
-  );
+  return new ConnectionGate({
+    maxConnections: cap,
+    maxConnectionsPerAddress: settings.connections.maxConnectionsPerAddress,
+  });
 }
 
 /**

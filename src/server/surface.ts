@@ -4,6 +4,8 @@ import type { Server } from 'node:net';
 import { createHttpsOnlyListener, listen } from './https-only-listener.js';
 import type { ConnectionGate } from './connection-gate.js';
 import type { HandshakePacer } from './handshake-pacer.js';
+import type { AddressPenalties } from './address-penalties.js';
+import type { TrustedProxy } from './trusted-proxies.js';
 
 export interface SurfaceConnections {
   /** The instance's connection caps, shared by all its surfaces. */
@@ -11,6 +13,10 @@ export interface SurfaceConnections {
   handshakeTimeoutMs: number;
   /** The instance's handshake pacing, shared by all its surfaces; without it handshakes start at once. */
   pacer?: HandshakePacer;
+  /** This surface's own penalty box: what an address earns on one surface is not held against it on another. */
+  penalties?: AddressPenalties;
+  /** Peers whose `X-Forwarded-For` is believed (GATEWAY_TRUSTED_PROXIES), never boxed themselves. */
+  trustedProxy?: TrustedProxy | undefined;
 }
 
 /**
