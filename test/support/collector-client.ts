@@ -5,13 +5,18 @@ import { Agent, request } from 'undici';
  * chain is still verified against the gateway's CA; only the name check is skipped, because the
  * test certificate names localhost while the Host header names the project's domain.
  */
-export function collectorClient(baseUrl: string, ca: string, options: { localAddress?: string } = {}) {
+export function collectorClient(
+  baseUrl: string,
+  ca: string,
+  options: { localAddress?: string; connections?: number } = {},
+) {
   const dispatcher = new Agent({
     connect: { ca, checkServerIdentity: () => undefined },
     // Another loopback source address (127.0.0.2, …): the collector sees another client.
     ...(options.localAddress ? { localAddress: options.localAddress } : {}),
     keepAliveTimeout: 2_000,
-    connections: 64,
+    // 1: every request on one keep-alive connection, like a proxy's pooled connection.
+    connections: options.connections ?? 64,
   });
   async function call(
     method: string,
