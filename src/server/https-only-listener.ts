@@ -57,8 +57,7 @@ export interface ListenerOptions {
 export function createHttpsOnlyListener(https: HttpsServer, options: ListenerOptions): Server {
   startConnectionChecks(https);
   const { penalties, trustedProxy } = options;
-  const boxFor = (socket: Socket) =>
-    penalties && !trustedProxy?.(socket.remoteAddress) ? penalties : undefined;
+  const boxFor = (socket: Socket) => (penalties && !trustedProxy?.(socket.remoteAddress) ? penalties : undefined);
   if (penalties) reportHeaderDeadlineCuts(https, boxFor);
   const timedOut = connectionsTimedOut.labels(options.surface, 'handshake');
   const handshaking = new Map<string, NodeJS.Timeout>();
