@@ -14,6 +14,7 @@ import { parsePrometheusText, sampleValue } from '../support/prometheus-text.js'
  * client sockets bind to other loopback addresses (127.0.0.0/8) to act as other clients.
  */
 const T = { deadlineMs: 400, keepAliveMs: 300, cuts: 3, cooldownMs: 2_500 };
+const TRUSTED_PROXY = '127.0.0.25';
 
 interface Ended {
   text: string;
@@ -42,6 +43,7 @@ describe('address penalty box (slowloris from one address)', () => {
         GATEWAY_ADDRESS_PENALTY_CUTS: String(T.cuts),
         GATEWAY_ADDRESS_PENALTY_WINDOW_MS: '60000',
         GATEWAY_ADDRESS_PENALTY_COOLDOWN_MS: String(T.cooldownMs),
+        GATEWAY_TRUSTED_PROXIES: TRUSTED_PROXY,
         METRICS_PUBLIC: 'true',
       },
     });
@@ -128,6 +130,17 @@ describe('address penalty box (slowloris from one address)', () => {
     const last = await tlsFrom(client);
     assert.equal(await models(last), 200);
     last.destroy();
+  });
+
+  it('never boxes a trusted proxy, whose connections carry many clients, however many of them are cut', async () => {
+    const { hostname, port } = gateway();
+    const silent = Array.from({ length: 2 * T.cuts }, () =>
+      ended(tcpConnect({ host: hostname, port: Number(port), localAddress: TRUSTED_PROXY })),
+    );
+    for (const cut of await Promise.all(silent)) assert.equal(cut.text, '', 'cut at the handshake deadline');
+    const next = await tlsFrom(TRUSTED_PROXY);
+    assert.equal(await models(next), 200);
+    next.destroy();
   });
 
   it('does not count a header deadline missed on a connection that had completed a request', async () => {
