@@ -61,7 +61,10 @@ describe('address penalties', () => {
     for (let i = 0; i < 3; i++) penalties.cut('10.0.0.1');
     clock.now = 4_999;
     assert.equal(penalties.isBoxed('10.0.0.1'), true);
+    assert.equal(penalties.remainingMs('10.0.0.1'), 1, 'what a Retry-After is computed from');
+    assert.equal(penalties.remainingMs('10.0.0.2'), 0);
     clock.now = 5_000;
+    assert.equal(penalties.remainingMs('10.0.0.1'), 0);
     assert.equal(penalties.isBoxed('10.0.0.1'), false);
     assert.equal(penalties.boxedCount, 0);
     assert.equal(penalties.cut('10.0.0.1'), false, 'the cuts that boxed it are not counted again');
