@@ -73,9 +73,9 @@ describe('/v1/messages: unknown members of messages, blocks, tools and tool_choi
     for (const mock of Object.values(env.mocks)) mock.reset();
   });
 
-  const post = (body: Record<string, unknown>, path = '/v1/messages') =>
+  const post = (body: Record<string, unknown>, path = '/v1/messages', headers: Record<string, string> = {}) =>
     env.h.gateway('POST', path, {
-      headers: { 'x-api-key': env.key.key, 'anthropic-version': '2023-06-01' },
+      headers: { 'x-api-key': env.key.key, 'anthropic-version': '2023-06-01', ...headers },
       body,
     });
 
@@ -86,6 +86,17 @@ describe('/v1/messages: unknown members of messages, blocks, tools and tool_choi
     assert.equal(result.status, 200, result.text);
     const sent = env.mocks.anthropic.lastRequest()!.body;
     assert.deepEqual(sent, { ...body, model: 'claude-haiku-4-5' });
+  });
+
+  it("native path with Claude Code's compression bundle: the compressed body keeps every unknown member", async () => {
+    env.mocks.anthropic.setScenario({ text: 'Cold.' });
+    const body = bodyWithUnknownMembers(MODEL_OF.anthropic);
+    const result = await post(body, '/v1/messages', { 'x-gateway-compression-model': 'claude' });
+    assert.equal(result.status, 200, result.text);
+    const sent = env.mocks.anthropic.lastRequest()!.rawBody;
+    const count = (text: string) => text.split(MARKER).length - 1;
+    assert.equal(count(sent), count(JSON.stringify(body)));
+    assert.deepEqual(JSON.parse(sent).messages[1].output_config, { effort: 'low' });
   });
 
   it('translated path: 200, and the OpenAI provider gets the conversation without the unknown members', async () => {
