@@ -6,9 +6,11 @@ import { MAX_TOKEN_COUNT, TokenLimitSchema } from '../../canonical/chat-request.
  * The Anthropic Messages request (spec 2.2 and Anthropic's full shape). The route schema checks
  * the envelope; each content block is then checked against its own schema below while it is
  * converted (see convert-request.ts), so that an error names the exact block and field instead
- * of an `anyOf` mismatch. Unknown top-level fields Anthropic may add are accepted: forwarded on
- * the native path, ignored by the translation. Members Anthropic adds to blocks the gateway
- * reads (`cache_control.scope`, `tool_use.caller`, …) are accepted too.
+ * of an `anyOf` mismatch. Unknown members Anthropic adds, at any depth (top level, messages,
+ * content blocks, tools, `tool_choice`: `cache_control.scope`, `tool_use.caller`,
+ * `messages[].output_config` of Claude Code 2.1.332, …), are accepted: forwarded on the native
+ * path, dropped by the translation, which copies only the members it reads. Those members keep
+ * their types checked; a client never learns of a new member from a 400 (issue 27, row 6).
  */
 
 export const CacheControlSchema = Type.Object(
@@ -32,13 +34,13 @@ export const ImageBlockSchema = Type.Object(
     source: Type.Union([
       Type.Object(
         { type: Type.Literal('base64'), media_type: Type.String({ minLength: 1 }), data: Type.String() },
-        { additionalProperties: false },
+        { additionalProperties: true },
       ),
-      Type.Object({ type: Type.Literal('url'), url: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+      Type.Object({ type: Type.Literal('url'), url: Type.String({ minLength: 1 }) }, { additionalProperties: true }),
     ]),
     cache_control: Type.Optional(Type.Union([CacheControlSchema, Type.Null()])),
   },
-  { additionalProperties: false },
+  { additionalProperties: true },
 );
 
 export const ToolUseBlockSchema = Type.Object(
@@ -62,7 +64,7 @@ export const ToolResultBlockSchema = Type.Object(
     is_error: Type.Optional(Type.Boolean()),
     cache_control: Type.Optional(Type.Union([CacheControlSchema, Type.Null()])),
   },
-  { additionalProperties: false },
+  { additionalProperties: true },
 );
 
 export const ThinkingBlockSchema = Type.Object(
@@ -71,7 +73,7 @@ export const ThinkingBlockSchema = Type.Object(
 );
 export const RedactedThinkingBlockSchema = Type.Object(
   { type: Type.Literal('redacted_thinking'), data: Type.String() },
-  { additionalProperties: false },
+  { additionalProperties: true },
 );
 
 export type TextBlock = Static<typeof TextBlockSchema>;
@@ -91,7 +93,7 @@ export const MessagesMessageSchema = Type.Object(
     role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system')]),
     content: Type.Union([Type.String(), Type.Array(AnyBlockSchema)]),
   },
-  { additionalProperties: false },
+  { additionalProperties: true },
 );
 
 export const MessagesToolSchema = Type.Object(
@@ -111,7 +113,7 @@ export const MessagesToolChoiceSchema = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1 })),
     disable_parallel_tool_use: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false },
+  { additionalProperties: true },
 );
 
 export const MessagesRequestSchema = Type.Object(

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Harness } from '../../support/gateway-harness.js';
 import type { MockUpstream, RecordedRequest } from '../../support/mock-upstreams/index.js';
 import { UPSTREAM_KEY, startAgentGateway } from '../../support/agents/agent-gateway.js';
-import { AGENT_CLIS, makeProject, runAgent, type AgentCli, type AgentRun } from '../../support/agents/agent-clis.js';
+import { AGENT_RELEASES, makeProject, releaseName, runAgent, type AgentRun } from '../../support/agents/agent-clis.js';
 import {
   startRecordingProxy,
   type ProxiedExchange,
@@ -19,7 +19,8 @@ import type { RequestFormat } from '../../../src/compress/types.js';
 import { GATEWAY_ONLY_FIELDS } from '../../../src/providers/shared/gateway-fields.js';
 
 /**
- * Issue 18's acceptance, with the real CLIs: each one, given only what `gateway connect`
+ * Issue 18's acceptance, with the real CLIs: each pinned release (the versions pinned first and
+ * the newest published, issue 27), given only what `gateway connect`
  * prints (base URL, key, CA, compression header) and its default model and flags, runs a
  * streamed tool-use round trip through the gateway to a mock provider. A recording proxy
  * between CLI and gateway keeps what the client sent and what the gateway answered, so the
@@ -30,8 +31,8 @@ import { GATEWAY_ONLY_FIELDS } from '../../../src/providers/shared/gateway-field
  */
 const RUN_TIMEOUT_MS = 150_000; // opencode needs ~10 s of CPU; a loaded 2-core machine stretches that
 
-/** Why each CLI's round trip fails on today's gateway, first failure first. */
-const PENDING: Partial<Record<AgentCli, string>> = {};
+/** Why a release's round trip fails on today's gateway (by `releaseName`), first failure first. */
+const PENDING: Partial<Record<string, string>> = {};
 /** The gateway's members and those Edgee's SDKs send: none may reach a provider. */
 const GATEWAY_FIELDS: readonly string[] = GATEWAY_ONLY_FIELDS;
 
@@ -52,8 +53,10 @@ function reportedSavings(text: string): number {
   return saved;
 }
 
-for (const cli of AGENT_CLIS) {
-  describe(`${cli} through the gateway, default model and flags`, { timeout: RUN_TIMEOUT_MS + 60_000 }, () => {
+for (const release of AGENT_RELEASES) {
+  const { cli } = release;
+  const name = releaseName(release);
+  describe(`${name} through the gateway, default model and flags`, { timeout: RUN_TIMEOUT_MS + 60_000 }, () => {
     let mock: MockUpstream;
     let harness: Harness;
     let proxy: RecordingProxy;
@@ -78,7 +81,7 @@ for (const cli of AGENT_CLIS) {
         ca: readFileSync(join(tls, 'ca.pem'), 'utf8'),
       });
       run = await runAgent(
-        cli,
+        release,
         {
           origin: proxy.origin,
           apiKey: key.key,
@@ -113,12 +116,12 @@ for (const cli of AGENT_CLIS) {
       assert.equal(run.timedOut, false, `killed after ${RUN_TIMEOUT_MS} ms`);
     });
 
-    it('completes the tool-use round trip', { todo: PENDING[cli] }, () => {
+    it('completes the tool-use round trip', { todo: PENDING[name] }, () => {
       assert.equal(run.status, 0, `exit ${run.status}\n${run.stdout.slice(-1500)}\n${run.stderr.slice(-1500)}`);
       assert.ok(run.stdout.includes(`${FINAL_PREFIX} ${PROBE_CONTENT}`), run.stdout.slice(-1500));
     });
 
-    it('has every model call admitted and answered as a stream', { todo: PENDING[cli] }, () => {
+    it('has every model call admitted and answered as a stream', { todo: PENDING[name] }, () => {
       for (const call of modelCalls(proxy.exchanges)) {
         assert.equal(call.status, 200, `${call.path} → ${call.status} ${call.responseText.slice(0, 600)}`);
         assert.equal(call.body?.stream, true, `${call.path} was not a streaming request`);
@@ -126,7 +129,7 @@ for (const cli of AGENT_CLIS) {
       }
     });
 
-    it('never lets the gateway key or a gateway field reach the provider', { todo: PENDING[cli] }, () => {
+    it('never lets the gateway key or a gateway field reach the provider', { todo: PENDING[name] }, () => {
       const upstream = upstreamCalls(mock.requests);
       assert.ok(upstream.length > 0, 'nothing reached the provider');
       for (const request of upstream) {
@@ -140,7 +143,7 @@ for (const cli of AGENT_CLIS) {
     // Same-format savings: each body passes through natively (Codex's Responses bodies to the
     // OpenAI mock too), compressed in its own shape; Codex's tool outputs are
     // `custom_tool_call_output` items and its tools an `additional_tools` input item.
-    it('reports compression savings equal to a re-count of client and provider bodies', { todo: PENDING[cli] }, () => {
+    it('reports compression savings equal to a re-count of client and provider bodies', { todo: PENDING[name] }, () => {
       const calls = modelCalls(proxy.exchanges).filter((call) => call.status === 200);
       const upstream = upstreamCalls(mock.requests);
       assert.ok(calls.length > 0, 'no model call was answered');

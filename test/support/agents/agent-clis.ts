@@ -19,7 +19,19 @@ export type AgentCli = 'claude-code' | 'codex' | 'opencode';
 export const AGENT_CLIS: readonly AgentCli[] = ['claude-code', 'codex', 'opencode'];
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const BIN = join(REPO_ROOT, 'node_modules', '.bin');
+const NODE_MODULES = join(REPO_ROOT, 'node_modules');
+
+/**
+ * One pinned version of a CLI, by the directory npm installed it in: the package's own name for
+ * the version pinned first, an npm alias (package.json) for each newer one, so users on either
+ * are covered. Two versions share one command name, so `node_modules/.bin` points at only one
+ * of them: each release is run from its own directory.
+ */
+export interface AgentRelease {
+  cli: AgentCli;
+  /** Directory under node_modules. */
+  install: string;
+}
 
 export const CLI_PACKAGES: Record<AgentCli, string> = {
   'claude-code': '@anthropic-ai/claude-code',
@@ -27,10 +39,24 @@ export const CLI_PACKAGES: Record<AgentCli, string> = {
   opencode: 'opencode-ai',
 };
 
-/** The installed version of a CLI, from its package.json. */
-export function cliVersion(cli: AgentCli): string {
-  const manifest = join(REPO_ROOT, 'node_modules', CLI_PACKAGES[cli], 'package.json');
+/** Every pinned release, oldest first per CLI (opencode's newest published is the one pinned first). */
+export const AGENT_RELEASES: readonly AgentRelease[] = [
+  { cli: 'claude-code', install: CLI_PACKAGES['claude-code'] },
+  { cli: 'claude-code', install: 'claude-code-2-1-332' },
+  { cli: 'codex', install: CLI_PACKAGES.codex },
+  { cli: 'codex', install: 'codex-0-171-0' },
+  { cli: 'opencode', install: CLI_PACKAGES.opencode },
+];
+
+/** The installed version of a release, from its package.json. */
+export function cliVersion(release: AgentRelease): string {
+  const manifest = join(NODE_MODULES, release.install, 'package.json');
   return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+}
+
+/** `claude-code 2.1.332`: how tests and reports name a release. */
+export function releaseName(release: AgentRelease): string {
+  return `${release.cli} ${cliVersion(release)}`;
 }
 
 export interface AgentTarget {
@@ -65,18 +91,18 @@ export interface AgentInvocation {
 
 export const PROMPT = `Read the file ${PROBE_FILE} and tell me what it says.`;
 
-const HEADLESS: Record<AgentCli, (prompt: string) => { command: string; args: string[] }> = {
-  'claude-code': (prompt) => ({ command: join(BIN, 'claude'), args: ['-p', prompt] }),
-  codex: (prompt) => ({ command: join(BIN, 'codex'), args: ['exec', prompt] }),
-  opencode: (prompt) => ({ command: join(BIN, 'opencode'), args: ['run', prompt] }),
+const HEADLESS: Record<AgentCli, (dir: string, prompt: string) => { command: string; args: string[] }> = {
+  'claude-code': (dir, prompt) => ({ command: join(dir, 'bin', 'claude.exe'), args: ['-p', prompt] }),
+  codex: (dir, prompt) => ({ command: join(dir, 'bin', 'codex.js'), args: ['exec', prompt] }),
+  opencode: (dir, prompt) => ({ command: join(dir, 'bin', 'opencode.exe'), args: ['run', prompt] }),
 };
 
 /**
  * Exactly what `gateway connect <cli>` prints (src/cli/client-profiles.ts), variables that only
- * silence vendor traffic included, and the CLI's headless command with no other flag.
+ * silence vendor traffic included, and the release's headless command with no other flag.
  */
-export function invocation(cli: AgentCli, target: AgentTarget, prompt = PROMPT): AgentInvocation {
-  const profile = clientProfile(cli, {
+export function invocation(release: AgentRelease, target: AgentTarget, prompt = PROMPT): AgentInvocation {
+  const profile = clientProfile(release.cli, {
     origin: target.origin,
     apiKey: target.apiKey,
     caFile: target.caFile,
@@ -84,7 +110,7 @@ export function invocation(cli: AgentCli, target: AgentTarget, prompt = PROMPT):
     bundle: target.bundle,
   });
   return {
-    ...HEADLESS[cli](prompt),
+    ...HEADLESS[release.cli](join(NODE_MODULES, release.install), prompt),
     env: { ...profile.env, ...profile.quietEnv },
     files: Object.fromEntries(profile.files.map((file) => [file.path.replace(/^~\//, ''), file.content])),
   };
@@ -102,14 +128,14 @@ export function makeProject(): { dir: string; home: string; cleanup: () => void 
   return { dir, home, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
-/** Runs one CLI to completion (or kills it at the deadline) in `project`. */
+/** Runs one CLI release to completion (or kills it at the deadline) in `project`. */
 export async function runAgent(
-  cli: AgentCli,
+  release: AgentRelease,
   target: AgentTarget,
   project: { dir: string; home: string },
   options: { timeoutMs?: number; prompt?: string } = {},
 ): Promise<AgentRun> {
-  const call = invocation(cli, target, options.prompt);
+  const call = invocation(release, target, options.prompt);
   for (const [path, content] of Object.entries(call.files)) {
     mkdirSync(dirname(join(project.home, path)), { recursive: true });
     writeFileSync(join(project.home, path), content);
@@ -135,7 +161,7 @@ export async function runAgent(
   const [status, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
   clearTimeout(timer);
   return {
-    cli,
+    cli: release.cli,
     status,
     signal,
     stdout,

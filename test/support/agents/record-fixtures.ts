@@ -1,12 +1,13 @@
-// Records the requests each coding-agent CLI sends during a tool-use round trip, straight to the
-// mock upstream (no gateway in between), as fixtures under test/fixtures/agents/<cli>/. Run it
-// after upgrading a CLI:
-//   node --import tsx test/support/agents/record-fixtures.ts [claude-code|codex|opencode ...]
+// Records the requests each pinned coding-agent CLI release sends during a tool-use round trip,
+// straight to the mock upstream (no gateway in between), as fixtures under
+// test/fixtures/agents/<cli>/ (the release pinned first) or <cli>-<version>/ (the newer ones).
+// Run it after pinning a new release (AGENT_RELEASES in agent-clis.ts):
+//   node --import tsx test/support/agents/record-fixtures.ts [claude-code|codex|opencode|<version> ...]
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMockAgentUpstream, type RecordedRequest } from '../mock-upstreams/index.js';
-import { AGENT_CLIS, cliVersion, makeProject, runAgent, type AgentCli } from './agent-clis.js';
+import { AGENT_RELEASES, CLI_PACKAGES, cliVersion, makeProject, runAgent, type AgentRelease } from './agent-clis.js';
 import { offeredTools, toolResults, toolRoundTrip } from './tool-round-trip.js';
 import { FINAL_PREFIX } from './tool-round-trip.js';
 
@@ -26,15 +27,22 @@ function sanitize(value: string, project: { dir: string; home: string }): string
   return value.split(project.dir).join('/work/project').split(project.home).join('/home/user');
 }
 
-async function record(cli: AgentCli): Promise<void> {
+/** The first pinned release keeps the plain CLI name, which other tests read its fixtures by. */
+function fixtureDir(release: AgentRelease): string {
+  const name = release.install === CLI_PACKAGES[release.cli] ? release.cli : `${release.cli}-${cliVersion(release)}`;
+  return join(FIXTURES, name);
+}
+
+async function record(release: AgentRelease): Promise<void> {
+  const { cli } = release;
   const project = makeProject();
   const mock = await startMockAgentUpstream();
   mock.setScenario(toolRoundTrip(project.dir));
   try {
-    const run = await runAgent(cli, { origin: mock.url, apiKey: 'sk-fixture' }, project, { timeoutMs: 120_000 });
+    const run = await runAgent(release, { origin: mock.url, apiKey: 'sk-fixture' }, project, { timeoutMs: 120_000 });
     if (run.status !== 0 || !run.stdout.includes(FINAL_PREFIX))
       throw new Error(`${cli} did not complete the round trip (exit ${run.status}):\n${run.stdout}\n${run.stderr}`);
-    const dir = join(FIXTURES, cli);
+    const dir = fixtureDir(release);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     for (const [i, request] of mock.requests.entries()) {
@@ -43,7 +51,7 @@ async function record(cli: AgentCli): Promise<void> {
       );
       const fixture = {
         cli,
-        version: cliVersion(cli),
+        version: cliVersion(release),
         recorded: new Date().toISOString().slice(0, 10),
         method: request.method,
         path: request.path,
@@ -54,7 +62,7 @@ async function record(cli: AgentCli): Promise<void> {
       writeFileSync(join(dir, name), sanitize(JSON.stringify(fixture, null, 2), project) + '\n');
     }
     process.stdout.write(
-      `${cli} ${cliVersion(cli)}: ${readdirSync(dir).join(', ')} (${Math.round(run.elapsedMs)} ms)\n`,
+      `${cli} ${cliVersion(release)}: ${readdirSync(dir).join(', ')} (${Math.round(run.elapsedMs)} ms)\n`,
     );
   } finally {
     await mock.close();
@@ -62,5 +70,8 @@ async function record(cli: AgentCli): Promise<void> {
   }
 }
 
-const wanted = process.argv.slice(2) as AgentCli[];
-for (const cli of wanted.length ? wanted : AGENT_CLIS) await record(cli);
+const wanted = process.argv.slice(2);
+const chosen = AGENT_RELEASES.filter(
+  (release) => wanted.length === 0 || wanted.includes(release.cli) || wanted.includes(cliVersion(release)),
+);
+for (const release of chosen) await record(release);
