@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
@@ -41,6 +41,37 @@ function newestMtime(dir: string): number {
  * the installed dependencies (a change to any of them changes what ships).
  */
 export function buildDist(): void {
+  withBuildLock(buildDistUnlocked);
+}
+
+/**
+ * Test files run in parallel and several build: one builds while the others wait, then find the
+ * bundle fresh (two builds at once delete each other's dist/bundle/).
+ */
+function withBuildLock(build: () => void): void {
+  mkdirSync(join(REPO_ROOT, 'dist'), { recursive: true });
+  const lock = join(REPO_ROOT, 'dist', '.build-lock');
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // Left by a build that was killed: no build takes this long (the build times out at 180 s).
+      const age = existsSync(lock) ? Date.now() - statSync(lock, { throwIfNoEntry: false })!.mtimeMs : 0;
+      if (age > 300_000) rmSync(lock, { recursive: true, force: true });
+      else Atomics.wait(pause, 0, 0, 250);
+    }
+  }
+  try {
+    build();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function buildDistUnlocked(): void {
   const built = join(REPO_ROOT, 'dist', 'bundle', 'main.js');
   const inputs = Math.max(
     newestMtime(join(REPO_ROOT, 'src')),
