@@ -50,7 +50,7 @@ describe('the built artifact with every optional integration on', () => {
       env: {
         MOCK_PROVIDER_KEY: 'sk-mock',
         GATEWAY_ENV: 'development',
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`,
         OTEL_SERVICE_NAME: 'gateway-shipped',
         GATEWAY_PRELOAD_TOKENIZERS: 'true',
         METRICS_PORT: String(metricsPort),

@@ -342,10 +342,10 @@ describe('the built artifact serves every route family (npm start, SQLite)', () 
         await page.waitForURL('**/keys');
         await page.locator('[data-testid=key-row][data-key-name="shipped key"]').waitFor();
 
+        // Swagger UI's script renders the operations of the listener's own document.
         await page.goto(`${service.serve.urls.gateway}/docs`);
-        await page.locator('.swagger-ui .info .title').waitFor();
-        assert.match(await page.locator('.swagger-ui .info .title').innerText(), /LLM gateway API/);
-        assert.deepEqual(errors, []);
+        await page.getByText('/v1/chat/completions').first().waitFor();
+        assert.deepEqual(errors, [], 'no script error or blocked resource');
       } finally {
         await browser.close();
       }
