@@ -6,7 +6,8 @@
 // Why a bundle (docs/decisions.md, "Memory"): the gateway's ~1,500 ES and CommonJS modules each
 // cost V8 a module record, a kept source string and their compiled top level; one bundle with
 // the unused code dropped idles ~13 MB smaller. The surfaces and libraries that load on first use
-// (console, collector, API docs, certificate maker) stay separate chunks, loaded as before.
+// (console, collector, API docs, certificate maker) stay separate chunks, loaded as before; what
+// cannot work from a bundle is `external` below. test/shipped/ runs the bundle as `npm start` does.
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
