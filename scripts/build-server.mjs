@@ -6,7 +6,8 @@
 // Why a bundle (docs/decisions.md, "Memory"): the gateway's ~1,500 ES and CommonJS modules each
 // cost V8 a module record, a kept source string and their compiled top level; one bundle with
 // the unused code dropped idles ~13 MB smaller. The surfaces and libraries that load on first use
-// (console, collector, API docs, certificate maker) stay separate chunks, loaded as before.
+// (console, collector, API docs, certificate maker) stay separate chunks, loaded as before; what
+// cannot work from a bundle is `external` below. test/shipped/ runs the bundle as `npm start` does.
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -54,7 +55,20 @@ await esbuild.build({
   chunkNames: 'chunk-[hash]',
   // Native code, and packages that start threads from a file of their own (piscina's worker.js,
   // found next to its code) or whose module registry does not survive bundling (@peculiar/x509).
-  external: ['better-sqlite3', 'piscina', '@peculiar/x509'],
+  // Swagger UI serves its static files from next to its own code (`__dirname`, which an ES module
+  // bundle has none of, and would point into dist/bundle/ if made up). OpenTelemetry's packages
+  // are CommonJS loaded with import(): split into a chunk of their own, esbuild gives such a chunk
+  // only a default export, so `OTLPTraceExporter` and the rest came out undefined. Both load on
+  // first use only (the API docs, a configured trace endpoint), so the idle process is the same;
+  // test/shipped/ runs both from the bundle.
+  external: [
+    'better-sqlite3',
+    'piscina',
+    '@peculiar/x509',
+    '@fastify/swagger',
+    '@fastify/swagger-ui',
+    '@opentelemetry/*',
+  ],
   // CommonJS dependencies call require(); in an ES module there is none unless made.
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
@@ -10,10 +10,21 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', 
 const CLI_ENTRY = join(REPO_ROOT, 'test', 'cli', 'cli-entry.ts');
 
 /**
- * `bin` runs the real `bin/gateway` (needs `dist/`, see buildDist); `tsx` runs src/ through tsx,
- * which needs no build step.
+ * `bin` runs the real `bin/gateway` (needs `dist/`, see buildDist); `start` runs it with the Node
+ * flags of package.json's `start` script, as `npm start` does; `tsx` runs src/ through tsx, which
+ * needs no build step.
  */
-export type CliMode = 'bin' | 'tsx';
+export type CliMode = 'bin' | 'start' | 'tsx';
+
+/** The Node flags `npm start` passes before bin/gateway, read from package.json's `start` script. */
+function startScriptNodeFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.trim().split(/\s+/);
+  const bin = words.indexOf('bin/gateway');
+  if (words[0] !== 'node' || bin < 0)
+    throw new Error(`the start script is not \`node [flags] bin/gateway …\`: ${pkg.scripts.start}`);
+  return words.slice(1, bin);
+}
 
 function newestMtime(dir: string): number {
   let newest = 0;
@@ -26,11 +37,48 @@ function newestMtime(dir: string): number {
 
 /**
  * Builds the server exactly as `npm run build` does (tsc into dist/, then the bundle bin/gateway
- * runs, dist/bundle/), unless the bundle is newer than every source file.
+ * runs, dist/bundle/), unless the bundle is newer than every source file, the build script and
+ * the installed dependencies (a change to any of them changes what ships).
  */
 export function buildDist(): void {
+  withBuildLock(buildDistUnlocked);
+}
+
+/**
+ * Test files run in parallel and several build: one builds while the others wait, then find the
+ * bundle fresh (two builds at once delete each other's dist/bundle/).
+ */
+function withBuildLock(build: () => void): void {
+  mkdirSync(join(REPO_ROOT, 'dist'), { recursive: true });
+  const lock = join(REPO_ROOT, 'dist', '.build-lock');
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // Left by a build that was killed: no build takes this long (the build times out at 180 s).
+      const age = existsSync(lock) ? Date.now() - statSync(lock, { throwIfNoEntry: false })!.mtimeMs : 0;
+      if (age > 300_000) rmSync(lock, { recursive: true, force: true });
+      else Atomics.wait(pause, 0, 0, 250);
+    }
+  }
+  try {
+    build();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function buildDistUnlocked(): void {
   const built = join(REPO_ROOT, 'dist', 'bundle', 'main.js');
-  if (existsSync(built) && statSync(built).mtimeMs > newestMtime(join(REPO_ROOT, 'src'))) return;
+  const inputs = Math.max(
+    newestMtime(join(REPO_ROOT, 'src')),
+    statSync(join(REPO_ROOT, 'scripts', 'build-server.mjs')).mtimeMs,
+    statSync(join(REPO_ROOT, 'package-lock.json')).mtimeMs,
+  );
+  if (existsSync(built) && statSync(built).mtimeMs > inputs) return;
   const started = Date.now();
   const result = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build-server.mjs')], {
     cwd: REPO_ROOT,
@@ -44,7 +92,9 @@ export function buildDist(): void {
 }
 
 function cliArgs(mode: CliMode, args: string[]): string[] {
-  return mode === 'bin' ? [join(REPO_ROOT, 'bin', 'gateway'), ...args] : ['--import', 'tsx', CLI_ENTRY, ...args];
+  if (mode === 'tsx') return ['--import', 'tsx', CLI_ENTRY, ...args];
+  const flags = mode === 'start' ? startScriptNodeFlags() : [];
+  return [...flags, join(REPO_ROOT, 'bin', 'gateway'), ...args];
 }
 
 /** A minimal environment: no DATABASE_URL or TLS files leak in from the caller's shell. */
@@ -143,6 +193,7 @@ export async function startServe(
 
 export interface HttpsResult {
   status: number;
+  headers: Record<string, string | string[] | undefined>;
   text: string;
   json: any;
 }
@@ -170,7 +221,7 @@ export function httpsClient(ca: string) {
     } catch {
       json = undefined;
     }
-    return { status: response.statusCode, text, json };
+    return { status: response.statusCode, headers: response.headers, text, json };
   }
   return { call, close: () => dispatcher.close() };
 }
