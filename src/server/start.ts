@@ -108,6 +108,7 @@ export async function startGateway(
     metrics: settings.metrics,
     connections: settings.connections,
     jsonMaxDepth: settings.hardening.jsonMaxDepth,
+    accessLog: settings.accessLog,
   };
   const gate = connectionGate(settings, logger);
   const penalties = gate.penalties;
@@ -137,6 +138,7 @@ export async function startGateway(
             tracing,
             bodyLimits: settings.routeBodyLimits,
             compression: new CompressionConversations(store),
+            storedRefusalsPerKeyPerMinute: settings.accessLog.storedRefusalsPerKeyPerMinute,
           },
         ),
         connections,
