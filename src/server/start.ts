@@ -28,6 +28,7 @@ import { HandshakePacer } from './handshake-pacer.js';
 import { CompressionConversations } from '../store/compression-conversations.js';
 import { readTelemetrySettings } from '../config/telemetry-settings.js';
 import { createTracing } from '../telemetry/tracing.js';
+import { RefusalRetention } from '../metering/refusal-retention.js';
 
 export interface RunningGateway {
   /**
@@ -89,6 +90,8 @@ export async function startGateway(
     sweepIntervalMs: settings.sweepIntervalMs,
   });
   budget.startSweeper();
+  const refusalRetention = new RefusalRetention(store, settings.accessLog.refusalRetentionDays, logger);
+  refusalRetention.start();
   const gatewayTools = createGatewayToolsService(store, {
     pendingTtlMs: settings.hardening.pendingTtlMs,
     pendingMaxPerKey: settings.hardening.pendingMaxPerKey,
@@ -189,6 +192,7 @@ export async function startGateway(
     untrackUsageQueue();
     await Promise.allSettled(all.map((s) => s.drain(0)));
     budget.stopSweeper();
+    await refusalRetention.stop();
     await store.close();
     throw error;
   }
@@ -204,10 +208,12 @@ export async function startGateway(
     (stopping ??= (async () => {
       clearInterval(lastUsedTimer);
       budget.stopSweeper();
+      const refusalRetentionStopped = refusalRetention.stop();
       // The outbox worker finishes or releases its in-flight deliveries while the listeners drain.
       const collectorStopped = collector?.stop();
       await Promise.all(all.map((surface) => surface.drain(DRAIN_GRACE_MS)));
       await collectorStopped;
+      await refusalRetentionStopped;
       await usage.drain();
       await authenticator
         .flushLastUsed()
