@@ -59,6 +59,18 @@ for (const store of storeKinds()) {
       for (const row of rows) assert.equal(row.length, CSV_HEADER.length);
     });
 
+    it('the usage summary counts refusals as errors, under a "(refused)" provider', async () => {
+      const summary = await h.console('GET', `/v1/organizations/${org.id}/usage/summary?period=24h&group_by=provider`, {
+        token: org.token,
+      });
+      assert.equal(summary.status, 200, summary.text);
+      const refused = (summary.json.groups as Array<Record<string, unknown>>).find((g) => g.key === '');
+      assert.ok(refused, summary.text);
+      assert.equal(refused.label, '(refused)');
+      assert.ok(Number(refused.errors) >= 1 && refused.errors === refused.requests);
+      assert.equal(refused.cost_micro_usd, 0);
+    });
+
     it('a 401 belongs to no organization: no row anywhere', async () => {
       const before = (await usageRowsByKey(h.running.store, key.id)).length;
       const unauthenticated = await h.gateway('GET', '/v1/models', {
