@@ -63,6 +63,8 @@ export function buildCollectorApp(
     ...base,
     lenientJsonContentType: true,
     errors: CONSOLE_ERROR_DOCS,
+    // Refused before its Host named a project: no id.
+    principal: (request) => (request.collectorProject as ResolvedProject | null | undefined)?.id,
     sendError: sendConsoleProblem,
     handleError: (error, _request, reply) => {
       if (error instanceof ConsoleError) return sendConsoleError(reply, error.status, error.message, error.param);

@@ -12,6 +12,7 @@ import { readOffloadSettings, readRouteBodyLimits, type RouteBodyLimits } from '
 import type { OffloadSettings } from './offload-settings.js';
 import { readSurfaces, type SurfaceName } from './surface-settings.js';
 import { readTrustedProxies, type TrustedProxyRange } from './trusted-proxy-settings.js';
+import { readAccessLogSettings, type AccessLogSettings } from './access-log-settings.js';
 
 /** Process settings, read once from the environment at start-up. */
 export interface Settings {
@@ -30,6 +31,8 @@ export interface Settings {
   secretKey: string | undefined;
   configFile: string | undefined;
   logLevel: string;
+  /** One line per request on every listener, and the gateway's stored refusals (docs/configuration.md, "Access log"). */
+  accessLog: AccessLogSettings;
   /** Every listener's body limit, and the gateway routes' unless set per route. */
   bodyLimitBytes: number;
   /** Body limits of the gateway routes that take big inputs (docs/configuration.md). */
@@ -139,6 +142,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     secretKey: env.GATEWAY_SECRET_KEY || undefined,
     configFile: env.GATEWAY_CONFIG || undefined,
     logLevel: env.LOG_LEVEL || 'info',
+    accessLog: readAccessLogSettings(env),
     bodyLimitBytes: positiveInt(env, 'GATEWAY_BODY_LIMIT_BYTES', 10 * 1024 * 1024),
     routeBodyLimits: readRouteBodyLimits(env, positiveInt(env, 'GATEWAY_BODY_LIMIT_BYTES', 10 * 1024 * 1024)),
     offload: readOffloadSettings(env),

@@ -10,6 +10,7 @@ import { registerCurrentOrganizationRoute } from './routes/organization.js';
 import { registerWebConsole } from './web-console.js';
 import { registerGatewayToolRoutes } from './routes/gateway-tools.js';
 import { registerConsoleCollectorRoutes } from './routes/console-collector-routes.js';
+import type { ConsoleToken } from '../store/console-tokens.js';
 
 export function buildConsoleApp(
   base: Omit<AppOptions, 'sendError' | 'handleError'>,
@@ -18,6 +19,8 @@ export function buildConsoleApp(
   const app = createApp({
     ...base,
     errors: CONSOLE_ERROR_DOCS,
+    // The web console's files and 404s are served without a token.
+    principal: (request) => (request.consoleToken as ConsoleToken | null | undefined)?.id,
     sendError: sendConsoleProblem,
     handleError: (error, _request, reply) =>
       error instanceof ConsoleError ? sendConsoleError(reply, error.status, error.message, error.param) : undefined,

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { HttpProblem } from '../server/create-app.js';
+import { noteErrorCode } from '../server/access-log.js';
 
 /** The console's (and the collector's) error registry: every status either surface answers with, and its `error` member. */
 export const CONSOLE_ERRORS = {
@@ -40,11 +41,10 @@ export function sendConsoleError(
   message: string,
   param: string | null = null,
 ): FastifyReply {
-  const body: Record<string, unknown> = {
-    error: (CONSOLE_ERRORS as Record<number, string>)[status] ?? 'Error',
-    message,
-  };
+  const error = (CONSOLE_ERRORS as Record<number, string>)[status] ?? 'Error';
+  const body: Record<string, unknown> = { error, message };
   if (param) body.param = param;
+  noteErrorCode(reply, error);
   return reply.code(status).type('application/json').send(body);
 }
 

@@ -15,6 +15,10 @@ import { registerMessagesRoute } from './messages/messages-route.js';
 import { registerMessagesCountTokensRoute } from './messages/count-tokens-route.js';
 import { registerResponsesRoute } from './responses/responses-route.js';
 import { registerOffloadWarmup } from './warm-offload.js';
+import { RefusedRequests, registerRefusedRequests } from './refused-requests.js';
+import type { ApiKey } from '../store/api-keys.js';
+
+const DEFAULT_STORED_REFUSALS = 60;
 
 export function buildGatewayApp(
   base: Omit<AppOptions, 'sendError' | 'handleError'>,
@@ -24,6 +28,8 @@ export function buildGatewayApp(
     ...base,
     lenientJsonContentType: true,
     errors: GATEWAY_ERROR_DOCS,
+    // Routes outside the authenticated scope (404s, /metrics) have no key.
+    principal: (request) => (request.apiKey as ApiKey | null | undefined)?.id,
     clientErrorBody: (status, message) =>
       new GatewayError(status === 431 ? 'request_too_large' : 'invalid_request', { status, message }).toEnvelope(),
     sendError: (reply, problem) => sendGatewayError(reply, problemToGatewayError(problem)),
@@ -47,6 +53,10 @@ export function buildGatewayApp(
   const limits = services.bodyLimits;
   app.register(async (authenticated) => {
     registerGatewayAuth(authenticated, services.authenticator);
+    registerRefusedRequests(
+      authenticated,
+      new RefusedRequests(services.usage, services.storedRefusalsPerKeyPerMinute ?? DEFAULT_STORED_REFUSALS),
+    );
     registerOffloadWarmup(authenticated);
     registerModelsRoute(authenticated, services);
     registerChatCompletionsRoute(authenticated, services);

@@ -13,4 +13,6 @@ export interface GatewayServices extends CoreServices {
   maxConcurrency: number;
   /** Body limits of the routes that take big inputs; absent: the listener's limit for all. */
   bodyLimits?: RouteBodyLimits;
+  /** Refusals of one key stored for the console's Logs page per minute (gateway/refused-requests.ts); absent: 60. */
+  storedRefusalsPerKeyPerMinute?: number;
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { HttpProblem } from '../server/create-app.js';
 import { GatewayError, type GatewayErrorCode } from '../pipeline/errors.js';
+import { noteErrorCode } from '../server/access-log.js';
 
 const CODE_FOR_PROBLEM: Record<HttpProblem['kind'], GatewayErrorCode> = {
   invalid_json: 'invalid_json',
@@ -12,6 +13,7 @@ const CODE_FOR_PROBLEM: Record<HttpProblem['kind'], GatewayErrorCode> = {
 };
 
 export function sendGatewayError(reply: FastifyReply, error: GatewayError): FastifyReply {
+  noteErrorCode(reply, error.code);
   if (error.headers) reply.headers(error.headers);
   return reply.code(error.status).type('application/json').send(error.toEnvelope());
 }

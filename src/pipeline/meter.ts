@@ -5,6 +5,7 @@ import type { CoreServices } from './services.js';
 import type { Admission } from './admit.js';
 import { recordUsageMetrics } from '../metrics/metrics.js';
 import { timeOrderedUuid } from '../server/random-ids.js';
+import type { UsageRecord } from '../metering/usage-record.js';
 
 export const ZERO_USAGE: TokenUsage = {
   inputTokens: 0,
@@ -71,37 +72,35 @@ export function meter(services: CoreServices, request: FastifyRequest, admission
       costMicroUsd: cost,
       latencyMs: now - admission.startedAt,
     });
-  const committed = services.usage.write(
-    {
-      id: timeOrderedUuid(now),
-      request_id: admission.requestId,
-      created_at: now,
-      organization_id: request.apiKey.organizationId,
-      api_key_id: request.apiKey.id,
-      model: admission.model.id,
-      provider: outcome.provider,
-      upstream_model: outcome.upstreamModel,
-      endpoint: outcome.endpoint,
-      input_tokens: outcome.usage.inputTokens,
-      cached_input_tokens: outcome.usage.cachedInputTokens,
-      cache_creation_input_tokens: outcome.usage.cacheCreationInputTokens,
-      output_tokens: outcome.usage.outputTokens,
-      reasoning_tokens: outcome.usage.reasoningTokens,
-      uncompressed_input_tokens: outcome.uncompressedInputTokens ?? null,
-      // Priced from the usage the upstream reported, caching counted (apply-compression.ts).
-      compression_savings_micro_usd:
-        admission.compression && outcome.status === 200 ? admission.compression.settle(outcome.usage) : null,
-      cost_micro_usd: cost,
-      tags: admission.tags.length === 0 ? '[]' : JSON.stringify(admission.tags),
-      status_code: outcome.status,
-      error_code: outcome.errorCode,
-      latency_ms: now - admission.startedAt,
-      stream: outcome.stream ? 1 : 0,
-      model_unlisted: admission.model.unlisted ? 1 : 0,
-    },
-    admission.reservation === undefined,
-    admission.reservation,
-  );
-  request.usageCommit = committed;
+  const record: UsageRecord = {
+    id: timeOrderedUuid(now),
+    request_id: admission.requestId,
+    created_at: now,
+    organization_id: request.apiKey.organizationId,
+    api_key_id: request.apiKey.id,
+    model: admission.model.id,
+    provider: outcome.provider,
+    upstream_model: outcome.upstreamModel,
+    endpoint: outcome.endpoint,
+    input_tokens: outcome.usage.inputTokens,
+    cached_input_tokens: outcome.usage.cachedInputTokens,
+    cache_creation_input_tokens: outcome.usage.cacheCreationInputTokens,
+    output_tokens: outcome.usage.outputTokens,
+    reasoning_tokens: outcome.usage.reasoningTokens,
+    uncompressed_input_tokens: outcome.uncompressedInputTokens ?? null,
+    // Priced from the usage the upstream reported, caching counted (apply-compression.ts).
+    compression_savings_micro_usd:
+      admission.compression && outcome.status === 200 ? admission.compression.settle(outcome.usage) : null,
+    cost_micro_usd: cost,
+    tags: admission.tags.length === 0 ? '[]' : JSON.stringify(admission.tags),
+    status_code: outcome.status,
+    error_code: outcome.errorCode,
+    latency_ms: now - admission.startedAt,
+    stream: outcome.stream ? 1 : 0,
+    model_unlisted: admission.model.unlisted ? 1 : 0,
+  };
+  // The access log reads the row itself: no second object per request.
+  request.metered = record;
+  request.usageCommit = services.usage.write(record, admission.reservation === undefined, admission.reservation);
   return cost;
 }

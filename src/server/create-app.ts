@@ -21,6 +21,8 @@ import { lazyValidatorFactory } from './lazy-validators.js';
 import { answerClosedClient, isClientConnectionError } from './client-connection.js';
 import type { HttpProblem } from './http-problem.js';
 import type { TrustedProxy } from './trusted-proxies.js';
+import { accessLog, decorateAccessFields, type Principal } from './access-log.js';
+import type { AccessLogSettings } from '../config/access-log-settings.js';
 
 export interface AppOptions {
   tls: { cert: string; key: string };
@@ -49,6 +51,10 @@ export interface AppOptions {
    * rightmost hop that is not a trusted proxy. Absent: `request.ip` is the socket's peer.
    */
   trustedProxy?: TrustedProxy | undefined;
+  /** One line per request on a listener with a surface (server/access-log.ts); absent: none. */
+  accessLog?: AccessLogSettings;
+  /** The id the access log gives for who called (the surface's credential: key, token, project). */
+  principal?: Principal;
 }
 
 /** Largest request head (request line and headers) a listener reads; larger → 431. Node's default, made explicit. */
@@ -98,8 +104,8 @@ export function createApp(options: AppOptions): FastifyInstance {
       answerClientError(error, socket, clientErrorAnswers);
     },
     loggerInstance: options.logger,
-    // One line per request is written by the metering path instead; Fastify's own two lines
-    // per request would double the logging cost on the hot path.
+    // One line per request is written by the access log instead (access-log.ts); Fastify's own
+    // two lines per request would double the logging cost on the hot path.
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: deferredChildLogger,
     bodyLimit: options.bodyLimitBytes,
@@ -136,8 +142,12 @@ export function createApp(options: AppOptions): FastifyInstance {
     done(null, payload);
   });
 
+  decorateAccessFields(app);
   if (options.surface) {
-    registerHttpMetrics(app, options.surface);
+    const requestEnd = options.accessLog
+      ? accessLog(options.logger, options.accessLog, options.surface, options.principal)
+      : undefined;
+    registerHttpMetrics(app, options.surface, requestEnd);
     registerApiDocs(app, options.surface, options.errors);
     const metrics = options.metrics;
     if (metrics?.public !== false) registerMetricsRoute(app, { token: metrics?.token });

@@ -2,6 +2,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { httpDuration, httpInFlight, httpRequests, metricsRegistry } from '../metrics/metrics.js';
 import type { CounterChild, HistogramChild } from '../metrics/labelled-metrics.js';
+import type { RequestEnd } from './access-log.js';
 
 export interface MetricsEndpointOptions {
   /** When set, a scrape must send `Authorization: Bearer <token>`. */
@@ -13,8 +14,9 @@ export interface MetricsEndpointOptions {
  * a counter and a duration histogram. The end is taken from the socket's `close`, so hijacked
  * SSE streams and clients that leave early are counted too (status 499 when the answer was not
  * finished). Labelled children are cached: the hot path does one Map lookup per request.
+ * `onEnd` (the access log) is told of the same end: one close listener per request serves both.
  */
-export function registerHttpMetrics(app: FastifyInstance, surface: string): void {
+export function registerHttpMetrics(app: FastifyInstance, surface: string, onEnd?: RequestEnd): void {
   const inFlight = httpInFlight.labels(surface);
   const observers = new Map<string, { counter: CounterChild; histogram: HistogramChild }>();
   const observerFor = (route: string, method: string, status: number) => {
@@ -39,8 +41,10 @@ export function registerHttpMetrics(app: FastifyInstance, surface: string): void
       inFlight.dec();
       const status = reply.raw.writableFinished ? reply.raw.statusCode : 499;
       const observer = observerFor(request.routeOptions.url ?? '(unmatched)', request.method, status);
+      const elapsedMs = performance.now() - started;
       observer.counter.inc();
-      observer.histogram.observe((performance.now() - started) / 1000);
+      observer.histogram.observe(elapsedMs / 1000);
+      onEnd?.(request, status, elapsedMs);
     });
     done();
   });

@@ -30,6 +30,7 @@ import { trustedProxyMatcher } from './trusted-proxies.js';
 import { CompressionConversations } from '../store/compression-conversations.js';
 import { readTelemetrySettings } from '../config/telemetry-settings.js';
 import { createTracing } from '../telemetry/tracing.js';
+import { RefusalRetention } from '../metering/refusal-retention.js';
 
 export interface RunningGateway {
   /**
@@ -91,6 +92,8 @@ export async function startGateway(
     sweepIntervalMs: settings.sweepIntervalMs,
   });
   budget.startSweeper();
+  const refusalRetention = new RefusalRetention(store, settings.accessLog.refusalRetentionDays, logger);
+  refusalRetention.start();
   const gatewayTools = createGatewayToolsService(store, {
     pendingTtlMs: settings.hardening.pendingTtlMs,
     pendingMaxPerKey: settings.hardening.pendingMaxPerKey,
@@ -112,6 +115,7 @@ export async function startGateway(
     connections: settings.connections,
     jsonMaxDepth: settings.hardening.jsonMaxDepth,
     trustedProxy,
+    accessLog: settings.accessLog,
   };
   const shared = {
     gate: connectionGate(settings, logger),
@@ -143,6 +147,7 @@ export async function startGateway(
             tracing,
             bodyLimits: settings.routeBodyLimits,
             compression: new CompressionConversations(store),
+            storedRefusalsPerKeyPerMinute: settings.accessLog.storedRefusalsPerKeyPerMinute,
           },
         ),
         connections(),
@@ -191,6 +196,7 @@ export async function startGateway(
     untrackUsageQueue();
     await Promise.allSettled(all.map((s) => s.drain(0)));
     budget.stopSweeper();
+    await refusalRetention.stop();
     await store.close();
     throw error;
   }
@@ -206,10 +212,12 @@ export async function startGateway(
     (stopping ??= (async () => {
       clearInterval(lastUsedTimer);
       budget.stopSweeper();
+      const refusalRetentionStopped = refusalRetention.stop();
       // The outbox worker finishes or releases its in-flight deliveries while the listeners drain.
       const collectorStopped = collector?.stop();
       await Promise.all(all.map((surface) => surface.drain(DRAIN_GRACE_MS)));
       await collectorStopped;
+      await refusalRetentionStopped;
       await usage.drain();
       await authenticator
         .flushLastUsed()

@@ -26,6 +26,8 @@ export interface UsageExportRow {
   cost_micro_usd: number;
   tags: string[];
   status_code: number;
+  /** The code a refused or failed request was answered with; null for an answered one. */
+  error_code: string | null;
 }
 
 /** LIKE pattern for the JSON text of one tag, with LIKE's own metacharacters escaped. */
@@ -64,6 +66,7 @@ export async function* usageExportPages(
         'u.cost_micro_usd',
         'u.tags',
         'u.status_code',
+        'u.error_code',
       ])
       .where('u.organization_id', '=', filter.organizationId)
       // One lower bound only (the cursor's, once there is one): given two, SQLite may seek on the

@@ -103,12 +103,27 @@ describe('web console in headless Chromium', { skip: skipWithoutChromium }, () =
     await env.page.getByTestId('usage-groups').getByText('checkout').waitFor();
   });
 
-  it('the logs page shows the metered requests and downloads CSV and JSON', async () => {
+  it('the logs page shows the metered requests and the refused one with its code, and downloads CSV and JSON', async () => {
+    const refused = await env.h.gateway('POST', '/v1/chat/completions', {
+      token: secret,
+      body: { model: MODEL, messages: 'not a list' },
+    });
+    assert.equal(refused.status, 400);
+    const logsExport = `/v1/organizations/${env.org.id}/logs/export?format=json`;
+    await waitFor(async () => (await env.api('GET', logsExport)).json.length === 5, {
+      what: 'the refused request stored',
+      timeoutMs: 10_000,
+    });
     await env.go('Logs', '/logs');
     const table = env.page.getByTestId('logs-table');
     await table.waitFor();
-    assert.equal(await table.locator('tbody tr').count(), 4);
+    assert.equal(await table.locator('tbody tr').count(), 5);
     assert.match(await table.innerText(), /0\.011000/);
+    const statuses = await table.getByTestId('log-status').allInnerTexts();
+    assert.ok(
+      statuses.some((status) => /400\s+invalid_request/.test(status)),
+      `the refusal's status and code: ${statuses.join(' | ')}`,
+    );
     await env.shot('05-logs');
     for (const format of ['csv', 'json'] as const) {
       const [download] = await Promise.all([
@@ -117,7 +132,7 @@ describe('web console in headless Chromium', { skip: skipWithoutChromium }, () =
       ]);
       const text = readFileSync(await download.path(), 'utf8');
       if (format === 'csv') assert.match(text.split('\n')[0]!, /^Timestamp,API Key,Model/);
-      else assert.equal(JSON.parse(text).length, 4);
+      else assert.equal(JSON.parse(text).length, 5);
     }
     await env.page.fill('input[name=tags]', 'batch');
     await env.page.getByRole('button', { name: 'Apply filters' }).click();

@@ -13,7 +13,6 @@ import {
   rawClient,
   usageRowOf,
   usageRowsByKey,
-  usageRowsByRequest,
   waitFor,
   type RawClient,
 } from '../support/chat-kit.js';
@@ -128,7 +127,7 @@ for (const store of storeKinds()) {
       assert.equal(Number(streamedRow.status_code), 502);
     });
 
-    it('requests refused before admission (schema, unknown model, model restriction) are not metered', async () => {
+    it('requests refused before admission (schema, unknown model, model restriction) leave a zero-cost row with their error code', async () => {
       const restricted = await h.createKey(org, { name: 'restricted', models: ['openai/other'] });
       const refused = [
         await chat({ max_tokens: 0 }, key.key, { 'x-request-id': `refused-schema-${store}` }),
@@ -139,16 +138,22 @@ for (const store of storeKinds()) {
         refused.map((r) => r.status),
         [400, 400, 403],
       );
+      const rows = await Promise.all(refused.map((r) => usageRowOf(h.running.store, header(r, 'x-request-id')!)));
       assert.deepEqual(
-        refused.map((r) => header(r, 'x-request-id')),
-        [`refused-schema-${store}`, `refused-model-${store}`, `refused-forbidden-${store}`],
+        rows.map((row) => [Number(row.status_code), row.error_code, Number(row.cost_micro_usd), row.provider]),
+        [
+          [400, 'invalid_request', 0, ''],
+          [400, 'model_not_found', 0, ''],
+          [403, 'forbidden', 0, ''],
+        ],
       );
-      // Rows are written in order: once a later request's row is stored, an earlier one would be too.
-      const later = await chat({}, key.key, { 'x-request-id': `admitted-after-${store}` });
-      await usageRowOf(h.running.store, header(later, 'x-request-id')!);
-      for (const r of refused)
-        assert.deepEqual(await usageRowsByRequest(h.running.store, header(r, 'x-request-id')!), []);
-      assert.deepEqual(await usageRowsByKey(h.running.store, restricted.id), []);
+      assert.deepEqual(
+        rows.map((row) => row.api_key_id),
+        [key.id, key.id, restricted.id],
+      );
+      assert.equal(rows[1]!.model, 'openai/unknown', 'the model the client asked for');
+      assert.equal(Number(rows[0]!.input_tokens) + Number(rows[0]!.output_tokens), 0);
+      assert.deepEqual(await keySpend(h.running.store, restricted.id), { spent: 0, reserved: 0 });
     });
 
     it('a request refused for the key ceiling leaves a zero-cost row with status 429 usage_limit_exceeded', async () => {

@@ -72,7 +72,10 @@ export function csvRecord(row: UsageExportRow): string[] {
   ];
 }
 
-/** The JSON export's record: the CSV's information in snake_case, plus ids and a few details. */
+/**
+ * The JSON export's record: the CSV's information in snake_case, plus ids and a few details, the
+ * error code of a refused request among them (the CSV keeps the spec's columns).
+ */
 export function jsonRecord(row: UsageExportRow) {
   return {
     id: row.id,
@@ -89,5 +92,6 @@ export function jsonRecord(row: UsageExportRow) {
     cost_micro_usd: row.cost_micro_usd,
     tags: row.tags,
     status: row.status_code,
+    error_code: row.error_code,
   };
 }

@@ -67,6 +67,9 @@ export function windowMembers(window: SummaryWindow) {
   };
 }
 
+/** The label of the empty model or provider: refused requests that named no model, or reached no provider. */
+export const REFUSED_GROUP_LABEL = '(refused)';
+
 /** What the groups are called: the keys' names when grouped by key; otherwise none (the key is the label). */
 export async function groupLabels(
   store: Store,
@@ -74,5 +77,8 @@ export async function groupLabels(
   groupBy: string,
   keys: string[],
 ): Promise<Map<string, string>> {
-  return groupBy === 'api_key' ? keyNames(store, organizationId, keys) : new Map<string, string>();
+  if (groupBy === 'api_key') return keyNames(store, organizationId, keys);
+  const labels = new Map<string, string>();
+  if (keys.includes('')) labels.set('', REFUSED_GROUP_LABEL);
+  return labels;
 }

@@ -4,6 +4,7 @@ import { answerClosedClient, isClientConnectionError } from '../../server/client
 import { GatewayError, databaseUnavailableError, type GatewayErrorCode } from '../../pipeline/errors.js';
 import { problemToGatewayError } from '../send-error.js';
 import { setAnthropicRequestId } from './anthropic-headers.js';
+import { noteErrorCode } from '../../server/access-log.js';
 
 /**
  * Errors on the Anthropic-shaped routes. Anthropic SDKs read `{type: "error", error: {type,
@@ -77,6 +78,7 @@ export function sendAnthropicError(error: unknown, request: FastifyRequest, repl
   const gatewayError = asGatewayError(error);
   if (gatewayError.code === 'internal_error') request.log.error({ err: error, reqId: request.id }, 'unhandled error');
   if (gatewayError.headers) reply.headers(gatewayError.headers);
+  noteErrorCode(reply, gatewayError.code);
   return reply
     .code(anthropicStatus(gatewayError))
     .type('application/json')

@@ -28,6 +28,8 @@ interface ExportRow {
   cost: string;
   tags: string[];
   status: number;
+  /** Why a refused or failed request was answered as it was; null when it was answered. */
+  error_code: string | null;
 }
 
 interface Filters {
@@ -129,7 +131,9 @@ export function LogsPage({ session }: { session: Session }) {
         <div>
           <h1>Logs</h1>
           <p class="muted">
-            One row per metered request, oldest first. Filters apply to the table and to both downloads.
+            One row per metered request, and per request refused with one of the organization's keys (its status and
+            error code; refusals are kept for a limited time), oldest first. Filters apply to the table and to both
+            downloads.
           </p>
         </div>
         <div class="controls">
@@ -210,7 +214,8 @@ export function LogsPage({ session }: { session: Session }) {
       {preview.loading && <Loading what="logs" />}
       {!preview.loading && preview.data && preview.data.rows.length === 0 && (
         <Empty title="No requests match these filters">
-          Widen the period or clear the key and tag filters. Requests show up here as soon as they are metered.
+          Widen the period or clear the key and tag filters. Requests show up here as soon as they are metered or
+          refused.
         </Empty>
       )}
       {!preview.loading && preview.data && preview.data.rows.length > 0 && (
@@ -244,8 +249,9 @@ export function LogsPage({ session }: { session: Session }) {
                   <td class="num">{formatInt(row.input_tokens)}</td>
                   <td class="num">{formatInt(row.output_tokens)}</td>
                   <td class="num mono">{row.cost}</td>
-                  <td>
+                  <td data-testid="log-status">
                     <span class={`badge ${row.status < 400 ? 'ok' : 'bad'}`}>{row.status}</span>
+                    {row.error_code && <span class="mono small"> {row.error_code}</span>}
                   </td>
                   <td>{row.tags.join(', ')}</td>
                 </tr>
