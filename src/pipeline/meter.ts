@@ -49,6 +49,16 @@ export function usageCommitted(request: FastifyRequest): Promise<void> {
   return request.usageCommit ?? Promise.resolve();
 }
 
+/**
+ * Makes the answer's last bytes wait for `work` as well as for the usage row: what a client may
+ * rely on as soon as it has the answer (the stored context of a response it may continue) is
+ * written by then.
+ */
+export function alsoBeforeAnswerEnds(request: FastifyRequest, work: Promise<void>): void {
+  const row = request.usageCommit;
+  request.usageCommit = row ? Promise.all([row, work]).then(() => undefined) : work;
+}
+
 /** Like `usageCommitted`, for a caller that can do without a promise when there is no row. */
 export function pendingUsageCommit(request: FastifyRequest): Promise<void> | undefined {
   return request.usageCommit ?? undefined;

@@ -13,6 +13,7 @@ import * as usageKeyIndex from './011-usage-key-index.js';
 import * as outputBrevity from './012-output-brevity.js';
 import * as toolSurface from './013-tool-surface.js';
 import * as keyToolSurface from './014-key-tool-surface.js';
+import * as storedResponseContexts from './015-stored-response-contexts.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
 const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '012-output-brevity': outputBrevity,
   '013-tool-surface': toolSurface,
   '014-key-tool-surface': keyToolSurface,
+  '015-stored-response-contexts': storedResponseContexts,
 };
 
 export const migrationProvider: MigrationProvider = {
