@@ -156,7 +156,7 @@ class ToolLoop {
     const counted = await countRequestTokensOffloaded(this.body, admission.tokenizer);
     // The members the count does not read go upstream on every round too (unseen-prompt.ts).
     const body = this.body as unknown as Record<string, unknown>;
-    const unseen = uncountedMemberTokens(body, CANONICAL_COUNTED, admission.tokenizer);
+    const unseen = await uncountedMemberTokens(body, CANONICAL_COUNTED, admission.tokenizer);
     const prompt = Math.ceil((counted + unseen) * ESTIMATE_HEADROOM);
     const worstCase = worstCaseMicroUsd(admission.model.pricing, prompt, admission.maxOutputTokens);
     if (!(await services.budget.extend(admission.reservation, ceiling * 1_000_000, worstCase))) {

@@ -1,6 +1,7 @@
 import type { ApiKey } from '../store/api-keys.js';
 import { GATEWAY_ONLY_FIELDS } from '../providers/index.js';
-import { countJsonTokens, countTextTokens, type TokenizerName } from '../tokenize/index.js';
+import { countTextTokens, type TokenizerName } from '../tokenize/index.js';
+import { countTextTokensOffloaded } from '../offload/index.js';
 import type { CoreServices } from './services.js';
 import { GatewayError } from './errors.js';
 
@@ -69,16 +70,21 @@ const PARAMETERS: ReadonlySet<string> = new Set([
   ...GATEWAY_ONLY_FIELDS,
 ]);
 
-/** The tokens of the members of `body` that go upstream and neither the canonical count nor `PARAMETERS` cover. */
-export function uncountedMemberTokens(
+/**
+ * The tokens of the members of `body` that go upstream and neither the canonical count nor
+ * `PARAMETERS` cover, as JSON text (a big one counted on a pool thread: it comes from the client).
+ */
+export async function uncountedMemberTokens(
   body: Record<string, unknown>,
   counted: ReadonlySet<string>,
   tokenizer: TokenizerName,
-): number {
+): Promise<number> {
   let tokens = 0;
   for (const member in body) {
-    if (counted.has(member) || PARAMETERS.has(member) || body[member] === undefined) continue;
-    tokens += countTextTokens(member, tokenizer) + countJsonTokens(body[member], tokenizer);
+    if (counted.has(member) || PARAMETERS.has(member)) continue;
+    const json = JSON.stringify(body[member]);
+    if (json === undefined) continue;
+    tokens += countTextTokens(member, tokenizer) + (await countTextTokensOffloaded(json, tokenizer));
   }
   return tokens;
 }
@@ -93,7 +99,7 @@ export async function unseenPromptTokens(
   forwarded: ForwardedBody,
   tokenizer: TokenizerName,
 ): Promise<number> {
-  let tokens = uncountedMemberTokens(forwarded.body, forwarded.counted, tokenizer);
+  let tokens = await uncountedMemberTokens(forwarded.body, forwarded.counted, tokenizer);
   for (const context of forwarded.storedContext) {
     if (context.kind === 'response') {
       const recorded = await services.storedResponses?.contextTokens(key.organizationId, context.id);

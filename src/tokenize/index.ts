@@ -11,7 +11,6 @@ export {
   TEXT_CACHE_MAX_ENTRY_CHARS,
 } from './count-text.js';
 export { countMessageTokens, countRequestTokens, type CountableRequest } from './count-request.js';
-export { countJsonTokens } from './json-fallback.js';
 export { detectMessageFormat, type MessageFormat } from './message-format.js';
 export type { TextTokenCacheStats } from './text-token-cache.js';
 export { preloadEncoders } from './count-text.js';
