@@ -18,7 +18,7 @@ import { headerFlag, mergeTags } from './request-tags.js';
 import { validateChatRequest } from './validate-chat-request.js';
 import { applyCompression, type AppliedCompression } from './apply-compression.js';
 import { injectGatewayTools, planGatewayTools, type GatewayToolPlan } from './gateway-tool-plan.js';
-import { CANONICAL_COUNTED, unseenPromptTokens, type ForwardedBody } from './unseen-prompt.js';
+import { canonicalForwarded, unseenPromptTokens, type ForwardedBody } from './unseen-prompt.js';
 
 /** Everything decided before the first upstream byte: the request is allowed and paid for. */
 export interface Admission {
@@ -129,11 +129,9 @@ export async function admit(
   if (key.maxUsageUsd !== null) {
     // What goes upstream beyond the canonical count (forwarded members, stored context) is paid
     // for too, or the request is refused when nothing bounds it (docs/budgets.md).
-    const forwarded = (compressCanonical ? undefined : options.forwarded?.()) ?? {
-      body: admission.body as unknown as Record<string, unknown>,
-      counted: CANONICAL_COUNTED,
-      storedContext: [],
-    };
+    const forwarded =
+      (compressCanonical ? undefined : options.forwarded?.()) ??
+      canonicalForwarded(admission.body as unknown as Record<string, unknown>);
     let unseen: number;
     try {
       unseen = await unseenPromptTokens(services, key, forwarded, admission.tokenizer);

@@ -32,6 +32,17 @@ export interface ForwardedBody {
 /** Members of a canonical (chat completions) body that `countRequestTokens` reads. */
 export const CANONICAL_COUNTED: ReadonlySet<string> = new Set(['messages', 'system', 'tools']);
 
+/** The canonical body as admission must see it: forwarded to an OpenAI-compatible upstream with every member it holds. */
+export function canonicalForwarded(body: Record<string, unknown>): ForwardedBody {
+  const storedContext: StoredContext[] = [];
+  // OpenAI's search models add what they found to the prompt they bill.
+  if (body.web_search_options !== undefined && body.web_search_options !== null)
+    storedContext.push({ kind: 'unknown', member: 'web_search_options', what: 'Web search' });
+  if (Array.isArray(body.messages) && body.messages.some((message) => refersToStoredFile(message)))
+    storedContext.push({ kind: 'unknown', member: 'messages', what: 'A file sent by file_id' });
+  return { body, counted: CANONICAL_COUNTED, storedContext };
+}
+
 /**
  * Members that are sampling or control parameters, never text the provider bills as input; and
  * the two whose billed context is `StoredContext`'s to estimate. Every other member that goes

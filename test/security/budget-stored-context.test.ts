@@ -194,6 +194,27 @@ for (const store of storeKinds()) {
         param: 'input',
       },
       {
+        what: 'web search',
+        path: '/v1/chat/completions',
+        body: {
+          model: CHAT,
+          max_tokens: 100,
+          messages: [{ role: 'user', content: 'What happened today?' }],
+          web_search_options: {},
+        },
+        param: 'web_search_options',
+      },
+      {
+        what: 'a chat file by file_id',
+        path: '/v1/chat/completions',
+        body: {
+          model: CHAT,
+          max_tokens: 100,
+          messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-abc' } }] }],
+        },
+        param: 'messages',
+      },
+      {
         what: 'MCP servers',
         path: '/v1/messages',
         body: {
