@@ -42,10 +42,12 @@ function config(upstream: MockUpstream) {
   };
 }
 
+/** Response ids are never reused, as the provider's are not. */
+let nextResponse = 1;
+
 /** An upstream that keeps every response it returns and bills it again to the request that continues it. */
 class StoredContextBilling {
   private readonly stored = new Map<string, number>();
-  private next = 1;
 
   constructor(private readonly upstream: MockUpstream) {
     upstream.setScenario((request) => this.answer(request));
@@ -58,7 +60,7 @@ class StoredContextBilling {
     const inputTokens = storedTokens + request.rawBody.length;
     const cap = body.max_output_tokens ?? body.max_tokens ?? body.max_completion_tokens;
     const outputTokens = typeof cap === 'number' ? cap : 1;
-    const responseId = `resp_stored_${this.next++}`;
+    const responseId = `resp_stored_${nextResponse++}`;
     this.stored.set(responseId, inputTokens + outputTokens);
     return { responseId, usage: { inputTokens, outputTokens } };
   }
@@ -156,6 +158,20 @@ for (const store of storeKinds()) {
       });
       assert.equal(upstream.requests.length, 0);
       assert.equal((await settledSpend(h, key.id)).spent, 0);
+    });
+
+    it('an answer the provider does not keep (store: false) is not recorded: continuing it is refused', async () => {
+      const key = await h.createKey(org, { name: 'unstored', max_usage: CEILING_USD });
+      const answered = await h.gateway('POST', '/v1/responses', {
+        token: key.key,
+        body: turn('Hello.', { store: false, stream: true }),
+      });
+      assert.equal(answered.status, 200, answered.text);
+      const continued = await h.gateway('POST', '/v1/responses', {
+        token: key.key,
+        body: turn('Go on.', { previous_response_id: responseIdOf(answered) }),
+      });
+      assertGatewayError(continued, { status: 400, code: 'stored_context_unbounded', param: 'previous_response_id' });
     });
 
     it("another organization's response id is unknown to this one; a key without a ceiling may continue it", async () => {
