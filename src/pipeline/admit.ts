@@ -18,6 +18,7 @@ import { headerFlag, mergeTags } from './request-tags.js';
 import { validateChatRequest } from './validate-chat-request.js';
 import { applyCompression, type AppliedCompression } from './apply-compression.js';
 import { injectGatewayTools, planGatewayTools, type GatewayToolPlan } from './gateway-tool-plan.js';
+import { canonicalForwarded, unseenPromptTokens, type ForwardedBody } from './unseen-prompt.js';
 
 /** Everything decided before the first upstream byte: the request is allowed and paid for. */
 export interface Admission {
@@ -59,6 +60,12 @@ export interface AdmitOptions {
     /** Compression's conversation state, for a route that compresses its own body. */
     conversations: CoreServices['compression'];
   }) => boolean | Promise<boolean>;
+  /**
+   * Asked for a key with a ceiling when `compressCanonical` answered no: the body the route will
+   * send upstream instead, what of it the canonical estimate counts, and the stored context it
+   * makes the provider bill (src/pipeline/unseen-prompt.ts).
+   */
+  forwarded?: () => ForwardedBody | undefined;
 }
 
 /** Prompt estimates are ours, not the provider's tokenizer: leave headroom so a slightly higher real count still fits. */
@@ -120,11 +127,24 @@ export async function admit(
 
   let reservation: Reservation | undefined;
   if (key.maxUsageUsd !== null) {
+    // What goes upstream beyond the canonical count (forwarded members, stored context) is paid
+    // for too, or the request is refused when nothing bounds it (docs/budgets.md).
+    const forwarded =
+      (compressCanonical ? undefined : options.forwarded?.()) ??
+      canonicalForwarded(admission.body as unknown as Record<string, unknown>);
+    let unseen: number;
+    try {
+      unseen = await unseenPromptTokens(services, key, forwarded, admission.tokenizer);
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      admission.maxOutputTokens = maxOutputTokens;
+      throw new CeilingRefusal(admission, error);
+    }
     // The output cap is what the key's room pays for (docs/budgets.md), sent upstream as the
     // request's max tokens, so the reservation covers the answer whatever its length.
     const allowance: AllowanceRequest = {
       pricing: model.pricing,
-      promptTokens: Math.ceil(admission.promptEstimate * ESTIMATE_HEADROOM),
+      promptTokens: Math.ceil((admission.promptEstimate + unseen) * ESTIMATE_HEADROOM),
       requestedOutputTokens: maxOutputTokens,
     };
     const granted = await reserveOutputAllowance(services.budget, key.id, key.maxUsageUsd * 1_000_000, allowance);

@@ -17,7 +17,7 @@ import { countTextTokens } from '../tokenize/index.js';
 import type { CoreServices } from './services.js';
 import { GatewayError, databaseUnavailableError } from './errors.js';
 import { admit, CeilingRefusal, type Admission, type AdmitOptions } from './admit.js';
-import { meter, ZERO_USAGE } from './meter.js';
+import { alsoBeforeAnswerEnds, meter, ZERO_USAGE } from './meter.js';
 import { toProviderGatewayError } from './provider-error.js';
 import { abortOnClientClose } from './client-abort.js';
 import { formatCompression } from './apply-compression.js';
@@ -91,6 +91,11 @@ export class Call {
   private readonly first: { providerId: string; upstreamModel: string };
   /** Set when the consumer of a stream failed (a codec bug): the request is then settled with this error, not 499. */
   private consumerError: GatewayError | undefined;
+  /**
+   * Set by a native route whose provider keeps the answer as context for a later request (OpenAI
+   * Responses with `store` on): the id it keeps it under, once known (docs/budgets.md, "Stored context").
+   */
+  storedAnswerId: (() => string | undefined) | undefined;
 
   constructor(
     readonly services: CoreServices,
@@ -159,7 +164,29 @@ export class Call {
         ? outcome.usage.inputTokens + admission.compression.savedTokens
         : null,
     });
+    if (outcome.status === 200) this.recordStoredContext(outcome.usage);
     if (this.services.tracing?.enabled) recordTrace(this.services.tracing, this, outcome, stream, cost);
+  }
+
+  /**
+   * Records what an answer the provider stores leaves in its context (its input and its output:
+   * what a request continuing it is billed again), before the answer's last bytes leave, so a
+   * client that continues it at once is estimated with it (src/pipeline/unseen-prompt.ts).
+   */
+  private recordStoredContext(usage: TokenUsage): void {
+    const responseId = this.storedAnswerId?.();
+    const stored = this.services.storedResponses;
+    if (!responseId || !stored) return;
+    const key = this.request.apiKey;
+    const recorded = stored
+      .record(key.organizationId, key.id, responseId, usage.inputTokens + usage.outputTokens)
+      .catch((error: unknown) =>
+        this.services.logger.warn(
+          { err: error, requestId: this.admission.requestId },
+          'could not record the stored context of a response',
+        ),
+      );
+    alsoBeforeAnswerEnds(this.request, recorded);
   }
 
   /**

@@ -32,6 +32,11 @@ export const GATEWAY_ERRORS = {
   request_too_large: entry(413, 'invalid_request_error', 'The request body is too large.'),
   unsupported_media_type: entry(415, 'invalid_request_error', 'The request body must be application/json.'),
   usage_limit_exceeded: entry(429, 'rate_limit_error', "This request would exceed the key's monthly usage limit."),
+  stored_context_unbounded: entry(
+    400,
+    'invalid_request_error',
+    'This key has a monthly usage limit, and the request refers to stored context whose cost the gateway cannot estimate.',
+  ),
   provider_error: entry(502, 'provider_error', 'The upstream provider returned an error.'),
   provider_timeout: entry(504, 'provider_error', 'The upstream provider did not answer in time.'),
   overloaded: entry(503, 'server_error', 'The gateway is at its concurrency limit; retry shortly.'),

@@ -6,6 +6,8 @@ import type { Admission } from './admit.js';
 import { recordUsageMetrics } from '../metrics/metrics.js';
 import { timeOrderedUuid } from '../server/random-ids.js';
 import type { UsageRecord } from '../metering/usage-record.js';
+import { MAX_COMMIT_WAIT_MS } from '../metering/usage-writer.js';
+import { setTimeout } from 'node:timers/promises';
 
 export const ZERO_USAGE: TokenUsage = {
   inputTokens: 0,
@@ -48,6 +50,18 @@ export function decorateUsageCommit(app: FastifyInstance): void {
  */
 export function usageCommitted(request: FastifyRequest): Promise<void> {
   return request.usageCommit ?? Promise.resolve();
+}
+
+/**
+ * Makes the answer's last bytes wait for `work` as well as for the usage row: what a client may
+ * rely on as soon as it has the answer (the stored context of a response it may continue) is
+ * written by then. Like the row, at most MAX_COMMIT_WAIT_MS: a database that is slow or away
+ * delays an answer, never holds it.
+ */
+export function alsoBeforeAnswerEnds(request: FastifyRequest, work: Promise<void>): void {
+  const bounded = Promise.race([work, setTimeout(MAX_COMMIT_WAIT_MS, undefined, { ref: false })]);
+  const row = request.usageCommit;
+  request.usageCommit = row ? Promise.all([row, bounded]).then(() => undefined) : bounded;
 }
 
 /** Like `usageCommitted`, for a caller that can do without a promise when there is no row. */

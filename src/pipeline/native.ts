@@ -28,6 +28,8 @@ import { applyCompression } from './apply-compression.js';
 export interface NativeAnswer<J> {
   body: J;
   usage: TokenUsage;
+  /** The id the provider keeps this answer under as context for a later request; absent when it keeps none. */
+  storedId?: string | undefined;
 }
 
 /** A native upstream stream: its events as received, and what the core needs to meter it. */
@@ -39,6 +41,8 @@ export interface NativeStream<E> {
   complete(): boolean;
   /** Text produced so far, for an estimate when the stream is cut short. */
   producedText(): string;
+  /** The id the provider keeps this answer under as context for a later request, once known; absent when it keeps none. */
+  storedId?: (() => string | undefined) | undefined;
 }
 
 /** An endpoint's native route, built by its codec once admission chose it. */
@@ -75,6 +79,7 @@ export interface NativeEvents<E> {
 export async function nativeJson<J, E>(call: Call, route: NativeRoute<J, E>): Promise<NativeJson<J> | undefined> {
   const answer = await nativeAttempt(call, route, false, (target, options) => route.complete(target, options));
   if (!answer) return undefined;
+  call.storedAnswerId = () => answer.storedId;
   call.answered(answer.usage);
   return { native: true, body: answer.body, extras: call.extras() };
 }
@@ -83,6 +88,7 @@ export async function nativeJson<J, E>(call: Call, route: NativeRoute<J, E>): Pr
 export async function nativeStream<J, E>(call: Call, route: NativeRoute<J, E>): Promise<NativeEvents<E> | undefined> {
   const upstream = await nativeAttempt(call, route, true, (target, options) => route.stream(target, options));
   if (!upstream) return undefined;
+  call.storedAnswerId = upstream.storedId;
   const providerId = call.providerId;
   let finalUsage: TokenUsage = ZERO_USAGE;
   const events = call.relayEvents(upstream.events, () => (finalUsage = streamUsage(call, upstream)), {

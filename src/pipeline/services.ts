@@ -6,6 +6,7 @@ import type { RetryOptions } from '../providers/index.js';
 import type { GatewayToolsService } from '../gateway-tools/service.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import type { ConversationStore } from '../compress/conversation-request.js';
+import type { StoredResponses } from '../store/stored-responses.js';
 
 export interface UpstreamPolicy {
   timeouts: { connectMs: number; firstByteMs: number; betweenChunksMs: number };
@@ -25,4 +26,9 @@ export interface CoreServices {
   tracing?: Tracing | undefined;
   /** Compression's per-conversation state (src/store/compression-conversations.ts); absent: compression is stateless. */
   compression?: ConversationStore | undefined;
+  /**
+   * The stored context of responses the gateway returned (src/store/stored-responses.ts); absent:
+   * a request that continues one is refused on keys with a ceiling, as if it were unknown.
+   */
+  storedResponses?: StoredResponses | undefined;
 }

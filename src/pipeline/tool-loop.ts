@@ -14,6 +14,7 @@ import { StreamAccumulator } from './stream-accumulator.js';
 import { ToolCallRelay } from './tool-call-relay.js';
 import { asAbortSignal } from './client-abort.js';
 import type { CanonicalAnswer, CanonicalStream } from './single-call.js';
+import { CANONICAL_COUNTED, uncountedMemberTokens } from './unseen-prompt.js';
 
 /**
  * Gateway tool rounds the gateway runs for one client request. After the fifth, the model is
@@ -152,7 +153,11 @@ class ToolLoop {
     const { admission, services, request } = this.call;
     const ceiling = request.apiKey.maxUsageUsd;
     if (ceiling === null || !admission.reservation) return;
-    const prompt = Math.ceil((await countRequestTokensOffloaded(this.body, admission.tokenizer)) * ESTIMATE_HEADROOM);
+    const counted = await countRequestTokensOffloaded(this.body, admission.tokenizer);
+    // The members the count does not read go upstream on every round too (unseen-prompt.ts).
+    const body = this.body as unknown as Record<string, unknown>;
+    const unseen = await uncountedMemberTokens(body, CANONICAL_COUNTED, admission.tokenizer);
+    const prompt = Math.ceil((counted + unseen) * ESTIMATE_HEADROOM);
     const worstCase = worstCaseMicroUsd(admission.model.pricing, prompt, admission.maxOutputTokens);
     if (!(await services.budget.extend(admission.reservation, ceiling * 1_000_000, worstCase))) {
       throw new GatewayError('usage_limit_exceeded', {

@@ -11,6 +11,7 @@ import { KeyAuthenticator } from '../gateway/auth/key-authenticator.js';
 import { buildGatewayApp } from '../gateway/app.js';
 import { UsageWriter } from '../metering/usage-writer.js';
 import { BudgetLedger } from '../limits/budget-ledger.js';
+import { StoredResponses } from '../store/stored-responses.js';
 import { createGatewayToolsService } from '../gateway-tools/service.js';
 import { DEFAULT_RETRY } from '../providers/index.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
@@ -148,6 +149,7 @@ export async function startGateway(
             bodyLimits: settings.routeBodyLimits,
             compression: new CompressionConversations(store),
             storedRefusalsPerKeyPerMinute: settings.accessLog.storedRefusalsPerKeyPerMinute,
+            storedResponses: new StoredResponses(store),
           },
         ),
         connections(),

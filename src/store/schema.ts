@@ -225,6 +225,19 @@ export interface CompressionConversationsTable {
   called_tool_groups: string | null;
 }
 
+/** Tokens a response the gateway returned left in the provider's stored context (migration 016). */
+export interface StoredResponseContextsTable {
+  organization_id: string;
+  /** The upstream's id of the response (OpenAI Responses `resp_…`), as the client will send it back. */
+  response_id: string;
+  /** The key whose request produced it. */
+  api_key_id: string;
+  /** What a request continuing it is billed again as input: the response's input plus its output tokens. */
+  context_tokens: number;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   console_tokens: ConsoleTokensTable;
@@ -242,4 +255,5 @@ export interface Database {
   event_deliveries: EventDeliveriesTable;
   warehouse_events: WarehouseEventsTable;
   compression_conversations: CompressionConversationsTable;
+  stored_response_contexts: StoredResponseContextsTable;
 }

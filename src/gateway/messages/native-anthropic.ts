@@ -13,6 +13,7 @@ import type { AdmitOptions, Call, NativeJson, NativeRoute, StreamEncoder } from 
 import type { GatewayToolPlan } from '../../pipeline/gateway-tool-plan.js';
 import { applyCompression, type AppliedCompression } from '../../pipeline/apply-compression.js';
 import { sseNamedEvent } from '../../pipeline/sse-writer.js';
+import { refersToStoredFile, type StoredContext } from '../../pipeline/unseen-prompt.js';
 import type { MessagesRequest } from './messages-schema.js';
 import { toAnthropicError } from './anthropic-errors.js';
 
@@ -65,9 +66,51 @@ export function nativeAdmission(
         prepared = await compressMessagesBody(request, client, context.model, context.conversations);
         return false;
       },
+      forwarded: () =>
+        prepared && {
+          body: prepared.body,
+          counted: MESSAGES_COUNTED,
+          storedContext: messagesStoredContext(prepared.body),
+        },
     },
     prepared: () => prepared,
   };
+}
+
+/** Members of a Messages body the canonical estimate counts: the conversion's messages, system and tools. */
+const MESSAGES_COUNTED: ReadonlySet<string> = new Set(['messages', 'system', 'tools']);
+
+/** Anthropic's server tools: what they fetch or run is added to the prompt by Anthropic, unseen by the gateway. */
+const SERVER_TOOL_PREFIXES = ['web_search_', 'web_fetch_', 'code_execution_', 'mcp_toolset'];
+const isServerTool = (type: unknown): boolean =>
+  typeof type === 'string' && SERVER_TOOL_PREFIXES.some((prefix) => type.startsWith(prefix));
+
+/**
+ * What a native Messages body makes Anthropic bill beyond what it carries (docs/budgets.md,
+ * "Stored context"), all refused on keys with a ceiling: a container (its skills and files),
+ * MCP servers (their tools and results), server tools (their results), files sent by `file_id`.
+ */
+export function messagesStoredContext(body: Record<string, unknown>): StoredContext[] {
+  const contexts: StoredContext[] = [];
+  if (body.container !== undefined && body.container !== null)
+    contexts.push({ kind: 'unknown', member: 'container', what: 'A container' });
+  if (Array.isArray(body.mcp_servers) && body.mcp_servers.length > 0)
+    contexts.push({ kind: 'unknown', member: 'mcp_servers', what: 'An MCP server' });
+  if (Array.isArray(body.tools)) {
+    const server = (body.tools as unknown[]).find((tool) => isServerTool((tool as { type?: unknown } | null)?.type));
+    if (server)
+      contexts.push({
+        kind: 'unknown',
+        member: 'tools',
+        what: `The server tool ${String((server as { type: unknown }).type)}`,
+      });
+  }
+  if (
+    refersToStoredFile(body.system) ||
+    (Array.isArray(body.messages) && body.messages.some((m) => refersToStoredFile(m)))
+  )
+    contexts.push({ kind: 'unknown', member: 'messages', what: 'A file sent by file_id' });
+  return contexts;
 }
 
 /**

@@ -10,6 +10,7 @@ import type { AdmitOptions, Call, NativeJson, NativeRoute, StreamEncoder } from 
 import { GatewayError } from '../../pipeline/errors.js';
 import { applyCompression, type AppliedCompression } from '../../pipeline/apply-compression.js';
 import { sseNamedEvent } from '../../pipeline/sse-writer.js';
+import { refersToStoredFile, type StoredContext } from '../../pipeline/unseen-prompt.js';
 import type { ResponsesRequest } from './responses-schema.js';
 import { responsesToChat } from './convert-request.js';
 
@@ -104,9 +105,56 @@ export function nativeResponsesAdmission(
         };
         return false;
       },
+      forwarded: () =>
+        prepared && {
+          body: prepared.body,
+          counted: RESPONSES_COUNTED,
+          storedContext: responsesStoredContext(prepared.body),
+        },
     },
     prepared: () => prepared,
   };
+}
+
+/** Members of a Responses body the canonical estimate counts: the conversion's messages and tools (or the stand-in's text). */
+const RESPONSES_COUNTED: ReadonlySet<string> = new Set(['input', 'instructions', 'tools']);
+
+/** OpenAI's hosted tools: what they fetch or run is added to the prompt by OpenAI, unseen by the gateway. */
+const isHostedTool = (type: unknown): boolean =>
+  typeof type === 'string' &&
+  (type.startsWith('web_search') || ['file_search', 'code_interpreter', 'mcp', 'image_generation'].includes(type));
+
+/**
+ * What a native Responses body makes OpenAI bill beyond what it carries (docs/budgets.md,
+ * "Stored context"): a continued response (estimated from what the gateway recorded of it),
+ * and a conversation, a stored prompt, item references, stored files or hosted tools (refused
+ * on keys with a ceiling).
+ */
+export function responsesStoredContext(body: Record<string, unknown>): StoredContext[] {
+  const contexts: StoredContext[] = [];
+  if (typeof body.previous_response_id === 'string' && body.previous_response_id !== '')
+    contexts.push({ kind: 'response', member: 'previous_response_id', id: body.previous_response_id });
+  if (body.conversation !== undefined && body.conversation !== null)
+    contexts.push({ kind: 'unknown', member: 'conversation', what: 'A stored conversation' });
+  if (body.prompt !== undefined && body.prompt !== null)
+    contexts.push({ kind: 'unknown', member: 'prompt', what: 'A stored prompt' });
+  if (Array.isArray(body.input)) {
+    const items = body.input as unknown[];
+    if (items.some((item) => (item as { type?: unknown } | null)?.type === 'item_reference'))
+      contexts.push({ kind: 'unknown', member: 'input', what: 'An item_reference' });
+    if (items.some((item) => refersToStoredFile(item)))
+      contexts.push({ kind: 'unknown', member: 'input', what: 'A file sent by file_id' });
+  }
+  if (Array.isArray(body.tools)) {
+    const hosted = (body.tools as unknown[]).find((tool) => isHostedTool((tool as { type?: unknown } | null)?.type));
+    if (hosted)
+      contexts.push({
+        kind: 'unknown',
+        member: 'tools',
+        what: `The hosted tool ${String((hosted as { type: unknown }).type)}`,
+      });
+  }
+  return contexts;
 }
 
 /** The core's native route for an admitted Responses request that `nativeResponsesAdmission` prepared. */
@@ -118,12 +166,21 @@ export function openaiNativeRoute(
   // A key with a ceiling: max_output_tokens set to what its reservation pays for (docs/budgets.md).
   const cap = call.admission.outputCapApplied;
   const body = cap === undefined ? prepared.body : { ...prepared.body, max_output_tokens: cap };
+  // OpenAI keeps a response unless told not to: its context is recorded for a request that continues it.
+  const stored = body.store !== false;
   return {
     speaks: speaksResponses,
     translatable: prepared.translatable,
     debugMember: 'responses_path',
-    complete: (target, options) => nativeResponsesComplete(body, target, options),
-    stream: (target, options) => nativeResponsesStream(body, target, options),
+    complete: async (target, options) => {
+      const answer = await nativeResponsesComplete(body, target, options);
+      const id = answer.body.id;
+      return stored && typeof id === 'string' ? { ...answer, storedId: id } : answer;
+    },
+    stream: async (target, options) => {
+      const upstream = await nativeResponsesStream(body, target, options);
+      return stored ? { ...upstream, storedId: upstream.responseId } : upstream;
+    },
   };
 }
 

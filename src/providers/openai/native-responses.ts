@@ -86,6 +86,8 @@ export interface NativeResponsesStream {
   complete(): boolean;
   /** Text, tool arguments and custom tool input produced so far (for an estimate when cut short). */
   producedText(): string;
+  /** The response's id once `response.completed` / `response.incomplete` arrived; undefined before. */
+  responseId(): string | undefined;
 }
 
 /** Deltas whose text counts as output when a stream is cut short. */
@@ -113,6 +115,7 @@ export async function nativeResponsesStream(
   const call = await openRawCall(upstream, target, options, openaiCodec.parseError);
   let usage: TokenUsage | undefined;
   let finished = false;
+  let responseId: string | undefined;
   const produced: string[] = [];
 
   async function* events(): AsyncGenerator<NativeResponsesEvent> {
@@ -136,6 +139,7 @@ export async function nativeResponsesStream(
     if (event === 'response.completed' || event === 'response.incomplete') {
       const response = isRecord(data.response) ? data.response : {};
       usage = convertResponsesUsage(response.usage);
+      if (typeof response.id === 'string') responseId = response.id;
       finished = true;
       return;
     }
@@ -154,5 +158,6 @@ export async function nativeResponsesStream(
     usage: () => (usage ? { ...usage } : undefined),
     complete: () => finished,
     producedText: () => produced.join(''),
+    responseId: () => responseId,
   };
 }

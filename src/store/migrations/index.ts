@@ -14,6 +14,7 @@ import * as outputBrevity from './012-output-brevity.js';
 import * as toolSurface from './013-tool-surface.js';
 import * as keyToolSurface from './014-key-tool-surface.js';
 import * as usageRefusalRetention from './015-usage-refusal-retention.js';
+import * as storedResponseContexts from './016-stored-response-contexts.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
 const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '013-tool-surface': toolSurface,
   '014-key-tool-surface': keyToolSurface,
   '015-usage-refusal-retention': usageRefusalRetention,
+  '016-stored-response-contexts': storedResponseContexts,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -66,7 +66,7 @@ function finalOutput(scenario: MockScenario): OutputItem[] {
 function responseObject(scenario: MockScenario, request: RecordedRequest, final: boolean) {
   const incomplete = finishOf(scenario) === 'length';
   return {
-    id: 'resp_mock',
+    id: scenario.responseId ?? 'resp_mock',
     object: 'response',
     created_at: Math.floor(Date.now() / 1000),
     status: final ? (incomplete ? 'incomplete' : 'completed') : 'in_progress',

@@ -29,6 +29,7 @@ export interface MockScenario {
   model?: string; // model echoed in the response (default: the requested one)
   thinking?: { thinking: string; signature: string }; // Anthropic: a thinking block before the text
   stopSequence?: string; // Anthropic: stop_reason "stop_sequence" naming this sequence
+  responseId?: string; // Responses: the response's id (default resp_mock)
 
   status?: number; // >= 400 answers with the provider's error envelope
   errorMessage?: string; // message inside that envelope
