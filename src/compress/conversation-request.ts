@@ -8,7 +8,7 @@
 import type { CachePricing, CacheProviderKind } from '../catalogue/cache-pricing.js';
 import { countBreakpoints, placeBreakpoints } from './breakpoints.js';
 import type { BundleName } from './bundles.js';
-import { conversationId } from './conversation-id.js';
+import { conversationIds, type ConversationIds } from './conversation-id.js';
 import type { ConversationState } from './conversation-state.js';
 import { compressPayload, type ConversationOutcome, type EngineOptions, type EngineResult } from './index.js';
 import type { CompressionReport } from './types.js';
@@ -33,7 +33,7 @@ export interface ConversationStore {
 
 export interface ConversationRequest {
   apiKeyId: string;
-  /** The session id the client sent (conversation-id.ts lists the headers), if any. */
+  /** The session key of the headers the client sent (session-headers.ts), if any. */
   sessionId: string | undefined;
   /** Run the compression engine (a bundle was named, or the key compresses). */
   compress: boolean;
@@ -76,7 +76,7 @@ export interface ConversationResult {
   body: Obj;
   /** The engine's report; undefined when the engine did not run. */
   compression: CompressionReport | undefined;
-  /** The conversation's id (hashed on first read when the engine did not need it). */
+  /** The id the history's state is stored under (hashed on first read when the engine did not need it). */
   readonly conversationId: string;
   outcome: ConversationOutcome | undefined;
   /** Breakpoints the gateway added (Anthropic). */
@@ -104,11 +104,12 @@ export async function compressConversationRequest(
   request: ConversationRequest,
 ): Promise<ConversationResult> {
   // Hashed only when something uses it: the engine's state, or OpenAI's prompt_cache_key. The
-  // hash covers the first user message, which can be megabytes (JSON-encoded and SHA-256'd on the
+  // hash covers the history's head, which can be megabytes (JSON-encoded and SHA-256'd on the
   // event loop: the largest part of a 1 MB local/echo chat's main-thread time under
   // bench/attack's bigtoken). When the engine runs it is taken first, from the body as sent.
-  let id = request.compress ? conversationId(body, request.sessionId) : undefined;
-  const idOf = (): string => (id ??= conversationId(body, request.sessionId));
+  let ids = request.compress ? conversationIds(body, request.sessionId) : undefined;
+  const idsOf = (): ConversationIds => (ids ??= conversationIds(body, request.sessionId));
+  const idOf = (): string => idsOf().history;
   const anthropic = request.provider.kind === 'anthropic';
   // Anthropic caches only at breakpoints: with none from the client and none from the gateway
   // nothing is cached, and the rewrite policy must price the request that way.
@@ -128,7 +129,7 @@ export async function compressConversationRequest(
       try {
         let tools: ToolGroupHistory | undefined;
         [state, history, tools] = await Promise.all([
-          store.load(request.apiKeyId, idOf()),
+          loadState(store, request.apiKeyId, idsOf()),
           store.history(request.apiKeyId),
           toolSurface && store.toolGroupHistory ? store.toolGroupHistory(request.apiKeyId) : undefined,
         ]);
@@ -169,7 +170,7 @@ export async function compressConversationRequest(
     breakpointsAdded = placed.added;
   }
   if (request.addCacheHints && takesPromptCacheKey(request.provider) && out.prompt_cache_key === undefined)
-    out = { ...out, prompt_cache_key: `gw-${idOf().slice(0, 40)}` };
+    out = { ...out, prompt_cache_key: `gw-${idsOf().head.slice(0, 40)}` };
 
   const estimated = outcome ? outcome.savedUnits * pricing.inputPerMtok : 0;
   let settled: number | undefined;
@@ -196,6 +197,23 @@ export async function compressConversationRequest(
       return settled;
     },
   };
+}
+
+/**
+ * The state a request starts from. A history's first request (no assistant turn: `history` is its
+ * `head`) starts afresh: sessions sharing a head (one directory, no session header) must not pass
+ * state to each other, and a first request has nothing masked to keep stable. Its second request,
+ * the first under the history's own id, starts from what the first stored under the head (its tool
+ * surface decision, the cache it filled); the engine still verifies any boundary against the
+ * history (prefix-digest.ts).
+ */
+async function loadState(
+  store: ConversationStore,
+  apiKeyId: string,
+  ids: ConversationIds,
+): Promise<ConversationState | undefined> {
+  if (ids.history === ids.head) return undefined;
+  return (await store.load(apiKeyId, ids.history)) ?? (await store.load(apiKeyId, ids.head));
 }
 
 /**
