@@ -39,7 +39,7 @@ interface Split {
  * its text. Thinking and reasoning blocks are left out: clients may drop them from later requests.
  */
 function turnMark(message: Obj): unknown {
-  if (Array.isArray(message.tool_calls)) return message.tool_calls.map((c) => (isObj(c) ? c.id : c));
+  if (Array.isArray(message.tool_calls)) return (message.tool_calls as unknown[]).map((c) => (isObj(c) ? c.id : c));
   const content = message.content;
   if (!Array.isArray(content)) return content ?? null;
   const ids = content.filter((b) => isObj(b) && b.type === 'tool_use').map((b) => (b as Obj).id);
