@@ -1,0 +1,123 @@
+// One conversation state per history, through the gateway: the session headers each agent sends
+// are read on /v1/compress, and the state lands in the store under the history's own id
+// (src/compress/conversation-id.ts, session-headers.ts).
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHarness, storeKinds, type Harness } from '../support/gateway-harness.js';
+import { PRICING } from '../support/chat-kit.js';
+import { build, type Dialogue } from '../compress/helpers/build.js';
+import { conversationIds } from '../../src/compress/conversation-id.js';
+import { sessionIdFrom } from '../../src/compress/session-headers.js';
+import { CompressionConversations } from '../../src/store/compression-conversations.js';
+
+const TINY = 'anthropic/claude-tiny';
+
+/** A Claude Code-style thread: `task`, then `turns` calls whose outputs are all new and long. */
+function thread(tag: string, task: string, turns: number): Record<string, unknown> {
+  const dialogue: Dialogue = {
+    system: 'You are Claude Code.',
+    task,
+    turns: Array.from({ length: turns }, (_, i) => ({
+      assistant: `Step ${i}.`,
+      calls: [
+        {
+          id: `toolu_${tag}_${i}`,
+          name: 'Bash',
+          args: { command: `python step_${i}.py` },
+          output: Array.from(
+            { length: 100 },
+            (_, k) => `${tag} ${i} row ${k}: ${(i * 7919 + k * 104729) % 100_003}`,
+          ).join('\n'),
+        },
+      ],
+    })),
+  };
+  return { ...build(dialogue, 'messages'), model: TINY };
+}
+
+for (const kind of storeKinds()) {
+  describe(`conversation histories through /v1/compress (${kind})`, () => {
+    let h: Harness;
+    let key: { id: string; key: string };
+    let conversations: CompressionConversations;
+
+    before(async () => {
+      // A small context window: the history is rewritten as it grows, no clock needed.
+      h = await startHarness({
+        store: kind,
+        config: {
+          providers: [
+            { id: 'anthropic-unused', kind: 'anthropic', base_url: 'http://127.0.0.1:9/v1', api_key_env: 'UNUSED' },
+          ],
+          models: [
+            {
+              id: TINY,
+              providers: [{ provider: 'anthropic-unused', model: 'claude-tiny' }],
+              pricing: PRICING,
+              context_window: 8000,
+            },
+          ],
+        },
+      });
+      const org = await h.organization();
+      key = await h.createKey(org, { name: 'histories' });
+      conversations = new CompressionConversations(h.running.store);
+    });
+    after(async () => {
+      await h?.stop();
+    });
+
+    async function compress(body: Record<string, unknown>, headers: Record<string, string>) {
+      const result = await h.gateway('POST', '/v1/compress', { token: key.key, headers, body });
+      assert.equal(result.status, 200, result.text);
+      return result.json as Record<string, unknown>;
+    }
+    const stateOf = (body: Record<string, unknown>, headers: Record<string, string>) =>
+      conversations.load(key.id, conversationIds(body, sessionIdFrom(headers)).history);
+
+    it("Claude Code: a subagent's requests (x-claude-code-agent-id) never move the main conversation's boundary", async () => {
+      const main = { 'x-claude-code-session-id': 'b10a3e92-d015-4a2d-aedf-26d04fdc40c1' };
+      const subagent = { ...main, 'x-claude-code-agent-id': 'a41f2c' };
+      for (let n = 0; n <= 10; n++) await compress(thread('m', 'Fix the build.', n), main);
+      const before = await stateOf(thread('m', 'Fix the build.', 10), main);
+      assert.ok(before && before.maskBefore > 0, 'the context window made the main history be rewritten');
+      // A longer subagent history: a state shared with it would have its boundary moved further.
+      for (let n = 0; n <= 16; n++) await compress(thread('s', 'Find the parser.', n), subagent);
+      const sub = await stateOf(thread('s', 'Find the parser.', 16), subagent);
+      assert.ok(sub && sub.maskBefore > before.maskBefore);
+      assert.deepEqual(await stateOf(thread('m', 'Fix the build.', 10), main), before);
+    });
+
+    it('Codex: another context window (after a compaction) or thread of one session gets its own state', async () => {
+      const session = '01a24cbe-f765-7232-89e7-b04929df4509';
+      const headers = (window: number, thread = session) => ({
+        'session-id': session,
+        'thread-id': thread,
+        'x-codex-window-id': `${thread}:${window}`,
+      });
+      const body = thread('c', 'Summarise the repository.', 2);
+      await compress(body, headers(0));
+      await compress(body, headers(1));
+      await compress(body, headers(0, 'subagent-thread'));
+      const states = await Promise.all(
+        [headers(0), headers(1), headers(0, 'subagent-thread')].map((h) => stateOf(body, h)),
+      );
+      assert.deepEqual(
+        states.map((s) => s?.requests),
+        [1, 1, 1],
+        'three states of one request each, not one of three',
+      );
+    });
+
+    it('opencode (x-session-id) and no header at all: two sessions of one directory get two states', async () => {
+      const first = thread('o1', 'Add a test.', 3);
+      const second = thread('o2', 'Add a test.', 3);
+      for (const headers of [{ 'x-session-id': 'ses_decdae24bffe40B8GMW9Y2srMS' }, {}]) {
+        await compress(first, headers);
+        await compress(second, headers);
+        assert.equal((await stateOf(first, headers))?.requests, 1);
+        assert.equal((await stateOf(second, headers))?.requests, 1);
+      }
+    });
+  });
+}
