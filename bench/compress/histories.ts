@@ -114,6 +114,9 @@ function memoryStore(): ConversationStore {
     async save(_key, id, state) {
       states.set(id, state);
     },
+    async forget(_key, id) {
+      states.delete(id);
+    },
     async history() {
       return [];
     },

@@ -23,6 +23,12 @@ export interface ConversationStore {
   history(apiKeyId: string): Promise<readonly number[]>;
   /** The tool groups the key's finished conversations offered and called (absent: nothing is ever dropped). */
   toolGroupHistory?(apiKeyId: string): Promise<ToolGroupHistory>;
+  /**
+   * Removes a conversation's row: the head a history's first request was stored under, once its
+   * second request has taken the state over (else every history would leave a finished
+   * conversation of one request in the key's record). Absent: the row just expires.
+   */
+  forget?(apiKeyId: string, conversationId: string): Promise<void>;
   recordUsage(
     apiKeyId: string,
     conversationId: string,
@@ -122,17 +128,20 @@ export async function compressConversationRequest(
   if (request.compress) {
     const store = request.store;
     let state: ConversationState | undefined;
+    let fromHead = false;
     let history: readonly number[] | undefined;
     let unusedTools: string[] | undefined;
     const toolSurface = request.toolSurface !== false;
     if (store) {
       try {
         let tools: ToolGroupHistory | undefined;
-        [state, history, tools] = await Promise.all([
+        let loaded: LoadedState;
+        [loaded, history, tools] = await Promise.all([
           loadState(store, request.apiKeyId, idsOf()),
           store.history(request.apiKeyId),
           toolSurface && store.toolGroupHistory ? store.toolGroupHistory(request.apiKeyId) : undefined,
         ]);
+        ({ state, fromHead } = loaded);
         // Only a conversation's first request decides its tool surface.
         if (tools && (!state || state.requests === 0)) unusedTools = unusedToolGroups(tools);
       } catch (error) {
@@ -157,6 +166,7 @@ export async function compressConversationRequest(
     if (store && outcome) {
       try {
         await store.save(request.apiKeyId, idOf(), outcome.state);
+        if (fromHead) await store.forget?.(request.apiKeyId, idsOf().head);
       } catch (error) {
         request.onStoreError?.(error);
       }
@@ -207,13 +217,18 @@ export async function compressConversationRequest(
  * surface decision, the cache it filled); the engine still verifies any boundary against the
  * history (prefix-digest.ts).
  */
-async function loadState(
-  store: ConversationStore,
-  apiKeyId: string,
-  ids: ConversationIds,
-): Promise<ConversationState | undefined> {
-  if (ids.history === ids.head) return undefined;
-  return (await store.load(apiKeyId, ids.history)) ?? (await store.load(apiKeyId, ids.head));
+interface LoadedState {
+  state: ConversationState | undefined;
+  /** Taken over from the head's row, which is then forgotten. */
+  fromHead: boolean;
+}
+
+async function loadState(store: ConversationStore, apiKeyId: string, ids: ConversationIds): Promise<LoadedState> {
+  if (ids.history === ids.head) return { state: undefined, fromHead: false };
+  const own = await store.load(apiKeyId, ids.history);
+  if (own) return { state: own, fromHead: false };
+  const head = await store.load(apiKeyId, ids.head);
+  return { state: head, fromHead: head !== undefined };
 }
 
 /**

@@ -104,6 +104,15 @@ export class CompressionConversations {
     }
   }
 
+  /** Removes a conversation's row (its state was taken over under another id). */
+  async forget(apiKeyId: string, conversationId: string): Promise<void> {
+    await this.store.db
+      .deleteFrom('compression_conversations')
+      .where('api_key_id', '=', apiKeyId)
+      .where('conversation_id', '=', conversationId)
+      .execute();
+  }
+
   /** The upstream's cache usage for the conversation's request number `requests`. */
   async recordUsage(
     apiKeyId: string,

@@ -27,6 +27,9 @@ function memoryStore(): ConversationStore & { states: Map<string, ConversationSt
     async save(_key, id, state) {
       states.set(id, state);
     },
+    async forget(_key, id) {
+      states.delete(id);
+    },
     async history() {
       return [];
     },
@@ -116,9 +119,22 @@ describe('conversation histories: ids', () => {
     const stateA = store.states.get(a[8]!.conversationId)!;
     const stateB = store.states.get(b[8]!.conversationId)!;
     assert.equal(stateA.requests, 9, 'the first request counted once, in its own history');
-    assert.equal(stateB.requests, 9);
+    // B's first request stored its state under the same head, which A's second request took over:
+    // B's second request starts afresh.
+    assert.equal(stateB.requests, 8);
+    assert.equal(store.states.size, 2, 'no row left under the head: the key records two conversations');
     assert.ok(stateA.maskBefore > 0 && stateB.maskBefore > 0, 'each history rewrote under its own state');
     assert.notEqual(stateA.prefixDigest, stateB.prefixDigest);
+  });
+
+  it("a history's second request takes over its first request's state, and the head's row is forgotten", async () => {
+    const store = memoryStore();
+    const first = await send(store, messagesBody('Fix it.', 'a', 0), 0);
+    assert.ok(store.states.has(first.conversationId));
+    const second = await send(store, messagesBody('Fix it.', 'a', 1), 1);
+    assert.notEqual(second.conversationId, first.conversationId);
+    assert.equal(store.states.get(second.conversationId)!.requests, 2);
+    assert.ok(!store.states.has(first.conversationId));
   });
 
   it('the first request of a history starts afresh, even when another session stored state under the same head', async () => {

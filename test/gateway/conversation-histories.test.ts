@@ -112,7 +112,7 @@ for (const kind of storeKinds()) {
     it('opencode (x-session-id) and no header at all: two sessions of one directory get two states', async () => {
       const first = thread('o1', 'Add a test.', 3);
       const second = thread('o2', 'Add a test.', 3);
-      for (const headers of [{ 'x-session-id': 'ses_decdae24bffe40B8GMW9Y2srMS' }, {}]) {
+      for (const headers of [{ 'x-session-id': 'ses_decdae24bffe40B8GMW9Y2srMS' }, {}] as Record<string, string>[]) {
         await compress(first, headers);
         await compress(second, headers);
         assert.equal((await stateOf(first, headers))?.requests, 1);

@@ -114,6 +114,15 @@ for (const kind of storeKinds()) {
       assert.deepEqual([loaded?.maskBefore, loaded?.prefixDigest, loaded?.generation], [3, 'new-3', 1]);
     });
 
+    it('forgets a conversation of the key only', async () => {
+      const repo = new CompressionConversations(store, now);
+      await repo.save('k1', 'head', state());
+      await repo.save('k2', 'head', state());
+      await repo.forget('k1', 'head');
+      assert.equal(await repo.load('k1', 'head'), undefined);
+      assert.ok(await repo.load('k2', 'head'));
+    });
+
     it("the upstream's cache usage lands on the request that produced it only", async () => {
       const repo = new CompressionConversations(store, now);
       await repo.save('k1', 'usage', state({ requests: 5 }));
