@@ -63,12 +63,25 @@ function split(body: Obj): Split & { format: string } {
   const first = messages.findIndex((m) => isObj(m) && m.role === 'assistant');
   const head = (first < 0 ? messages : messages.slice(0, first))
     .filter((m) => !isSystem(m))
-    .map((m) => (isObj(m) ? m.content : m));
+    .map((m) => (isObj(m) ? withoutCacheControl(m.content) : m));
   const firstTurn = first < 0 ? undefined : turnMark(messages[first] as Obj);
   return { format, head, system: [body.system ?? null, messages.filter(isSystem)], firstTurn };
 }
 
 const isReasoning = (i: unknown) => isObj(i) && i.type === 'reasoning';
+
+/**
+ * A message's content without its `cache_control` marks: clients mark their last message, which
+ * on a history's first request is the task itself and on the next ones no longer is.
+ */
+function withoutCacheControl(content: unknown): unknown {
+  if (!Array.isArray(content) || !content.some((b) => isObj(b) && 'cache_control' in b)) return content;
+  return content.map((b: unknown) => {
+    if (!isObj(b) || !('cache_control' in b)) return b;
+    const { cache_control: _mark, ...rest } = b;
+    return rest;
+  });
+}
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

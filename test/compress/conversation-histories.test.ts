@@ -153,6 +153,14 @@ describe('conversation histories: ids', () => {
     assert.notEqual(later.history, later.head);
   });
 
+  it("the task's cache_control mark (the client's last message on the first request only) is not part of the head", () => {
+    const first = messagesBody('Fix it.', 'a', 0);
+    first.messages[0].content = [{ type: 'text', text: 'Fix it.', cache_control: { type: 'ephemeral' } }];
+    const later = messagesBody('Fix it.', 'a', 3);
+    later.messages[0].content = [{ type: 'text', text: 'Fix it.' }];
+    assert.equal(conversationIds(first, 's').head, conversationIds(later, 's').head);
+  });
+
   it('leaves thinking blocks out of the first turn (clients drop them from later requests)', () => {
     const body = messagesBody('Fix it.', 'a', 2);
     const withThinking = structuredClone(body);
