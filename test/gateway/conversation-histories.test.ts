@@ -1,9 +1,12 @@
 // One conversation state per history, through the gateway: the session headers each agent sends
-// are read on /v1/compress, and the state lands in the store under the history's own id
+// are read on /v1/compress and on the model routes (/v1/messages here), and the state lands in the
+// store under the history's own id
 // (src/compress/conversation-id.ts, session-headers.ts).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { startHarness, storeKinds, type Harness } from '../support/gateway-harness.js';
+import { startMockAnthropic, type MockUpstream } from '../support/mock-upstreams/index.js';
 import { PRICING } from '../support/chat-kit.js';
 import { build, type Dialogue } from '../compress/helpers/build.js';
 import { conversationIds } from '../../src/compress/conversation-id.js';
@@ -36,35 +39,39 @@ function thread(tag: string, task: string, turns: number): Record<string, unknow
 }
 
 for (const kind of storeKinds()) {
-  describe(`conversation histories through /v1/compress (${kind})`, () => {
+  describe(`conversation histories through the gateway (${kind})`, () => {
     let h: Harness;
+    let anthropic: MockUpstream;
     let key: { id: string; key: string };
     let conversations: CompressionConversations;
 
     before(async () => {
+      anthropic = await startMockAnthropic();
       // A small context window: the history is rewritten as it grows, no clock needed.
       h = await startHarness({
         store: kind,
         config: {
           providers: [
-            { id: 'anthropic-unused', kind: 'anthropic', base_url: 'http://127.0.0.1:9/v1', api_key_env: 'UNUSED' },
+            { id: 'mock-anthropic', kind: 'anthropic', base_url: anthropic.baseUrl, api_key_env: 'MOCK_KEY' },
           ],
           models: [
             {
               id: TINY,
-              providers: [{ provider: 'anthropic-unused', model: 'claude-tiny' }],
+              providers: [{ provider: 'mock-anthropic', model: 'claude-tiny' }],
               pricing: PRICING,
               context_window: 8000,
             },
           ],
         },
+        env: { MOCK_KEY: 'sk-mock' },
       });
       const org = await h.organization();
-      key = await h.createKey(org, { name: 'histories' });
+      key = await h.createKey(org, { name: 'histories', compression: true });
       conversations = new CompressionConversations(h.running.store);
     });
     after(async () => {
       await h?.stop();
+      await anthropic?.close();
     });
 
     async function compress(body: Record<string, unknown>, headers: Record<string, string>) {
@@ -118,6 +125,27 @@ for (const kind of storeKinds()) {
         assert.equal((await stateOf(first, headers))?.requests, 1);
         assert.equal((await stateOf(second, headers))?.requests, 1);
       }
+    });
+
+    it("on /v1/messages, Claude Code's recorded headers: the main agent and a subagent each get their state", async () => {
+      const recorded = JSON.parse(
+        readFileSync(new URL('../fixtures/agents/claude-code-2.1.332/02-tool-result.json', import.meta.url), 'utf8'),
+      ) as { headers: Record<string, string> };
+      const main = { 'x-claude-code-session-id': recorded.headers['x-claude-code-session-id']! };
+      const subagent = { ...main, 'x-claude-code-agent-id': 'a9d01e' };
+      for (const [headers, body] of [
+        [main, thread('n', 'Fix the test.', 2)],
+        [subagent, thread('t', 'Read the test.', 2)],
+      ] as const) {
+        const result = await h.gateway('POST', '/v1/messages', {
+          token: key.key,
+          headers: { ...headers, 'anthropic-version': '2023-06-01' },
+          body: { ...body, max_tokens: 100 },
+        });
+        assert.equal(result.status, 200, result.text);
+      }
+      assert.equal((await stateOf(thread('n', 'Fix the test.', 2), main))?.requests, 1);
+      assert.equal((await stateOf(thread('t', 'Read the test.', 2), subagent))?.requests, 1);
     });
   });
 }
