@@ -89,7 +89,7 @@ export interface ConversationIds {
   /** The history's id: its state is stored under it. Equals `head` until the first assistant turn. */
   history: string;
   /**
-   * The id of the history's head (session key, system prompt, task): the same for every request of
+   * The id of the history's head (session key or else system prompt, and the task): the same for every request of
    * the history, first included; OpenAI's prompt_cache_key is named after it, and the second
    * request starts from the state the first stored under it.
    */

@@ -209,6 +209,12 @@ export async function compressConversationRequest(
   };
 }
 
+interface LoadedState {
+  state: ConversationState | undefined;
+  /** Taken over from the head's row, which is then forgotten. */
+  fromHead: boolean;
+}
+
 /**
  * The state a request starts from. A history's first request (no assistant turn: `history` is its
  * `head`) starts afresh: sessions sharing a head (one directory, no session header) must not pass
@@ -217,12 +223,6 @@ export async function compressConversationRequest(
  * surface decision, the cache it filled); the engine still verifies any boundary against the
  * history (prefix-digest.ts).
  */
-interface LoadedState {
-  state: ConversationState | undefined;
-  /** Taken over from the head's row, which is then forgotten. */
-  fromHead: boolean;
-}
-
 async function loadState(store: ConversationStore, apiKeyId: string, ids: ConversationIds): Promise<LoadedState> {
   if (ids.history === ids.head) return { state: undefined, fromHead: false };
   const own = await store.load(apiKeyId, ids.history);
