@@ -36,10 +36,8 @@ import { join } from 'node:path';
 type Body = Record<string, unknown>;
 
 const args = process.argv.slice(2);
-const DATASET =
-  args[args.indexOf('--dataset') + 1] && args.includes('--dataset')
-    ? args[args.indexOf('--dataset') + 1]!
-    : '/work/shared/datasets/claude-code-sessions';
+const datasetAt = args.indexOf('--dataset');
+const DATASET = (datasetAt >= 0 ? args[datasetAt + 1] : undefined) ?? '/work/shared/datasets/claude-code-sessions';
 const SHARED = args.includes('--shared');
 const INTERVAL_MS = 20_000;
 
