@@ -11,6 +11,7 @@ import { readHardeningSettings, type HardeningSettings } from './hardening-setti
 import { readOffloadSettings, readRouteBodyLimits, type RouteBodyLimits } from './route-limits.js';
 import type { OffloadSettings } from './offload-settings.js';
 import { readSurfaces, type SurfaceName } from './surface-settings.js';
+import { readUpstreamLimits, type UpstreamLimits } from './upstream-limits-settings.js';
 
 /** Process settings, read once from the environment at start-up. */
 export interface Settings {
@@ -57,6 +58,8 @@ export interface Settings {
   hardening: HardeningSettings;
   /** Listeners this process serves (`GATEWAY_SURFACES`); the others are not loaded. */
   surfaces: ReadonlySet<SurfaceName>;
+  /** What is held of an upstream's answer (docs/configuration.md, "Upstream answer bounds"). */
+  upstreamLimits: UpstreamLimits;
 }
 
 export interface MetricsSettings {
@@ -150,5 +153,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     addressPenalty: readAddressPenaltySettings(env),
     hardening: readHardeningSettings(env),
     surfaces: readSurfaces(env),
+    upstreamLimits: readUpstreamLimits(env),
   };
 }

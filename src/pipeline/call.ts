@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   batchesOf,
   eventsOf,
+  KeptText,
   RoutingError,
   UpstreamError,
   type EventBatches,
@@ -91,6 +92,8 @@ export class Call {
   private readonly first: { providerId: string; upstreamModel: string };
   /** Set when the consumer of a stream failed (a codec bug): the request is then settled with this error, not 499. */
   private consumerError: GatewayError | undefined;
+  /** The text the request keeps of its streamed answers, bounded; released when it is settled. */
+  private kept: KeptText | undefined;
 
   constructor(
     readonly services: CoreServices,
@@ -108,6 +111,11 @@ export class Call {
 
   get clientGone(): boolean {
     return this.signal.aborted;
+  }
+
+  /** What the request's stream accumulators count their text in (upstream answer bounds, docs/configuration.md). */
+  keptText(): KeptText {
+    return (this.kept ??= new KeptText());
   }
 
   routeOptions(): RouteOptions {
@@ -144,6 +152,7 @@ export class Call {
   settle(outcome: Outcome, stream: boolean): void {
     if (this.settled) return;
     this.settled = true;
+    this.kept?.release();
     const { admission } = this;
     // Members listed one by one: spreading `outcome` into a new object is V8's slow generic copy.
     const cost = meter(this.services, this.request, admission, {
@@ -325,17 +334,20 @@ class RelayedEvents<E> implements EventBatches<E> {
     try {
       batch = await this.source.nextBatch();
     } catch (error) {
-      const call = this.call;
-      const clientError = call.toClientError(this.failure ? this.failure(error) : error);
-      this.end(call.clientGone ? CLIENT_CLOSED : { status: clientError.status, errorCode: clientError.code });
-      throw clientError;
+      throw this.fail(error);
     }
     if (batch === undefined) {
       this.end(ANSWERED);
       return undefined;
     }
     const observe = this.observe;
-    if (observe) for (const event of batch) observe(event);
+    try {
+      if (observe) for (const event of batch) observe(event);
+    } catch (error) {
+      // What the observer refused (an answer past its bounds) fails the stream as the upstream's failure would.
+      this.source.cancel();
+      throw this.fail(error);
+    }
     return batch;
   }
 
@@ -343,6 +355,13 @@ class RelayedEvents<E> implements EventBatches<E> {
     if (this.over) return;
     this.source.cancel();
     this.end(undefined);
+  }
+
+  private fail(error: unknown): GatewayError {
+    const call = this.call;
+    const clientError = call.toClientError(this.failure ? this.failure(error) : error);
+    this.end(call.clientGone ? CLIENT_CLOSED : { status: clientError.status, errorCode: clientError.code });
+    return clientError;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<E> {
