@@ -83,13 +83,21 @@ describe('hostile upstreams fail their own request and are closed near the limit
     healthy = await startMockOpenAI();
     for (const kind of HOSTILE_KINDS)
       upstreams.set(kind, await startHostileUpstream(kind, { maxBytes: HOSTILE_BYTES, bombBytes: HOSTILE_BYTES }));
-    const providers: unknown[] = [{ id: 'healthy', kind: 'openai', base_url: healthy.baseUrl, api_key_env: 'MOCK_KEY' }];
+    const providers: unknown[] = [
+      { id: 'healthy', kind: 'openai', base_url: healthy.baseUrl, api_key_env: 'MOCK_KEY' },
+    ];
     const models: unknown[] = [
       { id: 'openai/healthy', providers: [{ provider: 'healthy', model: 'gpt-4o-mini' }], pricing: PRICING },
     ];
     for (const [kind, upstream] of upstreams) {
       providers.push(
-        { id: `${kind}-openai`, kind: 'openai', base_url: upstream.baseUrl, api_key_env: 'MOCK_KEY', responses_api: true },
+        {
+          id: `${kind}-openai`,
+          kind: 'openai',
+          base_url: upstream.baseUrl,
+          api_key_env: 'MOCK_KEY',
+          responses_api: true,
+        },
         { id: `${kind}-anthropic`, kind: 'anthropic', base_url: upstream.baseUrl, api_key_env: 'MOCK_KEY' },
       );
       models.push(

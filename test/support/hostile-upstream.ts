@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { createGzip } from 'node:zlib';
 
 /**
  * An upstream that answers 200 and then misbehaves, one way per server (issue 27, row 3): the
@@ -120,13 +120,30 @@ function openDelta(wire: Wire): string {
 function jsonOpening(wire: Wire): string {
   if (wire === 'messages')
     return '{"id":"msg_hostile","type":"message","role":"assistant","model":"hostile","content":[{"type":"text","text":"';
-  if (wire === 'responses') return '{"id":"resp_hostile","object":"response","status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"';
+  if (wire === 'responses')
+    return '{"id":"resp_hostile","object":"response","status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"';
   return '{"id":"chatcmpl-hostile","object":"chat.completion","created":1,"model":"hostile","choices":[{"index":0,"message":{"role":"assistant","content":"';
+}
+
+/** `bytes` zeros gzipped (about a thousandth of their size), made a MiB at a time so this process never holds them. */
+async function gzipOfZeros(bytes: number): Promise<Buffer> {
+  const gzip = createGzip({ level: 9 });
+  const parts: Buffer[] = [];
+  gzip.on('data', (part: Buffer) => parts.push(part));
+  const ended = new Promise<void>((resolve, reject) => gzip.once('end', resolve).once('error', reject));
+  const zeros = Buffer.alloc(Math.min(bytes, 1024 * 1024));
+  for (let left = bytes; left > 0; left -= zeros.length) {
+    const piece = left >= zeros.length ? zeros : zeros.subarray(0, left);
+    if (!gzip.write(piece)) await new Promise((resolve) => gzip.once('drain', resolve));
+  }
+  gzip.end();
+  await ended;
+  return Buffer.concat(parts);
 }
 
 export async function startHostileUpstream(kind: HostileKind, options: HostileOptions = {}): Promise<HostileUpstream> {
   const maxBytes = options.maxBytes ?? 1024 * 1024 * 1024;
-  const bomb = kind === 'gzip-bomb' ? gzipSync(Buffer.alloc(options.bombBytes ?? 1024 * 1024 * 1024)) : undefined;
+  const bomb = kind === 'gzip-bomb' ? await gzipOfZeros(options.bombBytes ?? 1024 * 1024 * 1024) : undefined;
   const sockets = new Set<Socket>();
   const exchanges: HostileExchange[] = [];
   let waiters: Array<(exchange: HostileExchange) => void> = [];

@@ -258,7 +258,7 @@ export async function openRawCall(
     );
     await opened;
     if (call.status < 200 || call.status >= 300) {
-      const { text, truncated } = await readCallText(call, MAX_ERROR_BODY_BYTES);
+      const { text, truncated } = await readCallText(call, MAX_ERROR_BODY_BYTES, true);
       if (truncated) call.abort();
       throw parseError(call.status, text, call.headers);
     }
@@ -280,15 +280,23 @@ function refuseEncodedBody(call: RawCall): void {
   const codings = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).toLowerCase().split(',');
   if (codings.every((coding) => coding.trim() === '' || coding.trim() === 'identity')) return;
   call.abort();
-  throw malformed(`upstream sent a body with content-encoding "${String(encoding)}", which the gateway did not ask for`);
+  throw malformed(
+    `upstream sent a body with content-encoding "${String(encoding)}", which the gateway did not ask for`,
+  );
 }
 
-async function readCallText(call: RawCall, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+/** The body up to `maxBytes`; past it, `truncated` and the text of the first `maxBytes` when `keepPartial`, else none. */
+async function readCallText(
+  call: RawCall,
+  maxBytes: number,
+  keepPartial: boolean,
+): Promise<{ text: string; truncated: boolean }> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (let chunk = await call.read(); chunk !== null; chunk = await call.read()) {
     const room = maxBytes - size;
     if (chunk.byteLength > room) {
+      if (!keepPartial) return { text: '', truncated: true };
       chunks.push(chunk.subarray(0, room));
       return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
     }
@@ -308,7 +316,7 @@ async function readCallText(call: RawCall, maxBytes: number): Promise<{ text: st
 export async function readRawText(call: RawCall): Promise<string> {
   const limit = upstreamLimits().jsonBytes;
   try {
-    const { text, truncated } = await readCallText(call, limit);
+    const { text, truncated } = await readCallText(call, limit, false);
     if (truncated) {
       call.abort();
       throw answerTooLarge('answer', limit);

@@ -25,6 +25,7 @@ export class SseDecoder {
   /** Bytes since the last line ending, and since the last event ended (exact to a chunk). */
   private lineBytes = 0;
   private eventBytes = 0;
+  private unended: Array<Uint8Array | string> = [];
   private readonly limits = upstreamLimits();
 
   constructor(private readonly account: BufferAccount = new BufferAccount()) {
@@ -42,32 +43,50 @@ export class SseDecoder {
   push(chunk: Uint8Array | string): readonly SseEvent[] {
     const size = typeof chunk === 'string' ? chunk.length : chunk.byteLength;
     const lastEnding = lastLineEnding(chunk);
-    this.lineBytes = lastEnding < 0 ? this.lineBytes + size : size - lastEnding - 1;
-    // Refused before the parser copies it: a line that long is never buffered at all.
-    if (this.lineBytes > this.limits.sseLineBytes) throw answerTooLarge('SSE line', this.limits.sseLineBytes);
-    let text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
-    // A byte-order mark at the start of the stream is dropped (as TextDecoder does).
-    if (this.atStart && text !== '') {
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      this.atStart = false;
+    if (lastEnding < 0) {
+      this.lineBytes += size;
+      if (this.lineBytes > this.limits.sseLineBytes) throw answerTooLarge('SSE line', this.limits.sseLineBytes);
+      this.holdPending(this.eventBytes + size);
+      // Kept as it came until its line ends: a line that never ends is never decoded nor copied.
+      this.unended.push(chunk);
+      return NONE;
     }
+    this.lineBytes = size - lastEnding - 1;
     const queued = this.queue.length;
-    this.parser.feed(text);
+    this.parser.feed(this.decode(chunk));
     // An event ended in this chunk: what is pending is at most the chunk's last line.
-    this.eventBytes = this.queue.length > queued ? this.lineBytes : this.eventBytes + size;
-    if (this.eventBytes > this.limits.sseEventBytes) throw answerTooLarge('SSE event', this.limits.sseEventBytes);
-    this.account.hold(this.eventBytes);
+    this.holdPending(this.queue.length > queued ? this.lineBytes : this.eventBytes + size);
     return this.take();
   }
 
   /** The events left when the stream ends. */
   end(): readonly SseEvent[] {
-    const tail = this.decoder.end();
-    if (tail) this.parser.feed(this.atStart && tail.charCodeAt(0) === 0xfeff ? tail.slice(1) : tail);
+    const tail = this.decode('') + this.decoder.end();
+    if (tail) this.parser.feed(tail);
     // Some servers end the body without the final blank line; the last event still counts.
     this.parser.feed('\n\n');
     this.account.hold(0);
     return this.take();
+  }
+
+  private holdPending(eventBytes: number): void {
+    if (eventBytes > this.limits.sseEventBytes) throw answerTooLarge('SSE event', this.limits.sseEventBytes);
+    this.eventBytes = eventBytes;
+    this.account.hold(eventBytes);
+  }
+
+  /** The text of the chunks whose line had not ended, then of `chunk`. */
+  private decode(chunk: Uint8Array | string): string {
+    let text = '';
+    for (const piece of this.unended) text += typeof piece === 'string' ? piece : this.decoder.write(piece);
+    this.unended = [];
+    text += typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
+    // A byte-order mark at the start of the stream is dropped (as TextDecoder does).
+    if (this.atStart && text !== '') {
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      this.atStart = false;
+    }
+    return text;
   }
 
   private take(): readonly SseEvent[] {
