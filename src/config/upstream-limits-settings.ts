@@ -41,6 +41,12 @@ export function readUpstreamLimits(env: NodeJS.ProcessEnv = process.env): Upstre
     sseEventBytes: limit('GATEWAY_UPSTREAM_SSE_EVENT_BYTES', d.sseEventBytes),
     jsonBytes: limit('GATEWAY_UPSTREAM_JSON_BYTES', d.jsonBytes),
     keptTextBytes: limit('GATEWAY_UPSTREAM_KEPT_TEXT_BYTES', d.keptTextBytes),
-    bufferedBytes: boundedInt(env, 'GATEWAY_UPSTREAM_BUFFERED_BYTES', d.bufferedBytes, MIN_LIMIT_BYTES, 16 * 1024 * MIB),
+    bufferedBytes: boundedInt(
+      env,
+      'GATEWAY_UPSTREAM_BUFFERED_BYTES',
+      d.bufferedBytes,
+      MIN_LIMIT_BYTES,
+      16 * 1024 * MIB,
+    ),
   };
 }

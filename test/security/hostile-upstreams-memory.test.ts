@@ -89,9 +89,9 @@ describe('the served gateway under hostile upstreams keeps its memory bounded (i
       assert.ok(gateway.alive(), 'the gateway process lives');
       const memory = gateway.memory();
       if (memory) {
-      t.diagnostic(`peak RSS ${(memory.peak / MIB).toFixed(0)} MiB`);
-      assert.ok(memory.peak < PEAK_RSS_BOUND, `peak RSS ${(memory.peak / MIB).toFixed(0)} MiB`);
-    }
+        t.diagnostic(`peak RSS ${(memory.peak / MIB).toFixed(0)} MiB`);
+        assert.ok(memory.peak < PEAK_RSS_BOUND, `peak RSS ${(memory.peak / MIB).toFixed(0)} MiB`);
+      }
 
       healthy.setScenario({ textChunks: ['still ', 'serving'] });
       const after = await gateway.client.call(`${base}/v1/chat/completions`, 'POST', {
