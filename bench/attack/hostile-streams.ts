@@ -124,6 +124,8 @@ async function main(): Promise<number> {
   const normal = { ok: 0, failed: 0, failures: new Map<string, number>() };
   const hostile = new Map<HostileKind, Map<string, number>>();
   let rssMax = 0;
+  /** The largest V8 heap in use and external (Buffer) memory the gateway's /metrics reported. */
+  const breakdownMax = { heapUsed: 0, external: 0 };
   const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
 
   async function normalClient(): Promise<void> {
@@ -167,8 +169,17 @@ async function main(): Promise<number> {
   }
 
   const sampler = (async () => {
+    let lastScrape = 0;
     while (performance.now() < deadline && gateway.alive()) {
       rssMax = Math.max(rssMax, gateway.memory()?.rss ?? 0);
+      if (performance.now() - lastScrape >= 1000) {
+        lastScrape = performance.now();
+        const metrics = await gateway.client.call(`${base}/metrics`, 'GET').catch(() => undefined);
+        const gauge = (name: string) =>
+          Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(metrics?.text ?? '')?.[1] ?? 0);
+        breakdownMax.heapUsed = Math.max(breakdownMax.heapUsed, gauge('nodejs_heap_size_used_bytes'));
+        breakdownMax.external = Math.max(breakdownMax.external, gauge('nodejs_external_memory_bytes'));
+      }
       await delay(250);
     }
   })();
@@ -207,6 +218,8 @@ async function main(): Promise<number> {
     rssIdleMiB: (idle?.rss ?? 0) / MIB,
     rssPeakMiB: peak / MIB,
     rssBoundMiB,
+    heapUsedMaxMiB: breakdownMax.heapUsed / MIB,
+    externalMaxMiB: breakdownMax.external / MIB,
     hostile: Object.fromEntries([...hostile].map(([kind, outcomes]) => [kind, Object.fromEntries(outcomes)])),
     upstreams: upstreamBytes,
     met,

@@ -26,7 +26,9 @@ export const UPSTREAM_LIMIT_DEFAULTS: UpstreamLimits = {
   jsonBytes: 32 * MIB,
   // 128k output tokens are ~0.5 MB of text: eight times that leaves room for any real answer.
   keptTextBytes: 4 * MIB,
-  bufferedBytes: 256 * MIB,
+  // Held bytes cost about their size again in garbage and allocator slack under attack: 128 MiB
+  // kept the built gateway under 512 MiB RSS with 48 hostile streams; 256 MiB did not (docs/decisions.md).
+  bufferedBytes: 128 * MIB,
 };
 
 /** Above this V8 cannot hold the text as one string (~512 MiB); a limit that high bounds nothing. */
