@@ -169,26 +169,35 @@ describe('the buffered-bytes budget is shared by the process: beyond it a stream
   let h: Harness;
   let key: string;
   let noNewline: HostileUpstream;
+  let hugeJson: HostileUpstream;
   let healthy: MockUpstream;
 
   before(async () => {
     healthy = await startMockOpenAI();
     noNewline = await startHostileUpstream('no-newline', { maxBytes: HOSTILE_BYTES });
+    hugeJson = await startHostileUpstream('huge-json', { maxBytes: HOSTILE_BYTES });
     h = await startHarness({
       env: {
         MOCK_KEY: 'sk-mock',
         // Each stream alone may hold 2 MiB; together they may hold 1 MiB beyond their free 64 KiB.
         GATEWAY_UPSTREAM_SSE_LINE_BYTES: String(2048 * KIB),
         GATEWAY_UPSTREAM_SSE_EVENT_BYTES: String(2048 * KIB),
+        GATEWAY_UPSTREAM_JSON_BYTES: String(2048 * KIB),
         GATEWAY_UPSTREAM_BUFFERED_BYTES: String(1024 * KIB),
       },
       config: {
         providers: [
           { id: 'hostile', kind: 'openai', base_url: noNewline.baseUrl, api_key_env: 'MOCK_KEY' },
+          { id: 'hostile-json', kind: 'openai', base_url: hugeJson.baseUrl, api_key_env: 'MOCK_KEY' },
           { id: 'healthy', kind: 'openai', base_url: healthy.baseUrl, api_key_env: 'MOCK_KEY' },
         ],
         models: [
           { id: 'openai/hostile', providers: [{ provider: 'hostile', model: 'gpt-hostile' }], pricing: PRICING },
+          {
+            id: 'openai/hostile-json',
+            providers: [{ provider: 'hostile-json', model: 'gpt-hostile' }],
+            pricing: PRICING,
+          },
           { id: 'openai/healthy', providers: [{ provider: 'healthy', model: 'gpt-4o-mini' }], pricing: PRICING },
         ],
         timeouts: TIMEOUTS,
@@ -199,7 +208,7 @@ describe('the buffered-bytes budget is shared by the process: beyond it a stream
   });
   after(async () => {
     await h.stop();
-    await Promise.all([healthy.close(), noNewline.close()]);
+    await Promise.all([healthy.close(), noNewline.close(), hugeJson.close()]);
   });
 
   it('four streams that never end a line: each fails on its own bound or on the budget, all are closed, nothing stays held', async () => {
@@ -225,5 +234,24 @@ describe('the buffered-bytes budget is shared by the process: beyond it a stream
       body: { model: 'openai/healthy', stream: true, messages: [{ role: 'user', content: 'hello' }] },
     });
     assert.equal(streamedText(sseData(after.text)), 'after the storm');
+  });
+
+  // The timeout only turns a hang into a failure: before the fix, an answer refused by the budget
+  // left its upstream paused and open for good, and this waited for a close that never came.
+  it('JSON answers refused by the budget close their upstream too', { timeout: 60_000 }, async () => {
+    const body = { model: 'openai/hostile-json', messages: [{ role: 'user', content: 'hello' }] };
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => h.gateway('POST', '/v1/chat/completions', { token: key, body })),
+    );
+    for (const result of results) {
+      assert.equal(result.status, 502);
+      assert.match(result.json.error.message, /holds its limit of 1048576 bytes/);
+      assert.equal(result.headers['retry-after'], '1');
+    }
+    for (const exchange of await hugeJson.closedExchanges(4)) {
+      assert.ok(exchange.closedEarly, 'each upstream closed');
+      assert.ok(exchange.bytesWritten < READ_AT_MOST, `${exchange.bytesWritten} bytes let in`);
+    }
+    assert.equal(bufferedUpstreamBytes(), 0);
   });
 });

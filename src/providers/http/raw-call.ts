@@ -38,7 +38,7 @@ export interface RawCall {
   readonly buffers: BufferAccount;
   /** Stops the upstream request now (the socket closes). */
   abort(): void;
-  /** Drops the listener on the caller's signal; call once done with the body. */
+  /** Drops the listener on the caller's signal; call once done with the body. A body not read to its end is aborted. */
   dispose(): void;
   /** Whatever undici or the watchdogs threw, as an UpstreamError (timeout, aborted, connect…). */
   toError(err: unknown): UpstreamError;
@@ -115,6 +115,9 @@ class UpstreamCall implements RawCall, Dispatcher.DispatchHandler {
   }
 
   dispose(): void {
+    // Whoever stops reading early (a bound, a parse error) must not leave the upstream paused on a
+    // full queue: the socket and its unread bytes would be held for good.
+    if (!this.ended && this.failure === undefined) this.abort();
     this.buffers.release();
     clearTimeout(this.firstByteTimer);
     if (this.idleTimer) clearTimeout(this.idleTimer);
@@ -265,8 +268,10 @@ export async function openRawCall(
     refuseEncodedBody(call);
     return call;
   } catch (err) {
+    // Mapped before the abort in `dispose`, which would make any failure look like an abort.
+    const error = call.toError(err);
     call.dispose();
-    throw call.toError(err);
+    throw error;
   }
 }
 
