@@ -13,6 +13,7 @@ import type { OffloadSettings } from './offload-settings.js';
 import { readSurfaces, type SurfaceName } from './surface-settings.js';
 import { readTrustedProxies, type TrustedProxyRange } from './trusted-proxy-settings.js';
 import { readAccessLogSettings, type AccessLogSettings } from './access-log-settings.js';
+import { readUpstreamLimits, type UpstreamLimits } from './upstream-limits-settings.js';
 
 /** Process settings, read once from the environment at start-up. */
 export interface Settings {
@@ -63,6 +64,8 @@ export interface Settings {
   hardening: HardeningSettings;
   /** Listeners this process serves (`GATEWAY_SURFACES`); the others are not loaded. */
   surfaces: ReadonlySet<SurfaceName>;
+  /** What is held of an upstream's answer (docs/configuration.md, "Upstream answer bounds"). */
+  upstreamLimits: UpstreamLimits;
 }
 
 export interface MetricsSettings {
@@ -158,5 +161,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     trustedProxies: readTrustedProxies(env),
     hardening: readHardeningSettings(env),
     surfaces: readSurfaces(env),
+    upstreamLimits: readUpstreamLimits(env),
   };
 }

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   batchesOf,
   eventsOf,
+  KeptText,
   RoutingError,
   UpstreamError,
   type EventBatches,
@@ -96,6 +97,8 @@ export class Call {
    * Responses with `store` on): the id it keeps it under, once known (docs/budgets.md, "Stored context").
    */
   storedAnswerId: (() => string | undefined) | undefined;
+  /** The text the request keeps of its streamed answers, bounded; released when it is settled. */
+  private kept: KeptText | undefined;
 
   constructor(
     readonly services: CoreServices,
@@ -113,6 +116,11 @@ export class Call {
 
   get clientGone(): boolean {
     return this.signal.aborted;
+  }
+
+  /** What the request's stream accumulators count their text in (upstream answer bounds, docs/configuration.md). */
+  keptText(): KeptText {
+    return (this.kept ??= new KeptText());
   }
 
   routeOptions(): RouteOptions {
@@ -149,6 +157,7 @@ export class Call {
   settle(outcome: Outcome, stream: boolean): void {
     if (this.settled) return;
     this.settled = true;
+    this.kept?.release();
     const { admission } = this;
     // Members listed one by one: spreading `outcome` into a new object is V8's slow generic copy.
     const cost = meter(this.services, this.request, admission, {
@@ -352,17 +361,20 @@ class RelayedEvents<E> implements EventBatches<E> {
     try {
       batch = await this.source.nextBatch();
     } catch (error) {
-      const call = this.call;
-      const clientError = call.toClientError(this.failure ? this.failure(error) : error);
-      this.end(call.clientGone ? CLIENT_CLOSED : { status: clientError.status, errorCode: clientError.code });
-      throw clientError;
+      throw this.fail(error);
     }
     if (batch === undefined) {
       this.end(ANSWERED);
       return undefined;
     }
     const observe = this.observe;
-    if (observe) for (const event of batch) observe(event);
+    try {
+      if (observe) for (const event of batch) observe(event);
+    } catch (error) {
+      // What the observer refused (an answer past its bounds) fails the stream as the upstream's failure would.
+      this.source.cancel();
+      throw this.fail(error);
+    }
     return batch;
   }
 
@@ -370,6 +382,13 @@ class RelayedEvents<E> implements EventBatches<E> {
     if (this.over) return;
     this.source.cancel();
     this.end(undefined);
+  }
+
+  private fail(error: unknown): GatewayError {
+    const call = this.call;
+    const clientError = call.toClientError(this.failure ? this.failure(error) : error);
+    this.end(call.clientGone ? CLIENT_CLOSED : { status: clientError.status, errorCode: clientError.code });
+    return clientError;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<E> {

@@ -33,7 +33,11 @@ export function toProviderGatewayError(error: unknown, provider: string | undefi
   }
   const httpStatus = passedOnStatus(status);
   const message =
-    status !== null ? `Provider returned ${status}: ${error.message}` : `Provider unreachable: ${error.message}`;
+    status !== null
+      ? `Provider returned ${status}: ${error.message}`
+      : details.kind === 'oversized'
+        ? `Provider answer refused: ${error.message}`
+        : `Provider unreachable: ${error.message}`;
   return new GatewayError('provider_error', { message, status: httpStatus, extra, headers });
 }
 

@@ -50,7 +50,7 @@ export async function singleStream(call: Call): Promise<CanonicalStream> {
     throw call.fail(error, true, call.unansweredUsage);
   }
   const providerId = call.providerId;
-  const accumulator = new StreamAccumulator();
+  const accumulator = new StreamAccumulator(call.keptText());
   let finalUsage: TokenUsage = ZERO_USAGE;
   const events = call.relayEvents(
     upstream,

@@ -1,9 +1,12 @@
 import type { FinishReason, ProviderCompletion, ProviderStreamEvent, TokenUsage } from '../canonical/completion.js';
 import type { ToolCall } from '../canonical/chat-request.js';
+import { KeptText } from '../providers/index.js';
 
 /**
  * Rebuilds the whole assistant message from stream events: for metering when a stream ends
  * early (tokens seen so far), and for the gateway-tool loop, which needs the complete calls.
+ * What it keeps is counted in `kept` (the request's, shared by the tool loop's rounds): an
+ * upstream that streams deltas without end fails the request at the limit (oversized).
  */
 export class StreamAccumulator {
   content = '';
@@ -14,17 +17,31 @@ export class StreamAccumulator {
   upstreamModel: string | undefined;
   private readonly toolCalls = new Map<number, { id: string; name: string; arguments: string }>();
 
+  constructor(private readonly kept: KeptText = new KeptText()) {}
+
   add(event: ProviderStreamEvent): void {
     switch (event.type) {
       case 'delta':
-        if (event.content) this.content += event.content;
-        if (event.refusal) this.refusal += event.refusal;
+        if (event.content) {
+          this.kept.add(event.content);
+          this.content += event.content;
+        }
+        if (event.refusal) {
+          this.kept.add(event.refusal);
+          this.refusal += event.refusal;
+        }
         if (event.toolCalls === undefined) break;
         for (const fragment of event.toolCalls) {
           const call = this.toolCalls.get(fragment.index) ?? { id: '', name: '', arguments: '' };
           if (fragment.id) call.id = fragment.id;
-          if (fragment.function?.name) call.name += fragment.function.name;
-          if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
+          if (fragment.function?.name) {
+            this.kept.add(fragment.function.name);
+            call.name += fragment.function.name;
+          }
+          if (fragment.function?.arguments) {
+            this.kept.add(fragment.function.arguments);
+            call.arguments += fragment.function.arguments;
+          }
           this.toolCalls.set(fragment.index, call);
         }
         break;

@@ -249,7 +249,7 @@ export async function toolLoopStream(call: Call): Promise<CanonicalStream> {
   } catch (error) {
     throw call.fail(error, true, call.unansweredUsage);
   }
-  let accumulator = new StreamAccumulator();
+  let accumulator = new StreamAccumulator(call.keptText());
   // The current call's usage is not in the sum yet; `opened`: its upstream answered.
   let counted = false;
   let opened = true;
@@ -290,7 +290,7 @@ export async function toolLoopStream(call: Call): Promise<CanonicalStream> {
       }
       loop.append(accumulator.toCompletion(ZERO_USAGE).message, calls, results);
       await loop.reserveNextCall();
-      accumulator = new StreamAccumulator();
+      accumulator = new StreamAccumulator(call.keptText());
       counted = false;
       opened = false;
       current = await open();

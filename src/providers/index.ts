@@ -14,6 +14,7 @@ export {
 } from './router.js';
 export { DEFAULT_RETRY, decide, type RetryOptions } from './retry-policy.js';
 export { closeHttpAgents } from './http/index.js';
+export { configureUpstreamLimits, bufferedUpstreamBytes, KeptText } from './bounds/index.js';
 export { batchesOf, eventsOf, isEventBatches, type EventBatches } from './event-batches.js';
 export { GATEWAY_ONLY_FIELDS } from './shared/gateway-fields.js';
 export {

@@ -49,7 +49,7 @@ export class UpstreamError extends Error {
       retryAfterMs?: number; // from retry-after / retry-after-ms
       upstreamRequestId?: string;
       cause?: unknown;
-      kind?: 'http' | 'connect' | 'timeout' | 'malformed' | 'aborted';
+      kind?: 'http' | 'connect' | 'timeout' | 'malformed' | 'aborted' | 'oversized';
     },
   ) {
     super(message);

@@ -13,7 +13,7 @@ import { UsageWriter } from '../metering/usage-writer.js';
 import { BudgetLedger } from '../limits/budget-ledger.js';
 import { StoredResponses } from '../store/stored-responses.js';
 import { createGatewayToolsService } from '../gateway-tools/service.js';
-import { DEFAULT_RETRY } from '../providers/index.js';
+import { configureUpstreamLimits, DEFAULT_RETRY } from '../providers/index.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { UpstreamPolicy } from '../gateway/gateway-services.js';
 import { createLogger } from './logger.js';
@@ -57,6 +57,7 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   // Process-wide: the pool is created on first use with these (threads, queue) and keeps them.
   configureOffload(settings.offload);
+  configureUpstreamLimits(settings.upstreamLimits);
   const config = loadGatewayConfig(settings.configFile);
   const catalogue = new Catalogue(config, env);
   // Off unless an OTLP endpoint is configured; then the SDK is loaded and each request traced.

@@ -3,6 +3,7 @@ import type { TokenUsage } from '../../canonical/completion.js';
 import { openRawCall, readRawSse, readRawText } from '../http/raw-call.js';
 import { upstreamRequestId } from '../http/retry-after.js';
 import { withoutGatewayFields } from '../shared/gateway-fields.js';
+import { KeptText } from '../bounds/kept-text.js';
 import { malformed, parseJson, streamedError } from '../shared/upstream-errors.js';
 import { isRecord } from '../shared/usage.js';
 import { anthropicCodec } from './codec.js';
@@ -116,15 +117,21 @@ export async function nativeMessagesStream(
   let finished = false;
   let stopped = false;
   const produced: string[] = [];
+  // Bounded like the translated paths' accumulator: endless deltas fail the stream at the limit.
+  const kept = new KeptText();
 
   async function* events(): AsyncGenerator<NativeStreamEvent> {
-    for await (const sse of readRawSse(call)) {
-      if (sse.data.trim() === '') continue;
-      const data = parseJson(sse.data, 'anthropic stream event');
-      if (!isRecord(data)) throw malformed('anthropic stream event is not a JSON object');
-      const event = sse.event ?? (typeof data.type === 'string' ? data.type : '');
-      observe(event, data);
-      yield { event, data };
+    try {
+      for await (const sse of readRawSse(call)) {
+        if (sse.data.trim() === '') continue;
+        const data = parseJson(sse.data, 'anthropic stream event');
+        if (!isRecord(data)) throw malformed('anthropic stream event is not a JSON object');
+        const event = sse.event ?? (typeof data.type === 'string' ? data.type : '');
+        observe(event, data);
+        yield { event, data };
+      }
+    } finally {
+      kept.release();
     }
     if (!stopped && !finished) throw malformed('anthropic stream ended before message_stop');
   }
@@ -139,7 +146,10 @@ export async function nativeMessagesStream(
       case 'content_block_delta': {
         const delta = isRecord(data.delta) ? data.delta : {};
         const piece = delta.text ?? delta.thinking ?? delta.partial_json;
-        if (typeof piece === 'string') produced.push(piece);
+        if (typeof piece === 'string') {
+          kept.add(piece);
+          produced.push(piece);
+        }
         return;
       }
       case 'message_delta': {

@@ -12,10 +12,12 @@ import { dispatcherFor } from './agent-pool.js';
 import { SseDecoder } from './read-sse.js';
 import { toUpstreamError, type TransportContext } from './transport-errors.js';
 import type { EventBatches } from '../event-batches.js';
+import { BufferAccount } from '../bounds/buffer-budget.js';
+import { answerTooLarge, upstreamLimits } from '../bounds/upstream-limits.js';
+import { malformed } from '../shared/upstream-errors.js';
 
-/** Same bounds as the adapters' (create-http-adapter.ts): error bodies 64 KiB, success bodies 32 MiB. */
+/** Error bodies are read to 64 KiB (the message is all that is used); answers to `jsonBytes` (upstream-limits.ts). */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
-export const MAX_RAW_RESPONSE_BYTES = 32 * 1024 * 1024;
 /** Unread response bytes at which the upstream socket is paused until the reader catches up. */
 const HIGH_WATER_BYTES = 64 * 1024;
 
@@ -32,9 +34,11 @@ export interface RawCall {
   readonly headers: Record<string, string | string[]>;
   /** True once the caller's signal fired or the call was aborted. */
   readonly aborted: boolean;
+  /** What the call's reader holds of the answer, drawn from the process's budget; released by `dispose`. */
+  readonly buffers: BufferAccount;
   /** Stops the upstream request now (the socket closes). */
   abort(): void;
-  /** Drops the listener on the caller's signal; call once done with the body. */
+  /** Drops the listener on the caller's signal; call once done with the body. A body not read to its end is aborted. */
   dispose(): void;
   /** Whatever undici or the watchdogs threw, as an UpstreamError (timeout, aborted, connect…). */
   toError(err: unknown): UpstreamError;
@@ -49,6 +53,7 @@ export interface RawCall {
  */
 class UpstreamCall implements RawCall, Dispatcher.DispatchHandler {
   status = 0;
+  readonly buffers = new BufferAccount();
   private rawHeaders: Buffer[] = [];
   private parsedHeaders: Record<string, string | string[]> | undefined;
   private readonly ctx: TransportContext;
@@ -110,6 +115,10 @@ class UpstreamCall implements RawCall, Dispatcher.DispatchHandler {
   }
 
   dispose(): void {
+    // Whoever stops reading early (a bound, a parse error) must not leave the upstream paused on a
+    // full queue: the socket and its unread bytes would be held for good.
+    if (!this.ended && this.failure === undefined) this.abort();
+    this.buffers.release();
     clearTimeout(this.firstByteTimer);
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.signal.removeEventListener('abort', this.onSignal);
@@ -252,38 +261,71 @@ export async function openRawCall(
     );
     await opened;
     if (call.status < 200 || call.status >= 300) {
-      const { text, truncated } = await readCallText(call, MAX_ERROR_BODY_BYTES);
+      const { text, truncated } = await readCallText(call, MAX_ERROR_BODY_BYTES, true);
       if (truncated) call.abort();
       throw parseError(call.status, text, call.headers);
     }
+    refuseEncodedBody(call);
     return call;
   } catch (err) {
+    // Mapped before the abort in `dispose`, which would make any failure look like an abort.
+    const error = call.toError(err);
     call.dispose();
-    throw call.toError(err);
+    throw error;
   }
 }
 
-async function readCallText(call: RawCall, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+/**
+ * The gateway asks for no content coding (undici's dispatch sends no accept-encoding) and inflates
+ * none: a body that says it is compressed is refused at its headers rather than read as text, so
+ * a few bytes of gzip that would inflate to gigabytes are never even looked at.
+ */
+function refuseEncodedBody(call: RawCall): void {
+  const encoding = call.headers['content-encoding'];
+  const codings = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).toLowerCase().split(',');
+  if (codings.every((coding) => coding.trim() === '' || coding.trim() === 'identity')) return;
+  call.abort();
+  throw malformed(
+    `upstream sent a body with content-encoding "${String(encoding)}", which the gateway did not ask for`,
+  );
+}
+
+/** The body up to `maxBytes`; past it, `truncated` and the text of the first `maxBytes` when `keepPartial`, else none. */
+async function readCallText(
+  call: RawCall,
+  maxBytes: number,
+  keepPartial: boolean,
+): Promise<{ text: string; truncated: boolean }> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (let chunk = await call.read(); chunk !== null; chunk = await call.read()) {
     const room = maxBytes - size;
-    if (chunk.byteLength >= room) {
+    if (chunk.byteLength > room) {
+      if (!keepPartial) return { text: '', truncated: true };
       chunks.push(chunk.subarray(0, room));
       return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
     }
     chunks.push(chunk);
     size += chunk.byteLength;
+    call.buffers.hold(size);
   }
   const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   return { text: Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength).toString('utf8'), truncated: false };
 }
 
-/** Reads the whole (bounded) body of a raw call; errors come back as UpstreamErrors. Disposes the call. */
+/**
+ * Reads the whole body of a raw call; errors come back as UpstreamErrors. One longer than
+ * `jsonBytes` fails (oversized) and the upstream is closed at once: its first `jsonBytes` are
+ * all that were ever held. Disposes the call.
+ */
 export async function readRawText(call: RawCall): Promise<string> {
+  const limit = upstreamLimits().jsonBytes;
   try {
-    const { text, truncated } = await readCallText(call, MAX_RAW_RESPONSE_BYTES);
-    if (truncated) call.abort();
+    const { text, truncated } = await readCallText(call, limit, false);
+    if (truncated) {
+      call.abort();
+      throw answerTooLarge('answer', limit);
+    }
     return text;
   } catch (err) {
     throw call.toError(err);
@@ -311,13 +353,15 @@ export function readRawEvents<T>(call: RawCall, parser: SseEventParser<T>): Even
 }
 
 class RawEvents<T> implements EventBatches<T> {
-  private readonly decoder = new SseDecoder();
+  private readonly decoder: SseDecoder;
   private finished = false;
 
   constructor(
     private readonly call: RawCall,
     private readonly parser: SseEventParser<T>,
-  ) {}
+  ) {
+    this.decoder = new SseDecoder(call.buffers);
+  }
 
   async nextBatch(): Promise<readonly T[] | undefined> {
     if (this.finished) return undefined;

@@ -3,6 +3,7 @@ import type { TokenUsage } from '../../canonical/completion.js';
 import { openRawCall, readRawSse, readRawText } from '../http/raw-call.js';
 import { upstreamRequestId } from '../http/retry-after.js';
 import { withoutGatewayFields } from '../shared/gateway-fields.js';
+import { KeptText } from '../bounds/kept-text.js';
 import { malformed, parseJson, streamedError } from '../shared/upstream-errors.js';
 import { count, isRecord } from '../shared/usage.js';
 import { openaiCodec } from './codec.js';
@@ -117,23 +118,32 @@ export async function nativeResponsesStream(
   let finished = false;
   let responseId: string | undefined;
   const produced: string[] = [];
+  // Bounded like the translated paths' accumulator: endless deltas fail the stream at the limit.
+  const kept = new KeptText();
 
   async function* events(): AsyncGenerator<NativeResponsesEvent> {
-    for await (const sse of readRawSse(call)) {
-      const text = sse.data.trim();
-      if (text === '' || text === '[DONE]') continue;
-      const data = parseJson(sse.data, 'responses stream event');
-      if (!isRecord(data)) throw malformed('responses stream event is not a JSON object');
-      const event = sse.event ?? (typeof data.type === 'string' ? data.type : '');
-      observe(event, data);
-      yield { event, data };
+    try {
+      for await (const sse of readRawSse(call)) {
+        const text = sse.data.trim();
+        if (text === '' || text === '[DONE]') continue;
+        const data = parseJson(sse.data, 'responses stream event');
+        if (!isRecord(data)) throw malformed('responses stream event is not a JSON object');
+        const event = sse.event ?? (typeof data.type === 'string' ? data.type : '');
+        observe(event, data);
+        yield { event, data };
+      }
+    } finally {
+      kept.release();
     }
     if (!finished) throw malformed('responses stream ended before response.completed');
   }
 
   function observe(event: string, data: Record<string, unknown>): void {
     if (OUTPUT_DELTAS.has(event)) {
-      if (typeof data.delta === 'string') produced.push(data.delta);
+      if (typeof data.delta === 'string') {
+        kept.add(data.delta);
+        produced.push(data.delta);
+      }
       return;
     }
     if (event === 'response.completed' || event === 'response.incomplete') {
