@@ -44,6 +44,8 @@ describe('chat completions streaming on the wire', () => {
     mocks = { openai: await startMockOpenAI(), anthropic: await startMockAnthropic(), gemini: await startMockGemini() };
     bulk = await startBulkSseUpstream(BULK);
     h = await startHarness({
+      // 20 MB of text is past the default bound on the text one answer keeps (4 MiB, docs/configuration.md,
+      // "Upstream answer bounds"): this file checks backpressure on a long answer, not that bound.
       config: {
         providers: [
           { id: 'mock-openai', kind: 'openai', base_url: mocks.openai.baseUrl, api_key_env: 'MOCK_KEY' },
@@ -63,7 +65,7 @@ describe('chat completions streaming on the wire', () => {
         ],
         retry: { max_attempts: 1, base_delay_ms: 0, max_delay_ms: 0 },
       },
-      env: { MOCK_KEY: 'sk-mock' },
+      env: { MOCK_KEY: 'sk-mock', GATEWAY_UPSTREAM_KEPT_TEXT_BYTES: String(64 * 1048576) },
     });
     const org = await h.organization();
     token = (await h.createKey(org)).key;

@@ -30,6 +30,8 @@ export async function startBulkSseUpstream(options: { pieces: number; pieceChars
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const base = { id: 'chatcmpl-bulk', object: 'chat.completion.chunk', created: 1, model };
     const send = async (data: unknown) => {
+      // The gateway closed the stream (an error, a limit): nothing to wait for, so finished() settles.
+      if (res.destroyed) return;
       const text = `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
       written += Buffer.byteLength(text);
       if (!res.write(text)) {
