@@ -2,6 +2,7 @@
 // string, the output without the envelope an agent wraps it in (output-envelope.ts); these
 // helpers read it and write it back in the shape and envelope it came in.
 import { BoundedCache, registerCache } from '../cache.js';
+import { isPlaceholder } from '../filters/markers.js';
 import { openEnvelope, sealEnvelope } from './output-envelope.js';
 
 type Part = Record<string, unknown>;
@@ -38,9 +39,13 @@ export function readContent(content: unknown): ReadText {
   return envelope ? { text: envelope.output, editable: true } : sent;
 }
 
-/** Same shape and envelope as `original`: a string stays a string, parts collapse into one part. */
+/**
+ * Same shape and envelope as `original`: a string stays a string, parts collapse into one part.
+ * A placeholder (an output masked, or a pointer to an identical one) stands for the whole output,
+ * envelope included: an old run's chunk id and wall time would cost more than the placeholder.
+ */
 export function writeContent(original: unknown, output: string): unknown {
-  const envelope = openEnvelope(sentText(original).text);
+  const envelope = isPlaceholder(output) ? undefined : openEnvelope(sentText(original).text);
   const text = envelope ? sealEnvelope(envelope, output) : output;
   if (typeof original === 'string' || !Array.isArray(original)) return text;
   // Keep the last part's extra members (cache_control sits there) so caching hints survive.
