@@ -7,9 +7,16 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { cachePricingFor } from '../../../src/catalogue/cache-pricing.js';
+import {
+  clearCompressionCaches,
+  compressPayload,
+  withObservedUsage,
+  type ConversationState,
+} from '../../../src/compress/index.js';
 import { commandText } from '../../../src/compress/filters/classify.js';
 import { openEnvelope, sealEnvelope } from '../../../src/compress/formats/output-envelope.js';
-import { loadDataset, type Conversation } from '../../../bench/compress/dataset.js';
+import { loadDataset, prefixes, toShape, type Conversation } from '../../../bench/compress/dataset.js';
 import { CODEX_FORMATS, toCodexShape } from '../../../bench/compress/codex-shape.js';
 
 type Msg = Record<string, any>;
@@ -122,5 +129,45 @@ describe('Codex-shape converter', () => {
       }
     }
     assert.ok(checked > 4000, `${checked} outputs checked`);
+  });
+});
+
+describe('rewrite decisions on Codex-shaped histories', () => {
+  const anthropic = cachePricingFor('anthropic', {
+    input_per_mtok: 3,
+    output_per_mtok: 15,
+    cached_input_per_mtok: 0.3,
+    cache_write_per_mtok: 3.75,
+  });
+  /** The requests at which the boundary moved, and where to. */
+  function boundaryMoves(conv: Conversation): string[] {
+    clearCompressionCaches();
+    let state: ConversationState | undefined;
+    const moves: string[] = [];
+    prefixes(conv).forEach((messages, i) => {
+      const body = JSON.parse(JSON.stringify(toShape(messages, 'messages'))) as Msg;
+      const outcome = compressPayload(body, {
+        conversation: { pricing: anthropic, state, now: i * 20_000 },
+      }).conversation!;
+      if (outcome.decision.reason) moves.push(`${i}→${outcome.decision.maskBefore}`);
+      state = withObservedUsage(outcome.state, { cacheRead: 1000, cacheWrite: 100 });
+    });
+    return moves;
+  }
+
+  it("moves the boundary where it moves on the native history (the envelope's tokens counted)", (t) => {
+    const dir = join(DATASETS, 'claude-code-sessions');
+    if (!existsSync(dir)) return t.skip('no shared datasets on this machine');
+    // Sessions whose native replay rewrites several times.
+    const sessions = loadDataset(dir).filter((c) =>
+      /^(issue-724-solution-draft-2-txt-5d|issue-667-.*46c574cf$)/.test(c.name),
+    );
+    assert.equal(sessions.length, 2);
+    for (const native of sessions) {
+      const moves = boundaryMoves(native);
+      assert.ok(moves.length > 0, native.name);
+      assert.deepEqual(boundaryMoves(toCodexShape(native, 'shell')), moves, native.name);
+      assert.deepEqual(boundaryMoves(toCodexShape(native, 'exec')), moves, native.name);
+    }
   });
 });
