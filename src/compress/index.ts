@@ -19,7 +19,14 @@ import {
   tokenizerFor,
   type BodyCount,
 } from './token-count.js';
-import type { CompressionReport, CompressOptions, CompressResult, Conversation, ToolResult } from './types.js';
+import type {
+  CompressionReport,
+  CompressOptions,
+  CompressResult,
+  Conversation,
+  OutputEnvelope,
+  ToolResult,
+} from './types.js';
 import { sentText } from './formats/shared.js';
 import type { Bundle } from './bundles.js';
 import { relativePrices, type CachePricing } from '../catalogue/cache-pricing.js';
@@ -160,6 +167,28 @@ export function compressPayload(body: unknown, options: EngineOptions = {}): Eng
   };
 }
 
+// A sealed output is a new string at every call; its count is kept with the envelope, which the
+// requests of a conversation share (formats/output-envelope.ts memoises it by the text as sent).
+const sentCounts = new WeakMap<OutputEnvelope, Map<TokenizerName, Map<string, number>>>();
+
+/** A result's `text` counted inside its envelope (Codex). */
+function sealedTokens(r: ToolResult, text: string, tokenizer: TokenizerName): number {
+  const envelope = r.envelope!;
+  let byTokenizer = sentCounts.get(envelope);
+  if (!byTokenizer) {
+    byTokenizer = new Map<TokenizerName, Map<string, number>>();
+    sentCounts.set(envelope, byTokenizer);
+  }
+  let counts = byTokenizer.get(tokenizer);
+  if (!counts) {
+    counts = new Map<string, number>();
+    byTokenizer.set(tokenizer, counts);
+  }
+  let count = counts.get(text);
+  if (count === undefined) counts.set(text, (count = countTextTokens(sentText(r, text), tokenizer)));
+  return count;
+}
+
 /**
  * The history rewrite of a conversation's request: the boundary its state holds, moved when the
  * policy says so (rewrite-policy.ts), applied to the results; and the state for the next request.
@@ -175,7 +204,7 @@ function rewriteForConversation(
   // The request's own tokenizer: the counts of its texts are cached already (item counts too).
   const tokens = (text: string) => countTextTokens(text, tokenizer);
   // A result's tokens as sent: an agent's envelope (Codex) counts too, and goes with a placeholder.
-  const sent = (r: ToolResult, text: string) => tokens(sentText(r, text));
+  const sent = (r: ToolResult, text: string) => (r.envelope ? sealedTokens(r, text, tokenizer) : tokens(text));
   const state = options.state ?? NEW_CONVERSATION;
   const results = conversation.results;
   const current = effectiveMaskBefore(conversation, bundle, state.maskBefore);
