@@ -8,7 +8,7 @@
 import type { CachePricing, CacheProviderKind } from '../catalogue/cache-pricing.js';
 import { countBreakpoints, placeBreakpoints } from './breakpoints.js';
 import type { BundleName } from './bundles.js';
-import { conversationId } from './conversation-id.js';
+import { conversationIds, type ConversationIds } from './conversation-id.js';
 import type { ConversationState } from './conversation-state.js';
 import { compressPayload, type ConversationOutcome, type EngineOptions, type EngineResult } from './index.js';
 import type { CompressionReport } from './types.js';
@@ -23,6 +23,12 @@ export interface ConversationStore {
   history(apiKeyId: string): Promise<readonly number[]>;
   /** The tool groups the key's finished conversations offered and called (absent: nothing is ever dropped). */
   toolGroupHistory?(apiKeyId: string): Promise<ToolGroupHistory>;
+  /**
+   * Removes a conversation's row: the head a history's first request was stored under, once its
+   * second request has taken the state over (else every history would leave a finished
+   * conversation of one request in the key's record). Absent: the row just expires.
+   */
+  forget?(apiKeyId: string, conversationId: string): Promise<void>;
   recordUsage(
     apiKeyId: string,
     conversationId: string,
@@ -33,7 +39,7 @@ export interface ConversationStore {
 
 export interface ConversationRequest {
   apiKeyId: string;
-  /** The session id the client sent (conversation-id.ts lists the headers), if any. */
+  /** The session key of the headers the client sent (session-headers.ts), if any. */
   sessionId: string | undefined;
   /** Run the compression engine (a bundle was named, or the key compresses). */
   compress: boolean;
@@ -76,7 +82,7 @@ export interface ConversationResult {
   body: Obj;
   /** The engine's report; undefined when the engine did not run. */
   compression: CompressionReport | undefined;
-  /** The conversation's id (hashed on first read when the engine did not need it). */
+  /** The id the history's state is stored under (hashed on first read when the engine did not need it). */
   readonly conversationId: string;
   outcome: ConversationOutcome | undefined;
   /** Breakpoints the gateway added (Anthropic). */
@@ -104,11 +110,12 @@ export async function compressConversationRequest(
   request: ConversationRequest,
 ): Promise<ConversationResult> {
   // Hashed only when something uses it: the engine's state, or OpenAI's prompt_cache_key. The
-  // hash covers the first user message, which can be megabytes (JSON-encoded and SHA-256'd on the
+  // hash covers the history's head, which can be megabytes (JSON-encoded and SHA-256'd on the
   // event loop: the largest part of a 1 MB local/echo chat's main-thread time under
   // bench/attack's bigtoken). When the engine runs it is taken first, from the body as sent.
-  let id = request.compress ? conversationId(body, request.sessionId) : undefined;
-  const idOf = (): string => (id ??= conversationId(body, request.sessionId));
+  let ids = request.compress ? conversationIds(body, request.sessionId) : undefined;
+  const idsOf = (): ConversationIds => (ids ??= conversationIds(body, request.sessionId));
+  const idOf = (): string => idsOf().history;
   const anthropic = request.provider.kind === 'anthropic';
   // Anthropic caches only at breakpoints: with none from the client and none from the gateway
   // nothing is cached, and the rewrite policy must price the request that way.
@@ -121,17 +128,20 @@ export async function compressConversationRequest(
   if (request.compress) {
     const store = request.store;
     let state: ConversationState | undefined;
+    let fromHead = false;
     let history: readonly number[] | undefined;
     let unusedTools: string[] | undefined;
     const toolSurface = request.toolSurface !== false;
     if (store) {
       try {
         let tools: ToolGroupHistory | undefined;
-        [state, history, tools] = await Promise.all([
-          store.load(request.apiKeyId, idOf()),
+        let loaded: LoadedState;
+        [loaded, history, tools] = await Promise.all([
+          loadState(store, request.apiKeyId, idsOf()),
           store.history(request.apiKeyId),
           toolSurface && store.toolGroupHistory ? store.toolGroupHistory(request.apiKeyId) : undefined,
         ]);
+        ({ state, fromHead } = loaded);
         // Only a conversation's first request decides its tool surface.
         if (tools && (!state || state.requests === 0)) unusedTools = unusedToolGroups(tools);
       } catch (error) {
@@ -156,6 +166,7 @@ export async function compressConversationRequest(
     if (store && outcome) {
       try {
         await store.save(request.apiKeyId, idOf(), outcome.state);
+        if (fromHead) await store.forget?.(request.apiKeyId, idsOf().head);
       } catch (error) {
         request.onStoreError?.(error);
       }
@@ -169,7 +180,7 @@ export async function compressConversationRequest(
     breakpointsAdded = placed.added;
   }
   if (request.addCacheHints && takesPromptCacheKey(request.provider) && out.prompt_cache_key === undefined)
-    out = { ...out, prompt_cache_key: `gw-${idOf().slice(0, 40)}` };
+    out = { ...out, prompt_cache_key: `gw-${idsOf().head.slice(0, 40)}` };
 
   const estimated = outcome ? outcome.savedUnits * pricing.inputPerMtok : 0;
   let settled: number | undefined;
@@ -196,6 +207,28 @@ export async function compressConversationRequest(
       return settled;
     },
   };
+}
+
+interface LoadedState {
+  state: ConversationState | undefined;
+  /** Taken over from the head's row, which is then forgotten. */
+  fromHead: boolean;
+}
+
+/**
+ * The state a request starts from. A history's first request (no assistant turn: `history` is its
+ * `head`) starts afresh: sessions sharing a head (one directory, no session header) must not pass
+ * state to each other, and a first request has nothing masked to keep stable. Its second request,
+ * the first under the history's own id, starts from what the first stored under the head (its tool
+ * surface decision, the cache it filled); the engine still verifies any boundary against the
+ * history (prefix-digest.ts).
+ */
+async function loadState(store: ConversationStore, apiKeyId: string, ids: ConversationIds): Promise<LoadedState> {
+  if (ids.history === ids.head) return { state: undefined, fromHead: false };
+  const own = await store.load(apiKeyId, ids.history);
+  if (own) return { state: own, fromHead: false };
+  const head = await store.load(apiKeyId, ids.head);
+  return { state: head, fromHead: head !== undefined };
 }
 
 /**

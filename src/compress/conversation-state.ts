@@ -31,6 +31,17 @@ export interface ConversationState {
   offeredToolGroups?: readonly string[];
   /** Tool groups the conversation's requests called so far. */
   calledToolGroups?: readonly string[];
+  /**
+   * Digest of the outputs before `maskBefore` as the request that stored the state saw them
+   * (prefix-digest.ts): a later request gets the boundary only if its own outputs there hash the
+   * same. Undefined when nothing is masked (or stored before digests existed: never applied).
+   */
+  prefixDigest?: string;
+  /**
+   * How many times a request under this id did not extend the stored prefix and started the
+   * state over; a save never lets an older generation's boundary win (the store's rule).
+   */
+  generation?: number;
 }
 
 export const NEW_CONVERSATION: ConversationState = {

@@ -32,6 +32,7 @@ import type { Bundle } from './bundles.js';
 import { relativePrices, type CachePricing } from '../catalogue/cache-pricing.js';
 import { NEW_CONVERSATION, type ConversationState } from './conversation-state.js';
 import { decideRewrite, removedTokens, type RewriteDecision } from './rewrite-policy.js';
+import { prefixDigest, verifiedState } from './prefix-digest.js';
 import { countTextTokens, type TokenizerName } from '../tokenize/index.js';
 import { applyToolSurface, TOOL_SURFACE_DECISION, type ToolSurfaceOptions } from './tool-surface.js';
 
@@ -78,6 +79,8 @@ export interface ConversationOutcome {
    * hits) and from what is new in this one, as the request's tokenizer counts them.
    */
   removed: { cached: number; fresh: number };
+  /** The stored state was for a history this request does not extend: it started over (prefix-digest.ts). */
+  restarted: boolean;
 }
 
 /** Fraction of input tokens removed, 4 decimals: 1000 → 810 gives 0.19. */
@@ -205,8 +208,9 @@ function rewriteForConversation(
   const tokens = (text: string) => countTextTokens(text, tokenizer);
   // A result's tokens as sent: an agent's envelope (Codex) counts too, and goes with a placeholder.
   const sent = (r: ToolResult, text: string) => (r.envelope ? sealedTokens(r, text, tokenizer) : tokens(text));
-  const state = options.state ?? NEW_CONVERSATION;
   const results = conversation.results;
+  const verified = verifiedState(options.state ?? NEW_CONVERSATION, conversation);
+  const state = verified.state;
   const current = effectiveMaskBefore(conversation, bundle, state.maskBefore);
   const candidate = Math.max(current, effectiveMaskBefore(conversation, bundle, Number.MAX_SAFE_INTEGER));
   const now = renderRewrite(results, refs, current);
@@ -265,9 +269,13 @@ function rewriteForConversation(
   const savedUnits = decision.cold
     ? write * (removed.cached + removed.fresh)
     : read * removed.cached + write * removed.fresh - decision.extraUnits;
+  const maskBefore = Math.max(state.maskBefore, decision.maskBefore);
+  const digest = maskBefore === state.maskBefore ? verified.digest : prefixDigest(results, maskBefore);
   return {
     state: {
-      maskBefore: Math.max(state.maskBefore, decision.maskBefore),
+      maskBefore,
+      ...(digest !== undefined ? { prefixDigest: digest } : {}),
+      ...(state.generation ? { generation: state.generation } : {}),
       rewriteAt: decision.reason ? options.now : state.rewriteAt,
       requests: state.requests + 1,
       lastRequestAt: options.now,
@@ -279,6 +287,7 @@ function rewriteForConversation(
     anchorItem: boundaryAnchorItem(conversation, decision.maskBefore),
     savedUnits,
     removed,
+    restarted: verified.restarted,
   };
 }
 

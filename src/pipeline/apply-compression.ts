@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { CatalogueModel } from '../catalogue/catalogue.js';
 import { cachePricingOfModel } from '../catalogue/cache-pricing.js';
 import { CompressionInputError, COMPRESSION_MODELS, isCompressionModel, type BundleName } from '../compress/index.js';
-import { sessionIdFrom } from '../compress/conversation-id.js';
+import { sessionIdFrom } from '../compress/session-headers.js';
 import {
   compressConversationRequest,
   type ConversationRequest,

@@ -66,6 +66,8 @@ export class CompressionConversations {
       dropped_tool_groups: groupsJson(state.droppedToolGroups),
       offered_tool_groups: groupsJson(state.offeredToolGroups),
       called_tool_groups: groupsJson(state.calledToolGroups),
+      prefix_digest: state.prefixDigest ?? null,
+      history_generation: state.generation ?? 0,
     };
     const { api_key_id: _k, conversation_id: _c, created_at: _t, ...update } = row;
     await this.store.db
@@ -74,8 +76,15 @@ export class CompressionConversations {
       .onConflict((oc) =>
         oc.columns(['api_key_id', 'conversation_id']).doUpdateSet({
           ...update,
-          // A boundary never moves back: a racing instance with an older view keeps the newer one.
-          mask_before: sql<number>`case when excluded.mask_before > compression_conversations.mask_before then excluded.mask_before else compression_conversations.mask_before end`,
+          // A boundary never moves back within a history: a racing instance with an older view
+          // keeps the newer one. A newer generation (the state started over for another history,
+          // src/compress/prefix-digest.ts) replaces it, and an older one never brings it back.
+          mask_before: sql<number>`case when excluded.history_generation > compression_conversations.history_generation then excluded.mask_before when excluded.history_generation < compression_conversations.history_generation then compression_conversations.mask_before when excluded.mask_before > compression_conversations.mask_before then excluded.mask_before else compression_conversations.mask_before end`,
+          // The digest goes with the boundary it was taken at.
+          prefix_digest: sql<
+            string | null
+          >`case when excluded.history_generation > compression_conversations.history_generation then excluded.prefix_digest when excluded.history_generation < compression_conversations.history_generation then compression_conversations.prefix_digest when excluded.mask_before >= compression_conversations.mask_before then excluded.prefix_digest else compression_conversations.prefix_digest end`,
+          history_generation: sql<number>`case when excluded.history_generation > compression_conversations.history_generation then excluded.history_generation else compression_conversations.history_generation end`,
           // The tool surface is decided once: a racing instance never replaces a stored decision.
           dropped_tool_groups: sql<
             string | null
@@ -93,6 +102,15 @@ export class CompressionConversations {
       this.lastSweep = now;
       await this.deleteExpired().catch(() => undefined);
     }
+  }
+
+  /** Removes a conversation's row (its state was taken over under another id). */
+  async forget(apiKeyId: string, conversationId: string): Promise<void> {
+    await this.store.db
+      .deleteFrom('compression_conversations')
+      .where('api_key_id', '=', apiKeyId)
+      .where('conversation_id', '=', conversationId)
+      .execute();
   }
 
   /** The upstream's cache usage for the conversation's request number `requests`. */
@@ -203,5 +221,7 @@ function fromRow(row: CompressionConversationsTable): StoredConversation {
   if (dropped) state.droppedToolGroups = dropped;
   if (offered) state.offeredToolGroups = offered;
   if (called) state.calledToolGroups = called;
+  if (row.prefix_digest !== null) state.prefixDigest = row.prefix_digest;
+  if (row.history_generation) state.generation = row.history_generation;
   return state;
 }

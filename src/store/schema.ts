@@ -205,7 +205,7 @@ export interface GatewayPendingOperationsTable {
 /** One conversation the compression engine keeps state for (migration 007). */
 export interface CompressionConversationsTable {
   api_key_id: string;
-  /** SHA-256 of the client's session id, or of the conversation's stable head (src/compress/conversation-id.ts). */
+  /** SHA-256 naming the history: session headers, head and first assistant turn (src/compress/conversation-id.ts). */
   conversation_id: string;
   mask_before: number;
   rewrite_at: number | null;
@@ -223,6 +223,10 @@ export interface CompressionConversationsTable {
   offered_tool_groups: string | null;
   /** JSON array: tool groups its requests called. */
   called_tool_groups: string | null;
+  /** Digest of the outputs before mask_before (migration 017); null: nothing masked, or never verified. */
+  prefix_digest: string | null;
+  /** Times the state started over for a history that did not extend the stored one (migration 017). */
+  history_generation: number;
 }
 
 /** Tokens a response the gateway returned left in the provider's stored context (migration 016). */

@@ -84,6 +84,45 @@ for (const kind of storeKinds()) {
       assert.equal(loaded?.requests, 10);
     });
 
+    it('keeps the prefix digest with its boundary: a racing save with an older boundary keeps the newer digest', async () => {
+      const repo = new CompressionConversations(store, now);
+      await repo.save('k1', 'digest', state({ maskBefore: 8, prefixDigest: 'd8' }));
+      await repo.save('k1', 'digest', state({ maskBefore: 4, prefixDigest: 'd4', requests: 2 }));
+      const loaded = await repo.load('k1', 'digest');
+      assert.equal(loaded?.maskBefore, 8);
+      assert.equal(loaded?.prefixDigest, 'd8');
+      assert.equal(loaded?.generation, undefined);
+    });
+
+    it('a state started over for another history (a newer generation) replaces the boundary; an older one never brings it back', async () => {
+      const repo = new CompressionConversations(store, now);
+      await repo.save('k1', 'gen', state({ maskBefore: 8, prefixDigest: 'old-history' }));
+      await repo.save('k1', 'gen', state({ maskBefore: 0, generation: 1 }));
+      let loaded = await repo.load('k1', 'gen');
+      assert.equal(loaded?.maskBefore, 0);
+      assert.equal(loaded?.prefixDigest, undefined);
+      assert.equal(loaded?.generation, 1);
+      // A late save of the old history, with its larger boundary: the newer generation stays.
+      await repo.save('k1', 'gen', state({ maskBefore: 9, prefixDigest: 'old-history-9' }));
+      loaded = await repo.load('k1', 'gen');
+      assert.equal(loaded?.maskBefore, 0);
+      assert.equal(loaded?.prefixDigest, undefined);
+      assert.equal(loaded?.generation, 1);
+      // Within the new generation the boundary moves forward as usual.
+      await repo.save('k1', 'gen', state({ maskBefore: 3, prefixDigest: 'new-3', generation: 1 }));
+      loaded = await repo.load('k1', 'gen');
+      assert.deepEqual([loaded?.maskBefore, loaded?.prefixDigest, loaded?.generation], [3, 'new-3', 1]);
+    });
+
+    it('forgets a conversation of the key only', async () => {
+      const repo = new CompressionConversations(store, now);
+      await repo.save('k1', 'head', state());
+      await repo.save('k2', 'head', state());
+      await repo.forget('k1', 'head');
+      assert.equal(await repo.load('k1', 'head'), undefined);
+      assert.ok(await repo.load('k2', 'head'));
+    });
+
     it("the upstream's cache usage lands on the request that produced it only", async () => {
       const repo = new CompressionConversations(store, now);
       await repo.save('k1', 'usage', state({ requests: 5 }));

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { cachePricingOfModel } from '../../catalogue/cache-pricing.js';
 import { compressPayload, CompressionInputError, isCompressionModel } from '../../compress/index.js';
-import { sessionIdFrom } from '../../compress/conversation-id.js';
+import { sessionIdFrom } from '../../compress/session-headers.js';
 import { compressConversationRequest } from '../../compress/conversation-request.js';
 import {
   compressConversationOffloaded,

@@ -15,6 +15,7 @@ import * as toolSurface from './013-tool-surface.js';
 import * as keyToolSurface from './014-key-tool-surface.js';
 import * as usageRefusalRetention from './015-usage-refusal-retention.js';
 import * as storedResponseContexts from './016-stored-response-contexts.js';
+import * as compressionPrefixDigest from './017-compression-prefix-digest.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
 const migrations: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '014-key-tool-surface': keyToolSurface,
   '015-usage-refusal-retention': usageRefusalRetention,
   '016-stored-response-contexts': storedResponseContexts,
+  '017-compression-prefix-digest': compressionPrefixDigest,
 };
 
 export const migrationProvider: MigrationProvider = {
