@@ -40,6 +40,10 @@ describe('command classification', () => {
     assert.equal(classifyCommand('python reproduce.py 2>&1 | tail -20'), 'shell');
     assert.equal(classifyCommand('npm run build 2>&1 | head -50'), 'build');
     assert.equal(classifyCommand("cat > notes.txt <<'EOF'\nhello\nEOF"), 'shell');
+    // A heredoc's body is a file's text: its lines are not commands; what runs after it is.
+    assert.equal(classifyCommand("cat <<'EOF' > t.py\npytest -q\nEOF\npython t.py"), 'shell');
+    assert.equal(classifyCommand("cat <<'EOF' > t.py\nprint(1)\nEOF\nmypy t.py"), 'build');
+    assert.equal(classifyCommand('strings disk.img | grep flag'), 'search');
   });
 
   it('reads the command out of a Codex argv array', () => {

@@ -36,9 +36,15 @@ const WRITES_FILE = /^cat\s*(?:<<|>)/;
 // A search piped after a read (`nl -ba f | grep -n x`) makes the output a search.
 const SEARCH = /^(?:grep|egrep|rg|ag|ack)\b/;
 
+// A heredoc's body is a file's text, not commands: `cat <<'EOF' > t.py` … `EOF`.
+const HEREDOC = /<<-?\s*(['"]?)(\w+)\1[^\n]*\n[\s\S]*?\n\s*\2\s*(?:\n|$)/g;
+
 /** The commands of `cd x && FOO=1 timeout 60 pytest -q | tail`: each pipeline's stages, `cd` left out. */
 function pipelines(command: string): string[][] {
-  return command
+  const withoutBodies = command.includes('<<')
+    ? command.replace(HEREDOC, (m) => `${m.slice(0, m.indexOf('\n'))}\n`)
+    : command;
+  return withoutBodies
     .split(/&&|\|\||;|\n/)
     .map((pipeline) =>
       pipeline
@@ -54,7 +60,8 @@ function classifyPipeline(stages: string[]): OutputKind | undefined {
   if (FILE_READ.test(first) && !WRITES_FILE.test(first))
     return stages.slice(1).some((s) => SEARCH.test(s)) ? 'search' : 'read';
   for (const [kind, re] of COMMANDS) if (re.test(first)) return kind;
-  return undefined;
+  // `strings f | grep flag`, `gh run view --log | grep -A 5 X`: what is left is what grep matched.
+  return stages.slice(1).some((s) => SEARCH.test(s)) ? 'search' : undefined;
 }
 
 function classify(command: string): OutputKind {
