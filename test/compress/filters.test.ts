@@ -33,7 +33,7 @@ describe('command classification', () => {
       'tail -40 CHANGELOG.md',
     ])
       assert.equal(classifyCommand(read), 'read', read);
-    assert.equal(classifyCommand('nl -ba src/a.ts | grep -n export'), 'search');
+    assert.equal(classifyCommand('nl -ba src/a.ts | grep -A 10 "def run"'), 'read');
     assert.equal(classifyCommand('rg --files -g "*.ts" src'), 'list');
     assert.equal(classifyCommand("apply_patch <<'PATCH'\n*** Begin Patch\n*** End Patch\nPATCH"), 'other');
     // Piped into, head/tail/sed cut another command's output: that output is what it is.
@@ -43,7 +43,8 @@ describe('command classification', () => {
     // A heredoc's body is a file's text: its lines are not commands; what runs after it is.
     assert.equal(classifyCommand("cat <<'EOF' > t.py\npytest -q\nEOF\npython t.py"), 'shell');
     assert.equal(classifyCommand("cat <<'EOF' > t.py\nprint(1)\nEOF\nmypy t.py"), 'build');
-    assert.equal(classifyCommand('strings disk.img | grep flag'), 'search');
+    // grep over another command's output: that output, filtered (no file:line rows to group).
+    assert.equal(classifyCommand('strings disk.img | grep flag'), 'shell');
   });
 
   it('reads the command out of a Codex argv array', () => {

@@ -29,12 +29,11 @@ const COMMANDS: [OutputKind, RegExp][] = [
 ];
 
 // Commands that print a file, or the lines a range names (`sed -n '61,141p' f`, `nl -ba f`,
-// `head -n 40 f`): a read when they open a file, a filter of the stage before when piped into.
+// `head -n 40 f`): a read when they open a file (piped into grep too: lines of the file the agent
+// asked for), a filter of the stage before when piped into.
 const FILE_READ = /^(?:cat|head|tail|nl|bat|sed -n|awk 'NR)\b/;
 // `cat <<EOF > f`, `cat > f`: writing a file, not reading one.
 const WRITES_FILE = /^cat\s*(?:<<|>)/;
-// A search piped after a read (`nl -ba f | grep -n x`) makes the output a search.
-const SEARCH = /^(?:grep|egrep|rg|ag|ack)\b/;
 
 // A heredoc's body is a file's text, not commands: `cat <<'EOF' > t.py` … `EOF`.
 const HEREDOC = /<<-?\s*(['"]?)(\w+)\1[^\n]*\n[\s\S]*?\n\s*\2\s*(?:\n|$)/g;
@@ -57,11 +56,9 @@ function pipelines(command: string): string[][] {
 
 function classifyPipeline(stages: string[]): OutputKind | undefined {
   const first = stages[0]!;
-  if (FILE_READ.test(first) && !WRITES_FILE.test(first))
-    return stages.slice(1).some((s) => SEARCH.test(s)) ? 'search' : 'read';
+  if (FILE_READ.test(first) && !WRITES_FILE.test(first)) return 'read';
   for (const [kind, re] of COMMANDS) if (re.test(first)) return kind;
-  // `strings f | grep flag`, `gh run view --log | grep -A 5 X`: what is left is what grep matched.
-  return stages.slice(1).some((s) => SEARCH.test(s)) ? 'search' : undefined;
+  return undefined;
 }
 
 function classify(command: string): OutputKind {
