@@ -14,7 +14,7 @@ import {
   withObservedUsage,
   type ConversationState,
 } from '../../../src/compress/index.js';
-import { commandText } from '../../../src/compress/filters/classify.js';
+import { classifyCommand, commandText } from '../../../src/compress/filters/classify.js';
 import { openEnvelope, sealEnvelope } from '../../../src/compress/formats/output-envelope.js';
 import { loadDataset, prefixes, toShape, type Conversation } from '../../../bench/compress/dataset.js';
 import { CODEX_FORMATS, toCodexShape } from '../../../bench/compress/codex-shape.js';
@@ -99,6 +99,32 @@ describe('Codex-shape converter', () => {
     const codex = toCodexShape(probe, 'exec');
     assert.deepEqual(codex.headers, { 'session-id': 's-1', 'thread-id': 'agent-a' });
     assert.deepEqual(toCodexShape(probe, 'exec'), codex);
+  });
+
+  it('every Read of the Claude Code sessions becomes a command the engine classifies as a read', (t) => {
+    const dir = join(DATASETS, 'claude-code-sessions');
+    if (!existsSync(dir)) return t.skip('no shared datasets on this machine');
+    let reads = 0;
+    for (const native of loadDataset(dir)) {
+      const readIds = new Set(
+        native.messages
+          .flatMap((m) => (m.tool_calls as Msg[] | undefined) ?? [])
+          .filter((c) => c.function.name === 'Read')
+          .map((c) => c.id as string),
+      );
+      for (const format of CODEX_FORMATS) {
+        for (const m of toCodexShape(native, format).messages) {
+          for (const c of (m.tool_calls as Msg[] | undefined) ?? []) {
+            if (!readIds.has(c.id)) continue;
+            const args = JSON.parse(c.function.arguments) as Msg;
+            const command = commandText(args.command ?? args.cmd)!;
+            assert.equal(classifyCommand(command), 'read', command);
+            reads++;
+          }
+        }
+      }
+    }
+    assert.ok(reads >= 2 * 67, `${reads} reads`);
   });
 
   it('every output of every shared dataset opens to what the agent saw and seals back byte for byte', (t) => {
