@@ -19,7 +19,15 @@ import {
   tokenizerFor,
   type BodyCount,
 } from './token-count.js';
-import type { CompressionReport, CompressOptions, CompressResult, Conversation } from './types.js';
+import type {
+  CompressionReport,
+  CompressOptions,
+  CompressResult,
+  Conversation,
+  OutputEnvelope,
+  ToolResult,
+} from './types.js';
+import { sentText } from './formats/shared.js';
 import type { Bundle } from './bundles.js';
 import { relativePrices, type CachePricing } from '../catalogue/cache-pricing.js';
 import { NEW_CONVERSATION, type ConversationState } from './conversation-state.js';
@@ -162,6 +170,28 @@ export function compressPayload(body: unknown, options: EngineOptions = {}): Eng
   };
 }
 
+// A sealed output is a new string at every call; its count is kept with the envelope, which the
+// requests of a conversation share (formats/output-envelope.ts memoises it by the text as sent).
+const sentCounts = new WeakMap<OutputEnvelope, Map<TokenizerName, Map<string, number>>>();
+
+/** A result's `text` counted inside its envelope (Codex). */
+function sealedTokens(r: ToolResult, text: string, tokenizer: TokenizerName): number {
+  const envelope = r.envelope!;
+  let byTokenizer = sentCounts.get(envelope);
+  if (!byTokenizer) {
+    byTokenizer = new Map<TokenizerName, Map<string, number>>();
+    sentCounts.set(envelope, byTokenizer);
+  }
+  let counts = byTokenizer.get(tokenizer);
+  if (!counts) {
+    counts = new Map<string, number>();
+    byTokenizer.set(tokenizer, counts);
+  }
+  let count = counts.get(text);
+  if (count === undefined) counts.set(text, (count = countTextTokens(sentText(r, text), tokenizer)));
+  return count;
+}
+
 /**
  * The history rewrite of a conversation's request: the boundary its state holds, moved when the
  * policy says so (rewrite-policy.ts), applied to the results; and the state for the next request.
@@ -176,6 +206,8 @@ function rewriteForConversation(
 ): ConversationOutcome {
   // The request's own tokenizer: the counts of its texts are cached already (item counts too).
   const tokens = (text: string) => countTextTokens(text, tokenizer);
+  // A result's tokens as sent: an agent's envelope (Codex) counts too, and goes with a placeholder.
+  const sent = (r: ToolResult, text: string) => (r.envelope ? sealedTokens(r, text, tokenizer) : tokens(text));
   const results = conversation.results;
   const verified = verifiedState(options.state ?? NEW_CONVERSATION, conversation);
   const state = verified.state;
@@ -187,7 +219,7 @@ function rewriteForConversation(
   let total = counted.total;
   results.forEach((r, i) => {
     if (now.texts[i] === r.original) return;
-    const delta = tokens(r.original) - tokens(now.texts[i]!);
+    const delta = sent(r, r.original) - sent(r, now.texts[i]!);
     if (itemTokens && r.item < itemTokens.length) itemTokens[r.item]! -= delta;
     total -= delta;
   });
@@ -215,7 +247,7 @@ function rewriteForConversation(
   let lastChangeable = -1;
   results.forEach((r, i) => {
     if (r.turn < current || r.turn >= candidate) return;
-    upperBound += tokens(now.texts[i]!);
+    upperBound += sent(r, now.texts[i]!);
     lastChangeable = Math.max(lastChangeable, r.item);
   });
   let next = now;
@@ -226,14 +258,14 @@ function rewriteForConversation(
     let firstChangedItem = Number.MAX_SAFE_INTEGER;
     results.forEach((r, i) => {
       if (next.texts[i] === now.texts[i]) return;
-      savedTokens += tokens(now.texts[i]!) - tokens(next.texts[i]!);
+      savedTokens += sent(r, now.texts[i]!) - sent(r, next.texts[i]!);
       firstChangedItem = Math.min(firstChangedItem, r.item);
     });
     decision = policy(savedTokens, firstChangedItem);
   }
   applyRendering(results, decision.maskBefore === current ? now : next);
   const { read, write } = relativePrices(options.pricing);
-  const removed = removedTokens(results, tokens, conversation.lastAssistantItem);
+  const removed = removedTokens(results, sent, conversation.lastAssistantItem);
   const savedUnits = decision.cold
     ? write * (removed.cached + removed.fresh)
     : read * removed.cached + write * removed.fresh - decision.extraUnits;
