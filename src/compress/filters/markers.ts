@@ -4,8 +4,9 @@
 // Thousands separators as en-US writes them; toLocaleString builds an ICU formatter per call.
 const n = (x: number) => String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
+// The model can only act on a cut if it knows how to undo it: the range, ready for `sed -n`.
 export const omittedLines = (count: number, from: number, to: number, total: number) =>
-  `[… ${n(count)} lines omitted (lines ${from}-${to} of ${total}) …]`;
+  `[… ${n(count)} lines omitted (lines ${from}-${to} of ${total}); re-run piped to sed -n '${from},${to}p' to see them …]`;
 export const OMITTED_RE = /^\[… [\d,]+ lines omitted/m;
 
 export const repeatedLine = (times: number) => `[… previous line repeated ${n(times)} more times]`;

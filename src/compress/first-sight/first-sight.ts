@@ -128,7 +128,8 @@ function decide(result: ToolResult, kind: OutputKind, ctx: StrategyContext, stat
     if (trimmed !== text) changedBy.push('tool_result_trimming');
     text = trimmed;
   }
-  if (text.length >= 80 && on(ctx, 'structured_output_minification')) {
+  // A file's own layout is what an edit must match: a JSON file read stays as printed.
+  if (text.length >= 80 && kind !== 'read' && on(ctx, 'structured_output_minification')) {
     const json = minified.getOrCompute(text, minifyOrNull, (m) => (m === null ? 8 : m.length));
     if (json !== null && json.length < text.length) {
       text = json;
