@@ -174,13 +174,53 @@ describe('generic cuts', () => {
     );
   });
 
-  it('keeps head, tail and every error line of a long output, and says what was removed', () => {
+  it('keeps head, tail, every error line and its neighbours, and says how to get the rest', () => {
     const lines = Array.from({ length: 500 }, (_, i) => (i === 250 ? 'ERROR: disk full' : `row ${i}`));
     const out = cutMiddle(lines.join('\n'), { maxLines: 100, head: 10, tail: 10 });
     assert.match(out, /^row 0\n/);
     assert.match(out, /\nrow 499$/);
-    assert.match(out, /ERROR: disk full/);
-    assert.match(out, /\[… 240 lines omitted \(lines 11-250 of 500\) …\]/);
+    assert.match(out, /\nrow 248\nrow 249\nERROR: disk full\nrow 251\nrow 252\n/);
+    assert.match(
+      out,
+      /\[… 238 lines omitted \(lines 11-248 of 500\); re-run piped to sed -n '11,248p' to see them …\]/,
+    );
     assert.equal(cutMiddle(out, { maxLines: 10, head: 2, tail: 2 }), out, 'a cut output is final');
+  });
+
+  it('keeps warning lines inside a cut', () => {
+    const lines = Array.from({ length: 400 }, (_, i) => (i === 200 ? 'npm WARN deprecated glob@7' : `step ${i}`));
+    const out = cutMiddle(lines.join('\n'), { maxLines: 100, head: 10, tail: 10 });
+    assert.match(out, /\nstep 199\nnpm WARN deprecated glob@7\nstep 201\n/);
+    assert.ok(out.split('\n').length < 100);
+  });
+});
+
+describe('what the agent asked for is never cut', () => {
+  // A long file whose code mentions errors: the old read cut kept those lines and left gaps.
+  const file = Array.from({ length: 900 }, (_, i) =>
+    i % 40 === 0 ? `    raise ValueError("error ${i}")` : `    value_${i} = compute(${i})`,
+  );
+  const numbered = file.map((line, i) => `${String(i + 1).padStart(6)}→${line}`).join('\n');
+
+  it('a Read of 900 lines keeps every line (only the line numbers go, their range in a header)', () => {
+    const out = trimOutput(numbered, 'read', strip);
+    assert.equal(out, `[lines 1-900; line numbers removed]\n${file.join('\n')}`);
+    assert.equal(trimOutput(numbered, 'read', keep), numbered);
+  });
+
+  it('a subagent report, an edit result or another tool of 900 lines is left whole', () => {
+    const report = file.join('\n');
+    assert.equal(trimOutput(report, 'other', keep), report);
+  });
+
+  it('a shell read (sed -n, nl -ba, cat) of 900 lines is left whole', () => {
+    for (const command of ["sed -n '1,900p' src/app.py", 'nl -ba src/app.py', 'cat src/app.py']) {
+      assert.equal(classifyCommand(command), 'read');
+      assert.equal(trimOutput(file.join('\n'), classifyCommand(command), keep), file.join('\n'));
+    }
+  });
+
+  it('the same text printed by a command is cut', () => {
+    assert.match(trimOutput(file.join('\n'), 'shell', keep), /lines omitted/);
   });
 });
