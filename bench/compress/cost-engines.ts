@@ -41,7 +41,8 @@ export interface Experiment {
 
 /** One session's compressor: the engine under test, fed the usage each answer reported. */
 export interface SessionCompressor {
-  compress(body: Body, nowMs: number): Body;
+  /** `headers`: what the agent sent with the request (session and agent ids). */
+  compress(body: Body, nowMs: number, headers: Readonly<Record<string, string>>): Body;
   observe(usage: CacheUsage): void;
   /** The tool groups the session offered and called, for the key's record (gateway engine only). */
   toolRecord?(): ToolGroupRecord | undefined;

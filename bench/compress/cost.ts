@@ -11,8 +11,10 @@
 // finished conversations offered and called is learnt online like the lengths, so the tool surface
 // decision (src/compress/tool-surface.ts) can drop unused groups from the 25th session on.
 //
-// Datasets: SWE-agent `.traj` or mini-swe-agent `.json` directories, each reported on its own
-// (default: both of ../shared/datasets). Price models, per dataset:
+// Datasets: SWE-agent `.traj`, mini-swe-agent `.json` or Claude Code `.jsonl` directories, each
+// reported on its own (default: all three of ../shared/datasets). Claude Code sessions bring
+// their own stand-in system prompt and tools (claude-code-sessions.ts) and the session and agent
+// id headers Claude Code sends; each subagent is a conversation of its own. Price models, per dataset:
 // - anthropic any-prefix: a client that caches perfectly (every block a breakpoint);
 // - anthropic breakpoints: the real rules, the client marking the end of the system prompt and its
 //   last message (as Claude Code does), the gateway adding its own where it manages them;
@@ -52,7 +54,11 @@ const many = (name: string) => args.flatMap((a, i) => (a === name && args[i + 1]
 const one = (name: string) => many(name)[0];
 const DATASETS = many('--dataset').length
   ? many('--dataset')
-  : ['/work/shared/datasets/swe-agent-trajectories', '/work/shared/datasets/mini-swe-agent-trajectories'];
+  : [
+      '/work/shared/datasets/swe-agent-trajectories',
+      '/work/shared/datasets/mini-swe-agent-trajectories',
+      '/work/shared/datasets/claude-code-sessions',
+    ];
 const INTERVAL_MS = Number(one('--interval') ?? 20) * 1000;
 const LONG_SESSION = 30;
 
@@ -130,10 +136,10 @@ function withClientBreakpoints(body: Body): Body {
 const NO_TOOL_SURFACE = args.includes('--no-tool-surface');
 const TOOLS = one('--tools') ? (JSON.parse(readFileSync(one('--tools')!, 'utf8')) as Body[]) : undefined;
 
-function withTools(body: Body, shape: Scenario['shape']): Body {
-  if (!TOOLS) return body;
-  if (shape === 'chat') return { ...body, tools: TOOLS };
-  const tools = TOOLS.map((t) => {
+function withTools(body: Body, shape: Scenario['shape'], definitions: Body[] | undefined): Body {
+  if (!definitions) return body;
+  if (shape === 'chat') return { ...body, tools: definitions };
+  const tools = definitions.map((t) => {
     const f = t.function as { name: string; description?: string; parameters?: unknown };
     return { name: f.name, description: f.description ?? '', input_schema: f.parameters ?? { type: 'object' } };
   });
@@ -176,11 +182,13 @@ function replay(conv: Conversation, s: Scenario, compressor: SessionCompressor):
   let ms = 0;
   requests.forEach((messages, i) => {
     const now = i * INTERVAL_MS;
-    const body = JSON.parse(JSON.stringify(withTools(toShape(messages, s.shape), s.shape))) as Body;
+    const body = JSON.parse(
+      JSON.stringify(withTools(toShape(messages, s.shape), s.shape, conv.tools ?? TOOLS)),
+    ) as Body;
     const client = s.clientBreakpoints ? withClientBreakpoints(body) : body;
     addUsage(base, baseCache.request(blocksOf(client), now), basePricing);
     const t0 = performance.now();
-    const sent = compressor.compress(JSON.parse(JSON.stringify(client)) as Body, now);
+    const sent = compressor.compress(JSON.parse(JSON.stringify(client)) as Body, now, conv.headers ?? {});
     ms += performance.now() - t0;
     const usage = cache.request(blocksOf(sent), now);
     compressor.observe(usage);

@@ -1,7 +1,8 @@
 // Builds compress requests from agent trajectories: every prefix of every conversation that
 // ends right before a model call, in chat, messages and responses shape. Two layouts are read:
-// SWE-agent `.traj` files (`loadConversations`) and mini-swe-agent `.json` files
-// (`loadMiniSweAgent`); `loadDataset` picks by the files it finds.
+// SWE-agent `.traj` files (`loadConversations`), mini-swe-agent `.json` files
+// (`loadMiniSweAgent`) and Claude Code stream-json `.jsonl` logs (claude-code-sessions.ts);
+// `loadDataset` picks by the files it finds.
 //
 // 4 of the 22 trajectories are function-calling runs (tool_calls + tool messages) and are used
 // as recorded. The other 18 are text-action runs: the command is in the assistant's text and
@@ -11,6 +12,7 @@
 // observations are user messages, which the engine never touches.
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { loadClaudeCodeSessions } from './claude-code-sessions.js';
 
 export type Shape = 'chat' | 'messages' | 'responses';
 type Msg = Record<string, unknown>;
@@ -29,6 +31,10 @@ export interface Conversation {
   name: string;
   native: boolean;
   messages: Msg[];
+  /** Chat-form tool definitions the agent sends with every request (else cost.ts's `--tools`). */
+  tools?: Msg[];
+  /** HTTP headers the agent sends with every request of this conversation (session, agent ids). */
+  headers?: Record<string, string>;
 }
 
 export function loadConversations(dir: string): Conversation[] {
@@ -175,8 +181,10 @@ export function loadMiniSweAgent(dir: string): Conversation[] {
 
 const BASH_BLOCK = /```bash[ \t]*\n([\s\S]*?)\n```/g;
 
-/** SWE-agent `.traj` files or mini-swe-agent `.json` files, whichever the directory holds. */
+/** SWE-agent `.traj`, Claude Code `.jsonl` or mini-swe-agent `.json` files, whichever the directory holds. */
 export function loadDataset(dir: string): Conversation[] {
   const files = readdirSync(dir);
-  return files.some((f) => f.endsWith('.traj')) ? loadConversations(dir) : loadMiniSweAgent(dir);
+  if (files.some((f) => f.endsWith('.traj'))) return loadConversations(dir);
+  if (files.some((f) => f.endsWith('.jsonl'))) return loadClaudeCodeSessions(dir);
+  return loadMiniSweAgent(dir);
 }
