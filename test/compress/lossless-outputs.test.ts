@@ -5,7 +5,7 @@
 // here are written independently of the engine: references to lines seen before
 // (helpers/expand.ts), `[Identical to the output of tool call X above.]`, `[… previous line
 // repeated N more times]`, and line numbers moved into a `[lines a-b; line numbers removed]`
-// header (compared without the number prefix). Terminal escapes and the status footer lines
+// header (compared without the number prefix). Terminal escapes, `\r` redraws and the status footer lines
 // SWE-agent repeats after every output are not content and are left out of the comparison.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { compressPayload, type BundleName } from '../../src/compress/index.js';
 import { classifyCommand, commandText } from '../../src/compress/filters/classify.js';
-import { stripAnsi } from '../../src/compress/filters/normalize.js';
+import { normalize } from '../../src/compress/filters/normalize.js';
 import { footer } from '../../src/compress/filters/status-footer.js';
 import { loadDataset, toShape } from '../../bench/compress/dataset.js';
 import { expandReferences } from './helpers/expand.js';
@@ -55,7 +55,7 @@ const IDENTICAL = /^\[Identical to the output of tool call (\S+) above\.\]$/;
 
 /** The output's content lines: escapes gone, footer left out, number prefixes removed. */
 function contentLines(text: string, footerLines: readonly string[]): string[] {
-  const lines = stripAnsi(text).replace(/\r\n/g, '\n').trimEnd().split('\n');
+  const lines = normalize(text, { fileContent: true }).trimEnd().split('\n');
   let end = lines.length;
   while (end > 0 && (footerLines.includes(lines[end - 1]!.trimEnd()) || lines[end - 1]!.trim() === '')) end--;
   return lines.slice(0, end).map((l) => l.replace(NUMBER_PREFIX, ''));
@@ -91,7 +91,6 @@ function sessions(): { dataset: string; bundle: BundleName | undefined; name: st
     .flatMap((dataset) => {
       const dir = join(DATASETS, dataset);
       const bundle: BundleName | undefined = dataset.startsWith('claude-code') ? 'claude' : undefined;
-      if (process.env.SKIP_CC && dataset.startsWith('claude')) return [];
       return loadDataset(dir).map((c) => ({ dataset, bundle, name: c.name, messages: c.messages }));
     });
 }
