@@ -20,6 +20,11 @@ export const masked = (lines: number, chars: number) =>
   `[Earlier tool output removed to save context (${n(lines)} lines, ${n(chars)} chars); run the tool again if it is still needed.]`;
 export const MASKED_RE = /^\[Earlier tool output removed to save context \(/;
 
+// In what the model wrote (a Write's body, an old todo list): worded as a fact about the past, so
+// the model has no template to copy into a new call.
+export const supersededInput = (lines: number, chars: number) =>
+  `[Earlier input removed to save context (${n(lines)} lines, ${n(chars)} chars): a later call read or replaced it.]`;
+
 export const sameAs = (callId: string) => `[Identical to the output of tool call ${callId} above.]`;
 export const supersededBy = (what: string, callId: string) =>
   `[Older ${what}; superseded by the later output of tool call ${callId}.]`;

@@ -150,7 +150,8 @@ function decide(result: ToolResult, kind: OutputKind, ctx: StrategyContext, stat
   if (referenced !== undefined) {
     text = referenced;
     changedBy.push('near_duplicate_reference');
-    for (const m of referenced.matchAll(/of tool call (\S+?)(?: \(its lines| …\])/g)) refersTo.push(m[1]!);
+    // Outputs and arguments alike: a history rewrite may replace either.
+    for (const m of referenced.matchAll(/of tool call (\S+?)(?: \(its lines|, lines| …\])/g)) refersTo.push(m[1]!);
   }
   if (changedBy.length === 0) return unchanged;
   if (countTextTokens(text, ctx.tokenizer) >= countTextTokens(original, ctx.tokenizer)) return unchanged;
