@@ -29,6 +29,7 @@ export interface Bundle {
 const GENERIC_TOOLS: Record<string, ToolKind> = {
   bash: 'shell',
   shell: 'shell',
+  exec_command: 'shell',
   shell_command: 'shell',
   run: 'shell',
   exec: 'shell',

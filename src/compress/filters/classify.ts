@@ -22,22 +22,45 @@ const COMMANDS: [OutputKind, RegExp][] = [
     'build',
     /^(?:tsc|npx tsc|eslint|npx eslint|prettier|gcc|g\+\+|clang|make|cmake|ninja|cargo (?:build|check|clippy)|go (?:build|vet)|mypy|flake8|ruff|pylint|black|biome|rustc|javac|mvn|gradlew?|webpack|vite build|next build|(?:npm|pnpm|yarn) run (?:build|lint|typecheck)|golangci-lint)\b/,
   ],
+  // Codex's patch tool run through the shell: its result is an edit's, as Claude Code's Edit.
+  ['other', /^(?:apply_patch|applypatch)\b/],
+  ['list', /^(?:find|ls|tree|fd|git ls-files|rg --files)\b/],
   ['search', /^(?:grep|egrep|rg|ag|ack|git grep)\b/],
-  ['list', /^(?:find|ls|tree|fd|git ls-files)\b/],
-  ['read', /^(?:cat|head|tail|nl|bat|sed -n)\b/],
 ];
 
-/** The segments of `cd x && FOO=1 timeout 60 pytest -q | tail` that can name a command. */
-function segments(command: string): string[] {
+// Commands that print a file, or the lines a range names (`sed -n '61,141p' f`, `nl -ba f`,
+// `head -n 40 f`): a read when they open a file, a filter of the stage before when piped into.
+const FILE_READ = /^(?:cat|head|tail|nl|bat|sed -n|awk 'NR)\b/;
+// `cat <<EOF > f`, `cat > f`: writing a file, not reading one.
+const WRITES_FILE = /^cat\s*(?:<<|>)/;
+// A search piped after a read (`nl -ba f | grep -n x`) makes the output a search.
+const SEARCH = /^(?:grep|egrep|rg|ag|ack)\b/;
+
+/** The commands of `cd x && FOO=1 timeout 60 pytest -q | tail`: each pipeline's stages, `cd` left out. */
+function pipelines(command: string): string[][] {
   return command
-    .split(/&&|\|\||;|\n|\|/)
-    .map((s) => s.trim().replace(/^(?:(?:sudo|time|env|nohup)\s+|timeout\s+\S+\s+|[A-Z_][A-Z0-9_]*=\S*\s+)+/, ''))
-    .filter((s) => s.length > 0 && !/^cd\b/.test(s));
+    .split(/&&|\|\||;|\n/)
+    .map((pipeline) =>
+      pipeline
+        .split('|')
+        .map((s) => s.trim().replace(/^(?:(?:sudo|time|env|nohup)\s+|timeout\s+\S+\s+|[A-Z_][A-Z0-9_]*=\S*\s+)+/, ''))
+        .filter((s) => s.length > 0),
+    )
+    .filter((stages) => stages.length > 0 && !/^cd\b/.test(stages[0]!));
+}
+
+function classifyPipeline(stages: string[]): OutputKind | undefined {
+  const first = stages[0]!;
+  if (FILE_READ.test(first) && !WRITES_FILE.test(first))
+    return stages.slice(1).some((s) => SEARCH.test(s)) ? 'search' : 'read';
+  for (const [kind, re] of COMMANDS) if (re.test(first)) return kind;
+  return undefined;
 }
 
 function classify(command: string): OutputKind {
-  for (const seg of segments(command)) {
-    for (const [kind, re] of COMMANDS) if (re.test(seg)) return kind;
+  for (const stages of pipelines(command)) {
+    const kind = classifyPipeline(stages);
+    if (kind) return kind;
   }
   return 'shell';
 }

@@ -1,6 +1,8 @@
 // Tool output arrives either as a string or as an array of content parts. Strategies see one
-// string; these helpers read it and write it back in the shape it came in.
+// string, the output without the envelope an agent wraps it in (output-envelope.ts); these
+// helpers read it and write it back in the shape and envelope it came in.
 import { BoundedCache, registerCache } from '../cache.js';
+import { openEnvelope, sealEnvelope } from './output-envelope.js';
 
 type Part = Record<string, unknown>;
 const TEXT_PART_TYPES = new Set(['text', 'input_text', 'output_text']);
@@ -11,7 +13,8 @@ export interface ReadText {
   editable: boolean;
 }
 
-export function readContent(content: unknown): ReadText {
+/** The text as sent, envelope included. */
+function sentText(content: unknown): ReadText {
   if (typeof content === 'string') return { text: content, editable: true };
   if (!Array.isArray(content) || content.length === 0) return { text: '', editable: false };
   const texts: string[] = [];
@@ -29,8 +32,16 @@ export function readContent(content: unknown): ReadText {
   return { text: texts.join('\n'), editable: true };
 }
 
-/** Same shape as `original`: a string stays a string, parts collapse into one part. */
-export function writeContent(original: unknown, text: string): unknown {
+export function readContent(content: unknown): ReadText {
+  const sent = sentText(content);
+  const envelope = sent.editable ? openEnvelope(sent.text) : undefined;
+  return envelope ? { text: envelope.output, editable: true } : sent;
+}
+
+/** Same shape and envelope as `original`: a string stays a string, parts collapse into one part. */
+export function writeContent(original: unknown, output: string): unknown {
+  const envelope = openEnvelope(sentText(original).text);
+  const text = envelope ? sealEnvelope(envelope, output) : output;
   if (typeof original === 'string' || !Array.isArray(original)) return text;
   // Keep the last part's extra members (cache_control sits there) so caching hints survive.
   const last = original[original.length - 1] as Part;

@@ -1,0 +1,123 @@
+// Codex does not send a command's output as it was printed: the text comes inside an envelope,
+// and no filter could read it there (a JSON string has every newline escaped). The shapes:
+//
+// - `shell`: `{"output":"…","metadata":{"exit_code":0,"duration_seconds":0.1}}` (serde_json);
+// - `exec_command` (unified exec): `Chunk ID: …\nWall time: 0.0512 seconds\nProcess exited with
+//   code 0\nOriginal token count: 12\nOutput:\n…`, and the freeform `shell_command`'s
+//   `Exit code: 0\nWall time: 0.1 seconds\nOutput:\n…`;
+// - code-mode `exec` (0.169+): `Script completed\nWall time 0.5 seconds\nOutput:\n` then what the
+//   script printed, often the exec_command result as JSON
+//   (`{"chunk_id":…,"exit_code":0,"original_token_count":6,"output":"…"}`).
+//
+// The envelope is split off once (`openEnvelope`), strategies work on the output alone, and
+// `sealEnvelope` puts back the envelope's own bytes untouched around the new output: the header,
+// the JSON members and their number spellings (serde's `1.0`, which JSON.stringify would write
+// `1`) are never re-encoded, and an output left as it was gives back the original bytes. The
+// header keeps its `Original token count`: it is what the command printed, and rewriting it
+// would make the history change under the prompt cache for nothing.
+import { BoundedCache, registerCache } from '../cache.js';
+
+export interface OutputEnvelope {
+  /** The envelope's bytes before the output, kept verbatim. */
+  prefix: string;
+  suffix: string;
+  /** The output sits in the envelope as a JSON string literal. */
+  json: boolean;
+  /** The output itself, decoded. */
+  output: string;
+}
+
+// One header line of the text shapes; a header is one or more of them, then `Output:`.
+const HEADER_LINE =
+  /^(?:Chunk ID: \S+|Wall time:? [\d.]+ seconds|Process exited with code -?\d+|Process running with session ID \S+|Original token count: \d+|Total output lines: \d+|Exit code: -?\d+|Script completed|Script running with cell ID \S+|Script failed)$/;
+const OUTPUT_LINE = 'Output:\n';
+// A header holds a handful of short lines: an `Output:` line further in is the command's own.
+const MAX_HEADER_CHARS = 400;
+
+function splitHeader(text: string): { header: string; rest: string } | undefined {
+  const end = text.indexOf(OUTPUT_LINE);
+  if (end <= 0 || end > MAX_HEADER_CHARS || text[end - 1] !== '\n') return undefined;
+  const lines = text.slice(0, end - 1).split('\n');
+  if (!lines.every((line) => HEADER_LINE.test(line))) return undefined;
+  const cut = end + OUTPUT_LINE.length;
+  return { header: text.slice(0, cut), rest: text.slice(cut) };
+}
+
+// The members a Codex result object may hold besides `output`; any other member means the JSON
+// is some tool's own data (`gh … --json` prints an `output` member too), never unwrapped.
+const RESULT_MEMBERS = new Set([
+  'metadata',
+  'exit_code',
+  'duration_seconds',
+  'wall_time_seconds',
+  'chunk_id',
+  'session_id',
+  'process_id',
+  'original_token_count',
+]);
+const OUTPUT_MEMBER = /"output"\s*:\s*/g;
+
+const isScalar = (v: unknown) => v === null || ['number', 'string', 'boolean'].includes(typeof v);
+
+function isResultObject(value: unknown): value is { output: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const obj = value as Record<string, unknown>;
+  if (typeof obj.output !== 'string') return false;
+  return Object.entries(obj).every(
+    ([key, v]) =>
+      key === 'output' ||
+      (RESULT_MEMBERS.has(key) &&
+        (isScalar(v) || (typeof v === 'object' && !Array.isArray(v) && Object.values(v as object).every(isScalar)))),
+  );
+}
+
+/** The output member's place in `text`: where its string literal starts and ends, when that literal is the one JSON.stringify writes. */
+function splitJson(text: string): { prefix: string; suffix: string; output: string } | undefined {
+  if (text[0] !== '{' || !text.includes('"output"')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isResultObject(value)) return undefined;
+  const literal = JSON.stringify(value.output);
+  let found: { prefix: string; suffix: string } | undefined;
+  for (const m of text.matchAll(OUTPUT_MEMBER)) {
+    const start = m.index + m[0].length;
+    if (text.startsWith(literal, start)) {
+      // Two places that could be the member: which one is cannot be told cheaply; leave it be.
+      if (found) return undefined;
+      found = { prefix: text.slice(0, start), suffix: text.slice(start + literal.length) };
+    }
+  }
+  return found && { ...found, output: value.output };
+}
+
+function open(text: string): OutputEnvelope | null {
+  const header = splitHeader(text);
+  const body = header ? header.rest : text;
+  const headerText = header ? header.header : '';
+  // Code mode prints the result object after the header (its parts joined by a newline).
+  const lead = header && body[0] === '\n' ? '\n' : '';
+  const json = splitJson(body.slice(lead.length));
+  if (json) return { prefix: headerText + lead + json.prefix, suffix: json.suffix, json: true, output: json.output };
+  return header ? { prefix: headerText, suffix: '', json: false, output: header.rest } : null;
+}
+
+// Every request re-sends every earlier output, and the writer asks again for the one it rewrites.
+const envelopes = registerCache(new BoundedCache<OutputEnvelope | null>(32 * 1024 * 1024));
+// What an envelope starts with: most outputs are told apart by their first characters alone.
+const ENVELOPE_START = /^(?:\{|Chunk ID: |Wall time|Process |Original token |Total output |Exit code: |Script )/;
+const weigh = (e: OutputEnvelope | null) => (e ? e.prefix.length + e.suffix.length + e.output.length : 8);
+
+/** The envelope around a tool output, or undefined when the text is the output itself. */
+export function openEnvelope(text: string): OutputEnvelope | undefined {
+  if (text.length < 12 || !ENVELOPE_START.test(text)) return undefined;
+  return envelopes.getOrCompute(text, open, weigh) ?? undefined;
+}
+
+/** `output` put back where the envelope held its original output. */
+export function sealEnvelope(envelope: OutputEnvelope, output: string): string {
+  return envelope.prefix + (envelope.json ? JSON.stringify(output) : output) + envelope.suffix;
+}
