@@ -5,6 +5,7 @@ import { trimOutput } from '../../src/compress/filters/index.js';
 import { cutMiddle } from '../../src/compress/filters/head-tail.js';
 import { stripLineNumbers } from '../../src/compress/filters/line-numbers.js';
 import { collapseRepeats } from '../../src/compress/filters/repeats.js';
+import { factorLogColumns } from '../../src/compress/filters/log-columns.js';
 import { fixtureText, observations } from './helpers/fixtures.js';
 
 const strip = { stripLineNumbers: true };
@@ -222,5 +223,54 @@ describe('what the agent asked for is never cut', () => {
 
   it('the same text printed by a command is cut', () => {
     assert.match(trimOutput(file.join('\n'), 'shell', keep), /lines omitted/);
+  });
+});
+
+describe('CI log rows (gh run view --log)', () => {
+  const rows = [
+    'Test\tRun tests\t2025-11-30T17:15:09.8037664Z       duration_ms: 7.455942',
+    "Test\tRun tests\t2025-11-30T17:15:09.8038051Z       type: 'suite'",
+    'Test\tRun tests\t2025-11-30T17:15:09.8038719Z     # Subtest: Error handling',
+    'Test\tRun tests\t2025-11-30T17:15:09.8039261Z         ok 1 - should handle write errors gracefully',
+    'Test\tPost Checkout\t\uFEFF2025-11-30T17:15:10.0538643Z Post job cleanup.',
+    'Lint\tRun ESLint\t2025-11-30T17:15:04.6678645Z ✖ 11 problems (0 errors, 11 warnings)',
+    'Lint\tRun ESLint\t2025-11-30T17:15:04.6679000Z done',
+    'Lint\tRun ESLint\t2025-11-30T17:15:04.6679500Z exit',
+  ];
+
+  it('says job, step and date once per run of rows, and keeps every row whole otherwise', () => {
+    const out = factorLogColumns(rows.join('\n'));
+    assert.equal(
+      out,
+      [
+        '[… 4 rows of: Test\tRun tests\t2025-11-30T …]',
+        '17:15:09.8037664Z       duration_ms: 7.455942',
+        "17:15:09.8038051Z       type: 'suite'",
+        '17:15:09.8038719Z     # Subtest: Error handling',
+        '17:15:09.8039261Z         ok 1 - should handle write errors gracefully',
+        rows[4],
+        '[… 3 rows of: Lint\tRun ESLint\t2025-11-30T …]',
+        '17:15:04.6678645Z ✖ 11 problems (0 errors, 11 warnings)',
+        '17:15:04.6679000Z done',
+        '17:15:04.6679500Z exit',
+      ].join('\n'),
+    );
+    assert.equal(factorLogColumns(out), out, 'a factored log is final');
+  });
+
+  it('keeps the line prefixes of a grep over the log on their rows', () => {
+    const grepped = rows.slice(0, 4).map((r, i) => `${1141 + i}${i === 2 ? ':' : '-'}${r}`);
+    const out = factorLogColumns([...grepped, '--', ...grepped].join('\n'));
+    assert.match(out, /^\[… 4 rows of: Test\tRun tests\t2025-11-30T …\]\n1141-17:15:09\.8037664Z {7}duration_ms/);
+    assert.match(out, /\n1143:17:15:09\.8038719Z {5}# Subtest: Error handling\n/);
+  });
+
+  it('leaves other tab-separated output alone', () => {
+    const table = Array.from({ length: 10 }, (_, i) => `name${i}\tpass\t${i}s\thttps://example.com/${i}`).join('\n');
+    assert.equal(factorLogColumns(table), table);
+  });
+
+  it('applies to a log the agent reads too (it is reversible)', () => {
+    assert.match(trimOutput(rows.join('\n'), 'read', keep), /^\[… 4 rows of: /);
   });
 });

@@ -4,7 +4,8 @@
 // reversible encodings undone, holds every line of the original in order. The encodings undone
 // here are written independently of the engine: references to lines seen before
 // (helpers/expand.ts), `[Identical to the output of tool call X above.]`, `[… previous line
-// repeated N more times]`, and line numbers moved into a `[lines a-b; line numbers removed]`
+// repeated N more times]`, runs of CI log rows under one `[… N rows of: job\tstep\tdateT …]` header,
+// and line numbers moved into a `[lines a-b; line numbers removed]`
 // header (compared without the number prefix). Terminal escapes, `\r` redraws and the status footer lines
 // SWE-agent repeats after every output are not content and are left out of the comparison.
 import { existsSync, readdirSync } from 'node:fs';
@@ -51,6 +52,8 @@ function askedFor(call: Call): boolean {
 
 const NUMBER_PREFIX = /^ *\d{1,7}(?:→|\t|:|\| ?)/;
 const REPEATED = /^\[… previous line repeated ([\d,]+) more times\]$/;
+const LOG_ROWS = /^\[… ([\d,]+) rows of: ([^\t]*)\t([^\t]*)\t(\d{4}-\d\d-\d\d)T …\]$/;
+const LOG_ROW = /^(\d+[:-])?(\uFEFF?)(\d\d:\d\d:\d\d)/;
 const IDENTICAL = /^\[Identical to the output of tool call (\S+) above\.\]$/;
 
 /** The output's content lines: escapes gone, footer left out, number prefixes removed. */
@@ -65,9 +68,20 @@ function restore(text: string, visible: Map<string, string>, args: Map<string, R
   const pointer = IDENTICAL.exec(text);
   if (pointer) return restore(visible.get(pointer[1]!)!, visible, args);
   const out: string[] = [];
+  let rows: { left: number; job: string; step: string; date: string } | undefined;
   for (const line of expandReferences(text, visible, args).split('\n')) {
     const repeated = REPEATED.exec(line);
-    if (repeated) for (let k = 0; k < Number(repeated[1]!.replace(/,/g, '')); k++) out.push(out[out.length - 1]!);
+    const logRows = LOG_ROWS.exec(line);
+    const row = rows && rows.left > 0 ? LOG_ROW.exec(line) : null;
+    if (rows && row) {
+      // `[P][BOM]time text` under a header stands for `[P]job\tstep\t[BOM]dateTtime text`.
+      out.push(
+        `${row[1] ?? ''}${rows.job}\t${rows.step}\t${row[2]}${rows.date}T${line.slice((row[1] ?? '').length + row[2]!.length)}`,
+      );
+      rows.left--;
+    } else if (logRows)
+      rows = { left: Number(logRows[1]!.replace(/,/g, '')), job: logRows[2]!, step: logRows[3]!, date: logRows[4]! };
+    else if (repeated) for (let k = 0; k < Number(repeated[1]!.replace(/,/g, '')); k++) out.push(out[out.length - 1]!);
     else if (!/^\[lines \d+-\d+; line numbers removed\]$/.test(line)) out.push(line);
   }
   return out.join('\n');

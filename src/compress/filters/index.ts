@@ -5,6 +5,7 @@ import { filterBuildOutput } from './build-lint.js';
 import { filterGitDiff, filterGitLog, filterGitStatus } from './git.js';
 import { cutMiddle, type CutLimits } from './head-tail.js';
 import { stripLineNumbers } from './line-numbers.js';
+import { factorLogColumns } from './log-columns.js';
 import { normalize } from './normalize.js';
 import { filterInstallOutput } from './package-install.js';
 import { collapseRepeats } from './repeats.js';
@@ -59,7 +60,7 @@ export function trimOutput(text: string, kind: OutputKind, opts: TrimOptions): s
   if (ENGINE_MARKER.test(text)) return text;
   if (kind === 'read' || (kind === 'other' && /^\[File: /.test(text))) {
     const t = normalize(text, { fileContent: true });
-    return opts.stripLineNumbers ? stripLineNumbers(t) : t;
+    return factorLogColumns(opts.stripLineNumbers ? stripLineNumbers(t) : t);
   }
   if (isAskedFor(kind)) {
     // Nothing here is file content an edit must match byte for byte, but it is the only copy the
@@ -70,6 +71,6 @@ export function trimOutput(text: string, kind: OutputKind, opts: TrimOptions): s
   const effective = kind === 'shell' ? (sniff(t) ?? kind) : kind;
   const specific = SPECIFIC[effective];
   if (specific) t = specific(t);
-  t = collapseRepeats(t);
+  t = collapseRepeats(factorLogColumns(t));
   return cutMiddle(t, effective === 'list' || effective === 'search' ? LIST_LIMITS : SHELL_LIMITS);
 }

@@ -9,6 +9,12 @@ export const omittedLines = (count: number, from: number, to: number, total: num
   `[… ${n(count)} lines omitted (lines ${from}-${to} of ${total}); re-run piped to sed -n '${from},${to}p' to see them …]`;
 export const OMITTED_RE = /^\[… [\d,]+ lines omitted/m;
 
+// A run of CI log rows (filters/log-columns.ts): each of the next `count` rows, `[P][BOM]time text`,
+// stands for `[P]job\tstep\t[BOM]dateTtime text` (P: a grep line prefix such as `1141-`).
+export const logColumnsHeader = (count: number, job: string, step: string, date: string) =>
+  `[… ${n(count)} rows of: ${job}\t${step}\t${date}T …]`;
+export const LOG_COLUMNS_RE = /^\[… [\d,]+ rows of: /m;
+
 export const repeatedLine = (times: number) => `[… previous line repeated ${n(times)} more times]`;
 
 export const removedRoutine = (what: string) => `[… removed ${what}]`;
