@@ -4,7 +4,7 @@
 // reversible encodings undone, holds every line of the original in order. The encodings undone
 // here are written independently of the engine: references to lines seen before
 // (helpers/expand.ts), `[Identical to the output of tool call X above.]`, `[… previous line
-// repeated N more times]`, runs of CI log rows under one `[… N rows of: job\tstep\tdateT …]` header,
+// repeated N more times]`, `[Same as the previous T output.]`, runs of CI log rows under one `[… N rows of: job\tstep\tdateT …]` header,
 // and line numbers moved into a `[lines a-b; line numbers removed]`
 // header (compared without the number prefix). Terminal escapes, `\r` redraws and the status footer lines
 // SWE-agent repeats after every output are not content and are left out of the comparison.
@@ -55,6 +55,7 @@ const REPEATED = /^\[… previous line repeated ([\d,]+) more times\]$/;
 const LOG_ROWS = /^\[… ([\d,]+) rows of: ([^\t]*)\t([^\t]*)\t(\d{4}-\d\d-\d\d)T …\]$/;
 const LOG_ROW = /^(\d+[:-])?(\uFEFF?)(\d\d:\d\d:\d\d)/;
 const IDENTICAL = /^\[Identical to the output of tool call (\S+) above\.\]$/;
+const SAME_AS_PREVIOUS = /^\[Same as the previous (\S+) output\.\]$/;
 
 /** The output's content lines: escapes gone, footer left out, number prefixes removed. */
 function contentLines(text: string, footerLines: readonly string[]): string[] {
@@ -64,9 +65,16 @@ function contentLines(text: string, footerLines: readonly string[]): string[] {
   return lines.slice(0, end).map((l) => l.replace(NUMBER_PREFIX, ''));
 }
 
-function restore(text: string, visible: Map<string, string>, args: Map<string, Record<string, unknown>>): string {
+function restore(
+  text: string,
+  visible: Map<string, string>,
+  args: Map<string, Record<string, unknown>>,
+  previousOfTool: Map<string, string>,
+): string {
+  const previous = SAME_AS_PREVIOUS.exec(text);
+  if (previous) return previousOfTool.get(previous[1]!)!;
   const pointer = IDENTICAL.exec(text);
-  if (pointer) return restore(visible.get(pointer[1]!)!, visible, args);
+  if (pointer) return restore(visible.get(pointer[1]!)!, visible, args, previousOfTool);
   const out: string[] = [];
   let rows: { left: number; job: string; step: string; date: string } | undefined;
   for (const line of expandReferences(text, visible, args).split('\n')) {
@@ -126,6 +134,7 @@ describe('what the agent asked for is never cut, over every shared dataset', () 
       const calls = new Map<string, Call>();
       const args = new Map<string, Record<string, unknown>>();
       const visible = new Map<string, string>();
+      const previousOfTool = new Map<string, string>();
       session.messages.forEach((m, i) => {
         for (const tc of (m.tool_calls as { id: string; function: { name: string; arguments: string } }[]) ?? []) {
           let parsed: Record<string, unknown> = {};
@@ -140,8 +149,10 @@ describe('what the agent asked for is never cut, over every shared dataset', () 
         if (m.role !== 'tool' || typeof m.content !== 'string') return;
         const id = m.tool_call_id as string;
         const after = compressed.messages[i]!.content as string;
-        const restoredText = restore(after, visible, args);
+        const restoredText = restore(after, visible, args, previousOfTool);
         visible.set(id, after);
+        const name = calls.get(id)?.name;
+        if (name !== undefined) previousOfTool.set(name, m.content);
         const call = calls.get(id);
         if (!call || !askedFor(call)) return;
         const ownFooter = footer(m.content);

@@ -34,8 +34,11 @@ export const supersededInput = (lines: number, chars: number) =>
 export const sameAs = (callId: string) => `[Identical to the output of tool call ${callId} above.]`;
 export const supersededBy = (what: string, callId: string) =>
   `[Older ${what}; superseded by the later output of tool call ${callId}.]`;
+// A short output equal to the previous output of the same tool (TodoWrite's acknowledgement on
+// every call): too short for a pointer with a call id to pay, so it names the tool instead.
+export const sameAsPrevious = (toolName: string) => `[Same as the previous ${toolName} output.]`;
 export const POINTER_RE =
-  /^\[(Identical to the output of tool call|Older .*; superseded by the later output of tool call) /;
+  /^\[(Identical to the output of tool call|Older .*; superseded by the later output of tool call|Same as the previous \S+ output\.\]$)/;
 
 /** Results already replaced by a placeholder or pointer are final. */
 export function isPlaceholder(text: string): boolean {

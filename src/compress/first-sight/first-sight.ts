@@ -19,7 +19,7 @@ import { toolKind } from '../bundles.js';
 import { BoundedCache, registerCache } from '../cache.js';
 import { commandText, outputKind, type OutputKind } from '../filters/classify.js';
 import { trimOutput } from '../filters/index.js';
-import { isPlaceholder, sameAs } from '../filters/markers.js';
+import { isPlaceholder, sameAs, sameAsPrevious } from '../filters/markers.js';
 import { minifyJson } from '../filters/json.js';
 import { footer, withoutFooter } from '../filters/status-footer.js';
 import type { StrategyContext } from '../strategies/strategy.js';
@@ -38,6 +38,11 @@ export const FIRST_SIGHT_STRATEGIES = [
 
 /** Exact copies shorter than this stay: the pointer would save too little. */
 const MIN_COPY_CHARS = 200;
+/**
+ * A shorter copy of the previous output of the same tool is named by the tool instead. Outputs
+ * this short are never masked (masking saves ≥ 200 chars), so what it names is always visible.
+ */
+const MIN_ACK_CHARS = 60;
 
 interface Decided {
   text: string;
@@ -53,6 +58,8 @@ interface State {
   /** First holder of each original text (exact copies point to it). */
   firstHolder: Map<string, string>;
   previousFooter: string[];
+  /** The latest output of each tool, by tool name. */
+  previousOfTool: Map<string, string>;
   chars: number;
 }
 
@@ -61,6 +68,7 @@ const newState = (): State => ({
   index: new LineIndex(),
   firstHolder: new Map(),
   previousFooter: [],
+  previousOfTool: new Map(),
   chars: 0,
 });
 
@@ -120,6 +128,19 @@ function decide(result: ToolResult, kind: OutputKind, ctx: StrategyContext, stat
       : undefined;
   if (holder !== undefined && holder !== result.callId)
     return { text: sameAs(holder), changedBy: ['duplicate_read_elision'], refersTo: [holder] };
+  const tool = result.call?.name;
+  if (
+    tool !== undefined &&
+    original.length >= MIN_ACK_CHARS &&
+    original.length < MIN_COPY_CHARS &&
+    /^\S+$/.test(tool) &&
+    state.previousOfTool.get(tool) === original &&
+    on(ctx, 'duplicate_read_elision')
+  ) {
+    const text = sameAsPrevious(tool);
+    if (countTextTokens(text, ctx.tokenizer) < countTextTokens(original, ctx.tokenizer))
+      return { text, changedBy: ['duplicate_read_elision'], refersTo: [] };
+  }
 
   const changedBy: string[] = [];
   let text = original;
@@ -173,6 +194,7 @@ function advance(
     if (!state.firstHolder.has(result.original)) state.firstHolder.set(result.original, result.callId);
     state.index.add(result.callId, d.text, literalLine);
     state.previousFooter = footerOf(result.original);
+    if (result.call) state.previousOfTool.set(result.call.name, result.original);
   } else state.previousFooter = [];
   state.chars += result.original.length + d.text.length;
 }
