@@ -112,4 +112,31 @@ describe('superseded tool-call inputs under the rewrite boundary', () => {
     const rewritten = compressPayload(source, { bundle: 'claude', maskBefore: 6 });
     assert.equal(items(rewritten.body)[readAt]!.content, printed);
   });
+
+  it('a shell heredoc that wrote a file read or written again later keeps its first line only', () => {
+    const heredoc = (path: string, what: string) => `cat <<'EOF' > ${path}\n${body(12, what)}\nEOF`;
+    const shell: Dialogue = {
+      system: 'You are a coding agent.',
+      task: 'Fix the bug.',
+      turns: [
+        turn(call('h1', 'bash', { command: heredoc('reproduce.py', 'r') })),
+        turn(call('h2', 'bash', { command: heredoc('check.py', 'k') })),
+        turn(call('h3', 'bash', { command: heredoc('notes.py', 'n') })),
+        turn(call('p1', 'bash', { command: 'python check.py' })),
+        turn(call('c1', 'bash', { command: "sed -n '1,20p' /testbed/reproduce.py" }, body(12, 'r'))),
+        turn(call('h4', 'bash', { command: heredoc('notes.py', 'm') })),
+        ...['ls', 'pwd', 'git status', 'git diff'].map((c, i) => turn(call(`k${i}`, 'bash', { command: c }))),
+      ],
+    };
+    const source = build(shell, 'chat');
+    const after = argsOf(compressPayload(source, { maskBefore: 6 }).body);
+    const before = argsOf(source);
+    const [first, placeholder, ...rest] = (after.get('h1')!.command as string).split('\n');
+    assert.equal(first, "cat <<'EOF' > reproduce.py");
+    assert.match(placeholder!, PLACEHOLDER);
+    assert.deepEqual(rest, []);
+    assert.match((after.get('h3')!.command as string).split('\n')[1]!, PLACEHOLDER, 'written again by h4');
+    // Run, not read: kept. The latest write of a file: kept.
+    for (const id of ['h2', 'p1', 'c1', 'h4']) assert.deepEqual(after.get(id), before.get(id), `${id} kept`);
+  });
 });

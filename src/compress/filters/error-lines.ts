@@ -41,7 +41,7 @@ export function errorMask(lines: string[], text?: string): boolean[] {
 const WARNING_RE = /\b(?:warn|warning|warnings|deprecated|deprecation)\b/i;
 
 /** Lines a head + tail cut keeps on either side of an error or warning line. */
-const NEIGHBOURS = 2;
+const NEIGHBOURS = 1;
 
 /**
  * What a lossy cut of command output must keep: every error and trace line (`errorMask`), every

@@ -6,7 +6,7 @@ const n = (x: number) => String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 // The model can only act on a cut if it knows how to undo it: the range, ready for `sed -n`.
 export const omittedLines = (count: number, from: number, to: number, total: number) =>
-  `[… ${n(count)} lines omitted (lines ${from}-${to} of ${total}); re-run piped to sed -n '${from},${to}p' to see them …]`;
+  `[… ${n(count)} lines omitted (lines ${from}-${to} of ${total}); to see them: | sed -n '${from},${to}p' …]`;
 export const OMITTED_RE = /^\[… [\d,]+ lines omitted/m;
 
 // A run of CI log rows (filters/log-columns.ts): each of the next `count` rows, `[P][BOM]time text`,

@@ -5,6 +5,7 @@
 // boundary the policy moved (rewrite-policy.ts), and it depends only on the calls of turns before
 // that boundary: between two moves every such call is the same bytes in every request.
 import { toolKind, type Bundle } from '../bundles.js';
+import { classifyCommand, commandText } from '../filters/classify.js';
 import { supersededInput } from '../filters/markers.js';
 import type { ToolCallInfo, ToolResult } from '../types.js';
 
@@ -26,13 +27,45 @@ function pathOf(call: ToolCallInfo, bundle: Bundle): string | undefined {
   return undefined;
 }
 
-/** What a call touches, if a later call touching the same makes its input dead weight. */
-function targetOf(call: ToolCallInfo, bundle: Bundle): { key: string; elidable: boolean } | undefined {
-  if (RESTATING_TOOLS.has(call.name)) return { key: `restates:${call.name}`, elidable: true };
+/** The shell command a call runs, with the name of the argument holding it (a string only). */
+function shellCommand(call: ToolCallInfo, bundle: Bundle): { arg: string; command: string } | undefined {
+  for (const arg of bundle.commandArgs) {
+    const value = call.args?.[arg];
+    if (typeof value === 'string') return { arg, command: value };
+  }
+  return undefined;
+}
+
+// `cat <<'EOF' > path` and `cat > path <<EOF`: a file written from the command's own text (what
+// shell agents such as mini-swe-agent do instead of a Write tool).
+const HEREDOC_WRITE = /^(?:cd\s+\S+\s*&&\s*)?cat\s*(?:<<-?\s*['"]?\w+['"]?\s*>\s*([^\s;&|<>]+)|>\s*([^\s;&|<>]+)\s*<<)/;
+// A later command that shows or changes a file it names: a read, another heredoc, an in-place edit.
+const TOUCHES_FILE = /\bsed\s+-i|\bcat\s*(?:<<|>)/;
+
+/** What a call did to files: the file it writes from its own text, and whether it reads or changes the files it names. */
+interface Touch {
+  /** The file whose whole text the call's input holds (a Write, an Edit, a heredoc). */
+  written: string | undefined;
+  /** A path argument, read or written. */
+  path: string | undefined;
+  /** A shell command that reads or changes the files it names. */
+  command: string | undefined;
+}
+
+function touchOf(call: ToolCallInfo, bundle: Bundle): Touch | undefined {
   const kind = toolKind(bundle, call.name);
-  if (kind !== 'edit' && kind !== 'read') return undefined;
-  const path = pathOf(call, bundle);
-  return path === undefined ? undefined : { key: `file:${path}`, elidable: kind === 'edit' };
+  if (kind === 'edit' || kind === 'read') {
+    const path = pathOf(call, bundle);
+    return path === undefined ? undefined : { written: kind === 'edit' ? path : undefined, path, command: undefined };
+  }
+  if (kind !== 'shell') return undefined;
+  const shell = shellCommand(call, bundle);
+  if (!shell) return undefined;
+  const command = commandText(shell.command) ?? '';
+  const heredoc = HEREDOC_WRITE.exec(command);
+  const written = heredoc ? (heredoc[1] ?? heredoc[2]) : undefined;
+  const touches = written !== undefined || TOUCHES_FILE.test(command) || classifyCommand(command) === 'read';
+  return touches ? { written, path: written, command } : undefined;
 }
 
 function lineCount(text: string): number {
@@ -91,10 +124,21 @@ function elidedArgs(call: ToolCallInfo, bundle: Bundle): Record<string, unknown>
   return known ?? undefined;
 }
 
+/** A heredoc's command keeps its first line (what it wrote, and where); the body goes. */
+function elidedHeredoc(call: ToolCallInfo, bundle: Bundle): Record<string, unknown> | undefined {
+  const shell = shellCommand(call, bundle)!;
+  const firstLine = shell.command.slice(0, Math.max(0, shell.command.indexOf('\n')));
+  const body = shell.command.slice(firstLine.length);
+  const placeholder = supersededInput(lineCount(body), body.length);
+  if (firstLine.length === 0 || body.length - placeholder.length < MIN_CHARS) return undefined;
+  return { ...call.args, [shell.arg]: `${firstLine}\n${placeholder}` };
+}
+
 /**
  * The replacement arguments of every call before turn `before` whose input a later call before
- * that turn superseded: an edit of a file read or written again, a restating call (a todo list)
- * made again. Only calls the format can write back (`argsItem`) are planned.
+ * that turn superseded: the text of a file (Write, Edit, a heredoc) that a later call read or
+ * wrote again, a restating call (a todo list) made again. Only calls the format can write back
+ * (`argsItem`) are planned.
  */
 export function supersededInputPlan(
   results: readonly ToolResult[],
@@ -103,19 +147,31 @@ export function supersededInputPlan(
 ): Map<string, Record<string, unknown>> {
   const plan = new Map<string, Record<string, unknown>>();
   if (before <= 0) return plan;
-  const seen = new Set<string>();
-  // From the newest call back: a call is superseded when a later one touched the same target.
+  const laterPaths = new Set<string>();
+  const laterCommands: string[] = [];
+  const restated = new Set<string>();
+  const touchedLater = (path: string) => laterPaths.has(path) || laterCommands.some((c) => c.includes(path));
+  // From the newest call back: a call is superseded when a later one touched the same.
   for (let i = results.length - 1; i >= 0; i--) {
     const r = results[i]!;
     const call = r.call;
     if (r.turn >= before || !call?.args) continue;
-    const target = targetOf(call, bundle);
-    if (!target) continue;
-    if (target.elidable && seen.has(target.key) && call.argsItem !== undefined) {
-      const args = elidedArgs(call, bundle);
+    if (RESTATING_TOOLS.has(call.name)) {
+      if (restated.has(call.name) && call.argsItem !== undefined) {
+        const args = elidedArgs(call, bundle);
+        if (args) plan.set(call.id, args);
+      }
+      restated.add(call.name);
+      continue;
+    }
+    const touch = touchOf(call, bundle);
+    if (!touch) continue;
+    if (touch.written !== undefined && call.argsItem !== undefined && touchedLater(touch.written)) {
+      const args = touch.command === undefined ? elidedArgs(call, bundle) : elidedHeredoc(call, bundle);
       if (args) plan.set(call.id, args);
     }
-    seen.add(target.key);
+    if (touch.path !== undefined) laterPaths.add(touch.path);
+    if (touch.command !== undefined) laterCommands.push(touch.command);
   }
   return plan;
 }
