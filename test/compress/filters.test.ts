@@ -6,6 +6,7 @@ import { cutMiddle } from '../../src/compress/filters/head-tail.js';
 import { stripLineNumbers } from '../../src/compress/filters/line-numbers.js';
 import { collapseRepeats } from '../../src/compress/filters/repeats.js';
 import { factorLogColumns } from '../../src/compress/filters/log-columns.js';
+import { jsonRecordsAsRows } from '../../src/compress/filters/json.js';
 import { fixtureText, observations } from './helpers/fixtures.js';
 
 const strip = { stripLineNumbers: true };
@@ -180,18 +181,15 @@ describe('generic cuts', () => {
     const out = cutMiddle(lines.join('\n'), { maxLines: 100, head: 10, tail: 10 });
     assert.match(out, /^row 0\n/);
     assert.match(out, /\nrow 499$/);
-    assert.match(out, /\nrow 248\nrow 249\nERROR: disk full\nrow 251\nrow 252\n/);
-    assert.match(
-      out,
-      /\[… 238 lines omitted \(lines 11-248 of 500\); re-run piped to sed -n '11,248p' to see them …\]/,
-    );
+    assert.match(out, /\nrow 249\nERROR: disk full\nrow 251\n/);
+    assert.match(out, /\[… 239 lines omitted \(lines 11-249 of 500\); to see them: \| sed -n '11,249p' …\]/);
     assert.equal(cutMiddle(out, { maxLines: 10, head: 2, tail: 2 }), out, 'a cut output is final');
   });
 
   it('keeps warning lines inside a cut', () => {
     const lines = Array.from({ length: 400 }, (_, i) => (i === 200 ? 'npm WARN deprecated glob@7' : `step ${i}`));
     const out = cutMiddle(lines.join('\n'), { maxLines: 100, head: 10, tail: 10 });
-    assert.match(out, /\nstep 199\nnpm WARN deprecated glob@7\nstep 201\n/);
+    assert.match(out, /\nstep 199\nnpm WARN deprecated glob@7\nstep 201\n\[…/);
     assert.ok(out.split('\n').length < 100);
   });
 });
@@ -272,5 +270,35 @@ describe('CI log rows (gh run view --log)', () => {
 
   it('applies to a log the agent reads too (it is reversible)', () => {
     assert.match(trimOutput(rows.join('\n'), 'read', keep), /^\[… 4 rows of: /);
+  });
+});
+
+describe('JSON records (gh … --json)', () => {
+  const runs = [
+    { conclusion: 'failure', databaseId: 19376371715, headSha: 'c43e23f', status: 'completed' },
+    { conclusion: '', databaseId: 19376283331, headSha: 'a54532f', status: 'in_progress' },
+    { conclusion: 'success', databaseId: 19376127198, headSha: '0310efc', status: 'completed' },
+  ];
+
+  it('says the keys once and gives one line of values per record, which zip back to the records', () => {
+    const out = jsonRecordsAsRows(JSON.stringify(runs))!;
+    const [header, ...rows] = out.split('\n');
+    assert.equal(
+      header,
+      '[… JSON array of 3 objects, one per line below as its values for the keys ["conclusion","databaseId","headSha","status"] …]',
+    );
+    const keys = JSON.parse(/keys (\[.*\]) …\]$/.exec(header!)![1]!) as string[];
+    assert.deepEqual(
+      rows.map((r) => Object.fromEntries(keys.map((k, i) => [k, (JSON.parse(r) as unknown[])[i]]))),
+      runs,
+    );
+    assert.ok(out.length < JSON.stringify(runs).length);
+  });
+
+  it('leaves records with other keys, short arrays and non-arrays alone', () => {
+    assert.equal(jsonRecordsAsRows(JSON.stringify([...runs, { conclusion: 'x', status: 'y' }])), undefined);
+    assert.equal(jsonRecordsAsRows(JSON.stringify(runs.slice(0, 2))), undefined);
+    assert.equal(jsonRecordsAsRows(JSON.stringify({ runs })), undefined);
+    assert.equal(jsonRecordsAsRows('[1, 2, 3]'), undefined);
   });
 });

@@ -15,6 +15,10 @@ export const logColumnsHeader = (count: number, job: string, step: string, date:
   `[… ${n(count)} rows of: ${job}\t${step}\t${date}T …]`;
 export const LOG_COLUMNS_RE = /^\[… [\d,]+ rows of: /m;
 
+// A JSON array of records as rows (filters/json.ts): record k is the keys zipped with row k.
+export const jsonRowsHeader = (count: number, keys: string) =>
+  `[… JSON array of ${n(count)} objects, one per line below as its values for the keys ${keys} …]`;
+
 export const repeatedLine = (times: number) => `[… previous line repeated ${n(times)} more times]`;
 
 export const removedRoutine = (what: string) => `[… removed ${what}]`;

@@ -20,7 +20,7 @@ import { BoundedCache, registerCache } from '../cache.js';
 import { commandText, outputKind, type OutputKind } from '../filters/classify.js';
 import { trimOutput } from '../filters/index.js';
 import { isPlaceholder, sameAs, sameAsPrevious } from '../filters/markers.js';
-import { minifyJson } from '../filters/json.js';
+import { jsonRecordsAsRows, minifyJson } from '../filters/json.js';
 import { footer, withoutFooter } from '../filters/status-footer.js';
 import type { StrategyContext } from '../strategies/strategy.js';
 import type { ToolResult } from '../types.js';
@@ -93,7 +93,13 @@ function filtered(text: string, kind: OutputKind, strip: boolean): string {
 }
 
 const minified = registerCache(new BoundedCache<string | null>(16 * 1024 * 1024));
-const minifyOrNull = (text: string) => minifyJson(text) ?? null;
+/** Records as rows when the output is a list of them, else pretty-printed JSON minified. */
+function structuredOrNull(text: string): string | null {
+  const minimal = minifyJson(text);
+  const rows = jsonRecordsAsRows(text);
+  if (rows !== undefined && (minimal === undefined || rows.length < minimal.length)) return rows;
+  return minimal ?? null;
+}
 
 const footers = registerCache(new BoundedCache<string[]>(8 * 1024 * 1024));
 const footerOf = (text: string) => footers.getOrCompute(text, footer, (f) => 16 + f.join('').length);
@@ -151,7 +157,7 @@ function decide(result: ToolResult, kind: OutputKind, ctx: StrategyContext, stat
   }
   // A file's own layout is what an edit must match: a JSON file read stays as printed.
   if (text.length >= 80 && kind !== 'read' && on(ctx, 'structured_output_minification')) {
-    const json = minified.getOrCompute(text, minifyOrNull, (m) => (m === null ? 8 : m.length));
+    const json = minified.getOrCompute(text, structuredOrNull, (m) => (m === null ? 8 : m.length));
     if (json !== null && json.length < text.length) {
       text = json;
       changedBy.push('structured_output_minification');
