@@ -302,3 +302,18 @@ describe('JSON records (gh … --json)', () => {
     assert.equal(jsonRecordsAsRows('[1, 2, 3]'), undefined);
   });
 });
+
+describe('search output grouping', () => {
+  it('groups the files a search lists (grep -l, Claude Code Grep) by directory', () => {
+    const files = ['Found 4 files', ...['a', 'b', 'c', 'd'].map((f) => `/tmp/repo/src/lib/${f}.mjs`)].join('\n');
+    assert.equal(
+      trimOutput(files, 'search', keep),
+      'Found 4 files\n/tmp/repo/src/lib/\n  a.mjs\n  b.mjs\n  c.mjs\n  d.mjs',
+    );
+  });
+
+  it('groups matching lines by file, as before', () => {
+    const rows = ['src/a.ts:1:x', 'src/a.ts:2:y', 'src/a.ts:9:z', 'src/b.ts:4:w'].join('\n');
+    assert.equal(trimOutput(rows, 'search', keep), 'src/a.ts:\n  1:x\n  2:y\n  9:z\nsrc/b.ts:4:w');
+  });
+});

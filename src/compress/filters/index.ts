@@ -26,12 +26,18 @@ const SPECIFIC: Partial<Record<OutputKind, (text: string) => string>> = {
   'git-diff': filterGitDiff,
   'git-status': filterGitStatus,
   'git-log': filterGitLog,
-  search: groupGrepOutput,
+  search: groupSearchOutput,
   list: (text) => groupPathListing(compactLongListing(text)),
 };
 
 // What every pattern of `sniff` starts with, in one pass: most outputs have none of it.
 const SNIFF_GATE = /^(?:=+ test session starts|FAILED |PASSED |Requirement already satisfied: |diff --git a\/)/m;
+
+/** Matching lines grouped by file; a list of matching files (`grep -l`, Grep's default mode) by directory. */
+function groupSearchOutput(text: string): string {
+  const grouped = groupGrepOutput(text);
+  return grouped !== text ? grouped : groupPathListing(text);
+}
 
 /** Sniffs shell outputs whose command says nothing (a script, a make target). */
 function sniff(text: string): OutputKind | undefined {
