@@ -38,6 +38,7 @@ import { clearCompressionCaches } from '../../src/compress/index.js';
 import type { ToolGroupRecord } from '../../src/compress/tool-surface.js';
 import { clearTokenCache, preloadEncoders, TOKENIZERS } from '../../src/tokenize/index.js';
 import { loadDataset, prefixes, toShape, type Conversation } from './dataset.js';
+import { CODEX_FORMATS, toCodexShape, type CodexFormat } from './codex-shape.js';
 import { chatBlocks, messagesBlocks } from './prompt-blocks.js';
 import {
   ceilingEngine,
@@ -249,84 +250,119 @@ const ORACLE = args.includes('--oracle');
 const NO_BUDGET = args.includes('--no-budget');
 // Outputs of the latest N turns never masked, instead of the engine's 4 (what a narrower window would save).
 const KEEP_TURNS = one('--keep-turns') === undefined ? undefined : Number(one('--keep-turns'));
+// `--shapes`: each dataset as recorded (`native`) and as Codex would have sent it, in either of
+// its output formats (codex-shape.ts). Default: all three.
+const SHAPES = (one('--shapes') ?? ['native', ...CODEX_FORMATS].join(',')).split(',') as ('native' | CodexFormat)[];
+for (const shape of SHAPES)
+  if (shape !== 'native' && !CODEX_FORMATS.includes(shape))
+    throw new Error(`--shapes: native, shell, exec; not ${shape}`);
 const report: Record<string, unknown> = {};
-for (const dir of DATASETS) {
-  const conversations = ordered(loadDataset(dir), one('--order') ?? 'file');
-  const dataset = dir.replace(/\/+$/, '').split('/').pop()!;
-  const requests = conversations.reduce((n, c) => n + prefixes(c).length, 0);
-  console.log(
-    `\n== ${dataset}: ${conversations.length} sessions, ${requests} requests (engine: ${engine}; requests ${INTERVAL_MS / 1000} s apart)`,
-  );
-  const perScenario: Record<string, SessionResult[]> = {};
-  histories.clear();
-  toolHistories.clear();
-  for (const s of SCENARIOS) {
-    const results: SessionResult[] = [];
-    for (const conv of conversations) {
-      clearCompressionCaches();
-      clearTokenCache();
-      const compressor = engineFor(s, prefixes(conv).length);
-      results.push(replay(conv, s, compressor));
-      histories.set(s.name, [prefixes(conv).length, ...(histories.get(s.name) ?? [])]);
-      const record = compressor.toolRecord?.();
-      if (record) toolHistories.set(s.name, [record, ...(toolHistories.get(s.name) ?? [])]);
+/** Cost change per dataset, shape and price model, for the summary at the end. */
+const summary: { dataset: string; shape: string; changes: number[] }[] = [];
+for (const dir of DATASETS)
+  for (const shape of SHAPES) {
+    const recorded = loadDataset(dir);
+    const asSent = shape === 'native' ? recorded : recorded.map((c) => toCodexShape(c, shape));
+    const conversations = ordered(asSent, one('--order') ?? 'file');
+    const dataset = `${dir.replace(/\/+$/, '').split('/').pop()!}${shape === 'native' ? '' : ` (codex ${shape})`}`;
+    const requests = conversations.reduce((n, c) => n + prefixes(c).length, 0);
+    console.log(
+      `\n== ${dataset}: ${conversations.length} sessions, ${requests} requests (engine: ${engine}; requests ${INTERVAL_MS / 1000} s apart)`,
+    );
+    const perScenario: Record<string, SessionResult[]> = {};
+    histories.clear();
+    toolHistories.clear();
+    for (const s of SCENARIOS) {
+      const results: SessionResult[] = [];
+      for (const conv of conversations) {
+        clearCompressionCaches();
+        clearTokenCache();
+        const compressor = engineFor(s, prefixes(conv).length);
+        results.push(replay(conv, s, compressor));
+        histories.set(s.name, [prefixes(conv).length, ...(histories.get(s.name) ?? [])]);
+        const record = compressor.toolRecord?.();
+        if (record) toolHistories.set(s.name, [record, ...(toolHistories.get(s.name) ?? [])]);
+      }
+      perScenario[s.name] = results;
     }
-    perScenario[s.name] = results;
-  }
-  const sum = (rs: SessionResult[], f: (r: SessionResult) => number) => rs.reduce((n, r) => n + f(r), 0);
-  const any = perScenario[SCENARIOS[0]!.name]!;
-  const long = any.filter((r) => r.requests >= LONG_SESSION);
-  const tokB = sum(any, (r) => r.base.tokens);
-  const tokC = sum(any, (r) => r.compressed.tokens);
-  console.log(`raw input tokens: ${tokB} → ${tokC} (${fmt(-pct(tokB - tokC, tokB))})`);
-  if (long.length)
+    const sum = (rs: SessionResult[], f: (r: SessionResult) => number) => rs.reduce((n, r) => n + f(r), 0);
+    const any = perScenario[SCENARIOS[0]!.name]!;
+    const long = any.filter((r) => r.requests >= LONG_SESSION);
+    const tokB = sum(any, (r) => r.base.tokens);
+    const tokC = sum(any, (r) => r.compressed.tokens);
+    console.log(`raw input tokens: ${tokB} → ${tokC} (${fmt(-pct(tokB - tokC, tokB))})`);
+    if (long.length)
+      console.log(
+        `  sessions with ≥ ${LONG_SESSION} requests (${long.length}): ${fmt(
+          -pct(
+            sum(long, (r) => r.base.tokens - r.compressed.tokens),
+            sum(long, (r) => r.base.tokens),
+          ),
+        )}`,
+      );
+    summary.push({
+      dataset: dataset.replace(/ \(codex \w+\)$/, ''),
+      shape,
+      changes: SCENARIOS.slice(0, 3).map((sc) => {
+        const rs = perScenario[sc.name]!;
+        const b = sum(rs, (r) => r.base.cost);
+        return pct(sum(rs, (r) => r.compressed.cost) - b, b);
+      }),
+    });
+    console.log(`input cost with caching, compressed vs the same sessions uncompressed:`);
     console.log(
-      `  sessions with ≥ ${LONG_SESSION} requests (${long.length}): ${fmt(
-        -pct(
-          sum(long, (r) => r.base.tokens - r.compressed.tokens),
-          sum(long, (r) => r.base.tokens),
-        ),
-      )}`,
+      `  ${'price model'.padEnd(42)} ${'cost'.padStart(9)}  ${'worse'.padStart(6)} ${'>+0.5%'.padStart(6)}  ${'worst'.padStart(8)}  cache-hit share`,
     );
-  console.log(`input cost with caching, compressed vs the same sessions uncompressed:`);
+    for (const s of SCENARIOS.slice(0, 3)) {
+      const rs = perScenario[s.name]!;
+      const b = sum(rs, (r) => r.base.cost);
+      const c = sum(rs, (r) => r.compressed.cost);
+      const deltas = rs.map((r) => pct(r.compressed.cost - r.base.cost, r.base.cost));
+      const hitB = pct(
+        sum(rs, (r) => r.base.read),
+        sum(rs, (r) => r.base.tokens),
+      );
+      const hitC = pct(
+        sum(rs, (r) => r.compressed.read),
+        sum(rs, (r) => r.compressed.tokens),
+      );
+      console.log(
+        `  ${s.name.padEnd(42)} ${fmt(pct(c - b, b)).padStart(9)}  ${String(deltas.filter((d) => d > 0).length).padStart(6)} ${String(deltas.filter((d) => d > 0.5).length).padStart(6)}  ${fmt(Math.max(...deltas)).padStart(8)}  ${hitB.toFixed(1)} % → ${hitC.toFixed(1)} %`,
+      );
+    }
+    // A chat-completions client that sends no cache_control to Claude: direct, no caching at all.
+    const direct = sum(any, (r) => r.base.tokens) * ANTHROPIC.inputPerMtok;
+    console.log(`client without cache_control to Claude, input cost vs direct (no caching):`);
+    for (const s of SCENARIOS.slice(3)) {
+      const rs = perScenario[s.name]!;
+      const c = sum(rs, (r) => r.compressed.cost);
+      console.log(
+        `  through the gateway, ${s.name.slice('no cache_control, '.length).padEnd(24)} ${fmt(pct(c - direct, direct))}`,
+      );
+    }
+    const ms = sum(perScenario[SCENARIOS[1]!.name]!, (r) => r.ms);
+    console.log(
+      `compression time (fresh caches per session, this bench's bodies): ${((ms / tokB) * 100_000).toFixed(2)} ms per 100k input tokens`,
+    );
+    report[dataset] = Object.fromEntries(
+      Object.entries(perScenario).map(([k, rs]) => [
+        k,
+        rs.map((r) => ({ name: r.name, requests: r.requests, base: r.base, compressed: r.compressed })),
+      ]),
+    );
+  }
+if (SHAPES.length > 1) {
   console.log(
-    `  ${'price model'.padEnd(42)} ${'cost'.padStart(9)}  ${'worse'.padStart(6)} ${'>+0.5%'.padStart(6)}  ${'worst'.padStart(8)}  cache-hit share`,
+    `\n== cost change by shape (${SCENARIOS.slice(0, 3)
+      .map((s) => s.name)
+      .join(' / ')}); Codex minus native in points`,
   );
-  for (const s of SCENARIOS.slice(0, 3)) {
-    const rs = perScenario[s.name]!;
-    const b = sum(rs, (r) => r.base.cost);
-    const c = sum(rs, (r) => r.compressed.cost);
-    const deltas = rs.map((r) => pct(r.compressed.cost - r.base.cost, r.base.cost));
-    const hitB = pct(
-      sum(rs, (r) => r.base.read),
-      sum(rs, (r) => r.base.tokens),
-    );
-    const hitC = pct(
-      sum(rs, (r) => r.compressed.read),
-      sum(rs, (r) => r.compressed.tokens),
-    );
-    console.log(
-      `  ${s.name.padEnd(42)} ${fmt(pct(c - b, b)).padStart(9)}  ${String(deltas.filter((d) => d > 0).length).padStart(6)} ${String(deltas.filter((d) => d > 0.5).length).padStart(6)}  ${fmt(Math.max(...deltas)).padStart(8)}  ${hitB.toFixed(1)} % → ${hitC.toFixed(1)} %`,
-    );
+  for (const row of summary) {
+    const native = summary.find((r) => r.dataset === row.dataset && r.shape === 'native');
+    const gap =
+      native && row.shape !== 'native'
+        ? `  (${row.changes.map((c, i) => (c - native.changes[i]!).toFixed(1)).join(' / ')})`
+        : '';
+    console.log(`  ${row.dataset.padEnd(30)} ${row.shape.padEnd(7)} ${row.changes.map(fmt).join(' / ')}${gap}`);
   }
-  // A chat-completions client that sends no cache_control to Claude: direct, no caching at all.
-  const direct = sum(any, (r) => r.base.tokens) * ANTHROPIC.inputPerMtok;
-  console.log(`client without cache_control to Claude, input cost vs direct (no caching):`);
-  for (const s of SCENARIOS.slice(3)) {
-    const rs = perScenario[s.name]!;
-    const c = sum(rs, (r) => r.compressed.cost);
-    console.log(
-      `  through the gateway, ${s.name.slice('no cache_control, '.length).padEnd(24)} ${fmt(pct(c - direct, direct))}`,
-    );
-  }
-  const ms = sum(perScenario[SCENARIOS[1]!.name]!, (r) => r.ms);
-  console.log(
-    `compression time (fresh caches per session, this bench's bodies): ${((ms / tokB) * 100_000).toFixed(2)} ms per 100k input tokens`,
-  );
-  report[dataset] = Object.fromEntries(
-    Object.entries(perScenario).map(([k, rs]) => [
-      k,
-      rs.map((r) => ({ name: r.name, requests: r.requests, base: r.base, compressed: r.compressed })),
-    ]),
-  );
 }

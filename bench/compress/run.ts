@@ -1,8 +1,10 @@
 // Compression benchmark: token reduction, engine speed and prompt-cache stability of
 // consecutive turns, first-sight transforms only (no history rewrite: that needs conversation
 // state, measured in money by cost.ts). See dataset.ts for how requests are built.
-//   node --import tsx bench/compress/run.ts [--dataset DIR] [--cold] [--no-warmup] [--speed-only] [--conversation]
+//   node --import tsx bench/compress/run.ts [--dataset DIR] [--codex shell|exec] [--cold] [--no-warmup] [--speed-only] [--conversation]
 //
+// `--codex FORMAT` replays the dataset as Codex would have sent it (codex-shape.ts): its tools,
+// and every shell output in the envelope of that output format.
 // `--conversation` times the gateway's path instead: each request with its conversation's state
 // (rewrite policy under Anthropic prices, renderings, state for the next request).
 //
@@ -34,6 +36,7 @@ import { clearPieceMemos, clearTokenCache, preloadEncoders, TOKENIZERS } from '.
 import { GENERIC_BUNDLE } from '../../src/compress/bundles.js';
 import { loadDataset, prefixes, toShape, type Shape } from './dataset.js';
 import { warmupConversations } from './warmup.js';
+import { CODEX_FORMATS, toCodexShape, type CodexFormat } from './codex-shape.js';
 import { CATEGORIES, tokenBreakdown } from './breakdown.js';
 import { TRAJECTORY_DIR } from '../../test/fixtures/trajectories.js';
 
@@ -82,7 +85,10 @@ if (warmup) {
   clearCaches();
   clearPieceMemos();
 }
-const conversations = loadDataset(DATA);
+const codexArg = process.argv.indexOf('--codex');
+const CODEX = codexArg >= 0 ? (process.argv[codexArg + 1] as CodexFormat) : undefined;
+if (CODEX !== undefined && !CODEX_FORMATS.includes(CODEX)) throw new Error(`--codex: shell or exec, not ${CODEX}`);
+const conversations = CODEX ? loadDataset(DATA).map((c) => toCodexShape(c, CODEX)) : loadDataset(DATA);
 const stats = {
   requests: 0,
   before: 0,
@@ -164,7 +170,7 @@ const breakdownLines = breakdown
   : [];
 
 const lines = [
-  `compression benchmark (first-sight transforms) — ${DATA.replace(/\/+$/, '').split('/').pop()}: ${conversations.length} sessions, ${stats.requests} requests (${SHAPES.join(', ')}); caches emptied ${cold ? 'before every request' : 'when a conversation starts'}; ${warmup ? 'compiled on synthetic conversations first' : 'no warm-up'}`,
+  `compression benchmark (first-sight transforms) — ${DATA.replace(/\/+$/, '').split('/').pop()}${CODEX ? ` (codex ${CODEX})` : ''}: ${conversations.length} sessions, ${stats.requests} requests (${SHAPES.join(', ')}); caches emptied ${cold ? 'before every request' : 'when a conversation starts'}; ${warmup ? 'compiled on synthetic conversations first' : 'no warm-up'}`,
   `input tokens: ${stats.before} → ${stats.after}  (−${pct(stats.before - stats.after, stats.before)} %)`,
   ...SHAPES.map(
     (sh) =>

@@ -20,7 +20,8 @@ import {
   tokenizerFor,
   type BodyCount,
 } from './token-count.js';
-import type { CompressionReport, CompressOptions, CompressResult, Conversation } from './types.js';
+import type { CompressionReport, CompressOptions, CompressResult, Conversation, ToolResult } from './types.js';
+import { sentText } from './formats/shared.js';
 import type { Bundle } from './bundles.js';
 import { relativePrices, type CachePricing } from '../catalogue/cache-pricing.js';
 import { NEW_CONVERSATION, type ConversationState } from './conversation-state.js';
@@ -175,6 +176,8 @@ function rewriteForConversation(
 ): ConversationOutcome {
   // The request's own tokenizer: the counts of its texts are cached already (item counts too).
   const tokens = (text: string) => countTextTokens(text, tokenizer);
+  // A result's tokens as sent: an agent's envelope (Codex) counts too, and goes with a placeholder.
+  const sent = (r: ToolResult, text: string) => tokens(sentText(r, text));
   const state = options.state ?? NEW_CONVERSATION;
   const results = conversation.results;
   const current = effectiveMaskBefore(conversation, bundle, state.maskBefore);
@@ -196,7 +199,7 @@ function rewriteForConversation(
   let total = counted.total;
   results.forEach((r, i) => {
     if (now.texts[i] === r.original) return;
-    const delta = tokens(r.original) - tokens(now.texts[i]!);
+    const delta = sent(r, r.original) - sent(r, now.texts[i]!);
     if (itemTokens && r.item < itemTokens.length) itemTokens[r.item]! -= delta;
     total -= delta;
   });
@@ -229,7 +232,7 @@ function rewriteForConversation(
   let lastChangeable = -1;
   results.forEach((r, i) => {
     if (r.turn < current || r.turn >= candidate) return;
-    upperBound += tokens(now.texts[i]!);
+    upperBound += sent(r, now.texts[i]!);
     lastChangeable = Math.max(lastChangeable, r.item);
   });
   // The inputs the candidate would elide: cheap to plan (memoised), and part of the bound.
@@ -247,7 +250,7 @@ function rewriteForConversation(
     let firstChangedItem = Number.MAX_SAFE_INTEGER;
     results.forEach((r, i) => {
       if (next.texts[i] === now.texts[i]) return;
-      savedTokens += tokens(now.texts[i]!) - tokens(next.texts[i]!);
+      savedTokens += sent(r, now.texts[i]!) - sent(r, next.texts[i]!);
       firstChangedItem = Math.min(firstChangedItem, r.item);
     });
     for (const { item, saved } of inputSavings(next, now)) {
@@ -259,7 +262,7 @@ function rewriteForConversation(
   const rendered = decision.maskBefore === current ? now : next;
   applyRendering(results, rendered);
   const { read, write } = relativePrices(options.pricing);
-  const removed = removedTokens(results, tokens, conversation.lastAssistantItem);
+  const removed = removedTokens(results, sent, conversation.lastAssistantItem);
   // Calls come before the newest assistant message: what their elided inputs save was cached.
   for (const { saved } of rendered === now ? inputsNow : inputSavings(next)) removed.cached += saved;
   const savedUnits = decision.cold

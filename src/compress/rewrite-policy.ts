@@ -184,14 +184,14 @@ export function decideRewrite(input: PolicyInput): RewriteDecision {
 /** Tokens of `results` that moved from one bucket to the other, for the savings estimate. */
 export function removedTokens(
   results: readonly ToolResult[],
-  tokens: (text: string) => number,
+  tokens: (result: ToolResult, text: string) => number,
   lastAssistantItem: number,
 ): { cached: number; fresh: number } {
   let cached = 0;
   let fresh = 0;
   for (const r of results) {
     if (r.text === r.original) continue;
-    const removed = tokens(r.original) - tokens(r.text);
+    const removed = tokens(r, r.original) - tokens(r, r.text);
     if (r.item > lastAssistantItem) fresh += removed;
     else cached += removed;
   }

@@ -33,6 +33,18 @@ export interface ToolResult {
   isError: boolean;
   /** Strategy that last replaced `text`, for the report. */
   changedBy: Set<string>;
+  /** What the agent wrapped the output in (Codex), put back around `text` when it is sent. */
+  envelope?: OutputEnvelope;
+}
+
+/** An output's wrapping (formats/output-envelope.ts): its own bytes before and after the output. */
+export interface OutputEnvelope {
+  prefix: string;
+  suffix: string;
+  /** The output sits in the envelope as a JSON string literal. */
+  json: boolean;
+  /** The output itself, decoded. */
+  output: string;
 }
 
 /** Tool definition in neutral form; `raw` keeps the original object for the writer. */

@@ -25,6 +25,25 @@ describe('command classification', () => {
     assert.equal(classifyCommand('python reproduce.py'), 'shell');
   });
 
+  it('tells the file reads and ranged views Codex runs through its shell from other commands', () => {
+    for (const read of [
+      "sed -n '61,141p' src/server/start.ts",
+      'nl -ba src/compress/index.ts',
+      "nl -ba src/compress/index.ts | sed -n '1,200p'",
+      'cat -n package.json',
+      'cd /repo && head -n 80 README.md',
+      'tail -40 CHANGELOG.md',
+    ])
+      assert.equal(classifyCommand(read), 'read', read);
+    assert.equal(classifyCommand('nl -ba src/a.ts | grep -n export'), 'search');
+    assert.equal(classifyCommand('rg --files -g "*.ts" src'), 'list');
+    assert.equal(classifyCommand("apply_patch <<'PATCH'\n*** Begin Patch\n*** End Patch\nPATCH"), 'other');
+    // Piped into, head/tail/sed cut another command's output: that output is what it is.
+    assert.equal(classifyCommand('python reproduce.py 2>&1 | tail -20'), 'shell');
+    assert.equal(classifyCommand('npm run build 2>&1 | head -50'), 'build');
+    assert.equal(classifyCommand("cat > notes.txt <<'EOF'\nhello\nEOF"), 'shell');
+  });
+
   it('reads the command out of a Codex argv array', () => {
     assert.equal(commandText(['bash', '-lc', 'pytest -q']), 'pytest -q');
     assert.equal(commandText(['ls', '-la']), 'ls -la');

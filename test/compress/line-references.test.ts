@@ -108,6 +108,47 @@ describe('references to what the model wrote (call arguments)', () => {
     );
   });
 
+  it("Codex: the lines an apply_patch added, read back with cat and nl -ba, refer to the patch's + lines", () => {
+    const patch = `*** Begin Patch\n*** Add File: calc.py\n${CODE.slice(0, 12)
+      .map((l) => `+${l}`)
+      .join('\n')}\n*** End Patch`;
+    const d = dialogue([
+      [
+        {
+          id: 'p',
+          name: 'apply_patch',
+          args: { input: patch },
+          output: 'Success. Updated the following files:\nA calc.py',
+        },
+      ],
+      [{ id: 'c', name: 'exec_command', args: { cmd: 'cat calc.py' }, output: CODE.slice(0, 12).join('\n') }],
+      [
+        {
+          id: 'n',
+          name: 'exec_command',
+          args: { cmd: "nl -ba calc.py | sed -n '3,10p'" },
+          output: nl(CODE.slice(2, 10), 3),
+        },
+      ],
+    ]);
+    const out = compress(d, 'responses', 'codex');
+    assert.equal(
+      out.get('c'),
+      '[… 12 lines as in the input argument of tool call p, lines 3-14, each without its first character …]',
+    );
+    // Numbers kept (an agent that edits by line number): numbered from the patch's lines.
+    const kept = compress({ ...d, system: BY_LINE }, 'responses');
+    assert.match(
+      kept.get('n')!,
+      /^\[… lines numbered 3-10 \(" {5}3\\t"\) as in the input argument of tool call p, lines 5-12, each without its first character …\]$/m,
+    );
+    // The codex bundle strips the numbers of a read (a header says which lines): a plain run then.
+    assert.equal(
+      out.get('n'),
+      '[lines 3-10; line numbers removed]\n[… 8 lines as in the input argument of tool call p, lines 5-12, each without its first character …]',
+    );
+  });
+
   it('str_replace_editor: a created file viewed with cat -n numbering', () => {
     const view = `Here's the result of running \`cat -n\` on /r/calc.py:\n${nl(CODE.slice(0, 10))}`;
     const d = dialogue([

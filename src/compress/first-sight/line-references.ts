@@ -6,8 +6,11 @@
 //   [… lines numbered 45-98 as numbered 43-96 in the output of tool call X …]
 //   [… 12 lines as in the command argument of tool call X, lines 2-13 …]
 //   [… lines numbered 288-297 ("288:") as in the command argument of tool call X, lines 2-11 …]
+//   [… 9 lines as in the input argument of tool call X, lines 4-12, each without its first character …]
 //   [… 5 lines as its own lines 3-7 above …]
 //
+// The fifth points into a patch (Codex's apply_patch): a file shows the lines the model added
+// without the `+` (or the context line's space) its hunk put before each.
 // The third and fourth kind point into what the model itself wrote (a heredoc, an edit's new
 // text) and a numbered view showing it: the quoted prefix is the first line's number prefix,
 // the padding every line of the run keeps. A reference into an argument never needs writing
@@ -23,7 +26,14 @@ export interface IndexedOutput {
   keys: LineKey[];
   /** False for marker lines: they stand for other lines and are never referenced. */
   literal: boolean[];
+  /** An apply_patch patch: `lines` are its lines without their first character (`+`, `-`, space). */
+  patch?: boolean;
 }
+
+/** What a reference into a patch adds after the lines it names. */
+export const PATCH_LINES = ', each without its first character';
+/** A patch as apply_patch takes it, alone or after the shell line that runs it. */
+export const PATCH_START = /^(?:[^\n]*\n)?\*\*\* Begin Patch\n/;
 
 /**
  * How the new lines match the old ones: `plain` equal lines; `numbered` the same text after
@@ -49,7 +59,7 @@ export function describeRun(run: Run, lines: string[]): string {
   const where =
     run.output.arg === undefined
       ? `the output of tool call ${id} (its lines ${span})`
-      : `the ${run.output.arg} argument of tool call ${id}, lines ${span}`;
+      : `the ${run.output.arg} argument of tool call ${id}, lines ${span}${run.output.patch ? PATCH_LINES : ''}`;
   if (run.mode === 'plain') return `[… ${run.length} lines as in ${where} …]`;
   const first = lineKey(lines[run.at]!);
   const newFirst = first.number!;
@@ -80,9 +90,11 @@ const OWN_REF = /^\[… (?:\d+ lines|lines numbered (\d+)-(\d+)) as its own line
 const NUMBERED_REF =
   /^\[… lines numbered (\d+)-(\d+) as (?:numbered (\d+)-(\d+) |its lines (\d+)-(\d+) )?in the output of tool call (\S+) …\]$/;
 // Runs into an argument, and numbered runs of unnumbered lines (output or argument).
-const ARG_REF = /^\[… \d+ lines as in the (\S+) argument of tool call (\S+), lines (\d+)-(\d+) …\]$/;
+const ARG_REF =
+  /^\[… \d+ lines as in the (\S+) argument of tool call (\S+), lines (\d+)-(\d+)(, each without its first character)? …\]$/;
 const FROM_PLAIN_REF =
-  /^\[… lines numbered (\d+)-\d+ \(("(?:[^"\\]|\\.)*")\) as in (?:the output of tool call (\S+) \(its lines (\d+)-(\d+)\)|the (\S+) argument of tool call (\S+), lines (\d+)-(\d+)) …\]$/;
+  /^\[… lines numbered (\d+)-\d+ \(("(?:[^"\\]|\\.)*")\) as in (?:the output of tool call (\S+) \(its lines (\d+)-(\d+)\)|the (\S+) argument of tool call (\S+), lines (\d+)-(\d+)(, each without its first character)?) …\]$/;
+const withoutFirst = (line: string) => line.slice(1);
 
 /** The first and last line (0-based) of `lines` numbered `first`..`last`, in order. */
 function numberedSpan(lines: string[], first: number, last: number): [number, number] | undefined {
@@ -119,7 +131,8 @@ function linesOf(line: string, own: string[], source: ReferenceSource): string[]
   if (arg)
     return source(arg[2]!, arg[1]!)
       ?.split('\n')
-      .slice(Number(arg[3]) - 1, Number(arg[4]));
+      .slice(Number(arg[3]) - 1, Number(arg[4]))
+      .map(arg[5] ? withoutFirst : (line) => line);
   const fromPlain = FROM_PLAIN_REF.exec(line);
   if (fromPlain) {
     const onOutput = fromPlain[3] !== undefined;
@@ -131,7 +144,7 @@ function linesOf(line: string, own: string[], source: ReferenceSource): string[]
     return target
       .split('\n')
       .slice(Number(a) - 1, Number(b))
-      .map((text, k) => numbered(prefix, first + k, text));
+      .map((text, k) => numbered(prefix, first + k, fromPlain[10] ? withoutFirst(text) : text));
   }
   const ref = NUMBERED_REF.exec(line);
   const target = ref ? source(ref[7]!) : undefined;

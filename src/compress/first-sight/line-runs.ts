@@ -11,7 +11,14 @@
 // header, innermost frame and exception, always stay in the output itself (`pinnedMask`); only
 // literal lines of earlier outputs are referenced (never a line hidden behind another reference).
 import { pinnedMask } from '../filters/error-lines.js';
-import { describeOwnRun, describeRun, type IndexedOutput, type Run, type RunMode } from './line-references.js';
+import {
+  describeOwnRun,
+  describeRun,
+  PATCH_START,
+  type IndexedOutput,
+  type Run,
+  type RunMode,
+} from './line-references.js';
 import { lineKey, renumber, type LineKey } from './numbered-lines.js';
 
 /** What a reference has to save to be worth it (the marker itself is ~20 tokens). */
@@ -35,10 +42,21 @@ export class LineIndex {
     this.insert({ callId, arg: undefined, lines, keys: lines.map(lineKey), literal: lines.map(literal) });
   }
 
-  /** A call's argument as the model wrote it: every line literal, none read as numbered. */
+  /**
+   * A call's argument as the model wrote it: every line literal, none read as numbered. A patch's
+   * lines are indexed without their first character: a file shows what a hunk added, not its `+`.
+   */
   addArgument(callId: string, arg: string, text: string): void {
-    const lines = text.split('\n');
-    this.insert({ callId, arg, lines, keys: lines.map(plainKey), literal: lines.map(() => true) });
+    const patch = PATCH_START.test(text);
+    const lines = patch ? text.split('\n').map((line) => line.slice(1)) : text.split('\n');
+    this.insert({
+      callId,
+      arg,
+      lines,
+      keys: lines.map(plainKey),
+      literal: lines.map(() => true),
+      ...(patch ? { patch } : {}),
+    });
   }
 
   private insert(entry: IndexedOutput): void {

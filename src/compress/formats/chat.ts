@@ -40,8 +40,10 @@ export function readChat(body: Record<string, unknown>): FormatAdapter {
         throw new CompressionInputError('A tool message needs a tool_call_id.', `messages[${i}].tool_call_id`);
       }
       const call = calls.get(msg.tool_call_id);
-      const { text, editable } = readContent(msg.content);
-      results.push(newResult(msg.tool_call_id, call?.info, call?.turn ?? Math.max(turn, 0), text, editable, false, i));
+      const { text, editable, envelope } = readContent(msg.content);
+      results.push(
+        newResult(msg.tool_call_id, call?.info, call?.turn ?? Math.max(turn, 0), text, editable, false, i, envelope),
+      );
       slots.push(i);
     }
   });

@@ -2,7 +2,8 @@
 // string, the output without the envelope an agent wraps it in (output-envelope.ts); these
 // helpers read it and write it back in the shape and envelope it came in.
 import { BoundedCache, registerCache } from '../cache.js';
-import { openEnvelope, sealEnvelope } from './output-envelope.js';
+import { isPlaceholder } from '../filters/markers.js';
+import { openEnvelope, sealEnvelope, type OutputEnvelope } from './output-envelope.js';
 
 type Part = Record<string, unknown>;
 const TEXT_PART_TYPES = new Set(['text', 'input_text', 'output_text']);
@@ -11,6 +12,8 @@ export interface ReadText {
   text: string;
   /** False for images or other non-text parts: such results are never rewritten. */
   editable: boolean;
+  /** The agent's wrapping around `text`, when it has one. */
+  envelope?: OutputEnvelope;
 }
 
 /** The text as sent, envelope included. */
@@ -35,17 +38,25 @@ function sentText(content: unknown): ReadText {
 export function readContent(content: unknown): ReadText {
   const sent = sentText(content);
   const envelope = sent.editable ? openEnvelope(sent.text) : undefined;
-  return envelope ? { text: envelope.output, editable: true } : sent;
+  return envelope ? { text: envelope.output, editable: true, envelope } : sent;
 }
 
-/** Same shape and envelope as `original`: a string stays a string, parts collapse into one part. */
+/**
+ * Same shape and envelope as `original`: a string stays a string, parts collapse into one part.
+ * A placeholder (an output masked, or a pointer to an identical one) stands for the whole output,
+ * envelope included: an old run's chunk id and wall time would cost more than the placeholder.
+ */
 export function writeContent(original: unknown, output: string): unknown {
-  const envelope = openEnvelope(sentText(original).text);
-  const text = envelope ? sealEnvelope(envelope, output) : output;
+  const text = withEnvelope(isPlaceholder(output) ? undefined : openEnvelope(sentText(original).text), output);
   if (typeof original === 'string' || !Array.isArray(original)) return text;
   // Keep the last part's extra members (cache_control sits there) so caching hints survive.
   const last = original[original.length - 1] as Part;
   return [{ ...last, text }];
+}
+
+/** `output` as it is sent: in its envelope, unless it is a placeholder, which stands for the whole output. */
+export function withEnvelope(envelope: OutputEnvelope | undefined, output: string): string {
+  return envelope && !isPlaceholder(output) ? sealEnvelope(envelope, output) : output;
 }
 
 function parseObject(raw: string): Record<string, unknown> | null {

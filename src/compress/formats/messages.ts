@@ -40,9 +40,18 @@ export function readMessages(body: Obj): FormatAdapter {
         check('ToolResultBlock', block, at);
         const id = block.tool_use_id as string;
         const call = calls.get(id);
-        const { text, editable } = readContent(block.content);
+        const { text, editable, envelope } = readContent(block.content);
         results.push(
-          newResult(id, call?.info, call?.turn ?? Math.max(turn, 0), text, editable, block.is_error === true, i),
+          newResult(
+            id,
+            call?.info,
+            call?.turn ?? Math.max(turn, 0),
+            text,
+            editable,
+            block.is_error === true,
+            i,
+            envelope,
+          ),
         );
         slots.push([i, j]);
       }

@@ -16,16 +16,9 @@
 // header keeps its `Original token count`: it is what the command printed, and rewriting it
 // would make the history change under the prompt cache for nothing.
 import { BoundedCache, registerCache } from '../cache.js';
+import type { OutputEnvelope } from '../types.js';
 
-export interface OutputEnvelope {
-  /** The envelope's bytes before the output, kept verbatim. */
-  prefix: string;
-  suffix: string;
-  /** The output sits in the envelope as a JSON string literal. */
-  json: boolean;
-  /** The output itself, decoded. */
-  output: string;
-}
+export type { OutputEnvelope };
 
 // One header line of the text shapes; a header is one or more of them, then `Output:`.
 const HEADER_LINE =

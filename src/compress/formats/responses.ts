@@ -42,8 +42,10 @@ export function readResponses(body: Obj): FormatAdapter {
     const answered = call ? undefined : readOutputItem(item, at);
     if (answered !== undefined) {
       const origin = calls.get(answered);
-      const { text, editable } = readContent(item.output);
-      results.push(newResult(answered, origin?.info, origin?.turn ?? Math.max(turn, 0), text, editable, false, i));
+      const { text, editable, envelope } = readContent(item.output);
+      results.push(
+        newResult(answered, origin?.info, origin?.turn ?? Math.max(turn, 0), text, editable, false, i, envelope),
+      );
       slots.push(i);
     } else if (item.type === undefined || item.type === 'message') {
       check('InputMessageItem', item, at);

@@ -1,5 +1,6 @@
 import { isServerTool, toolGroup } from '../tool-surface.js';
-import type { Conversation, ToolCallInfo, ToolDefinition, ToolResult } from '../types.js';
+import type { Conversation, OutputEnvelope, ToolCallInfo, ToolDefinition, ToolResult } from '../types.js';
+import { withEnvelope } from './content.js';
 
 /** A converted request: the neutral view plus a writer that rebuilds the original shape. */
 export interface FormatAdapter {
@@ -16,8 +17,26 @@ export function newResult(
   editable: boolean,
   isError: boolean,
   item: number,
+  envelope?: OutputEnvelope,
 ): ToolResult {
-  return { callId, call, turn, item, original: text, text, editable, isError, changedBy: new Set() };
+  const result: ToolResult = {
+    callId,
+    call,
+    turn,
+    item,
+    original: text,
+    text,
+    editable,
+    isError,
+    changedBy: new Set(),
+  };
+  if (envelope) result.envelope = envelope;
+  return result;
+}
+
+/** `text` as the result sends it (its envelope around it): what token counts of the request must count. */
+export function sentText(result: ToolResult, text: string): string {
+  return result.envelope ? withEnvelope(result.envelope, text) : text;
 }
 
 export function newTool(

@@ -7,9 +7,11 @@ const NUMBERED_REF =
   /^\[… lines numbered (\d+)-(\d+) as (?:numbered (\d+)-(\d+) |its lines (\d+)-(\d+) )?in the output of tool call (\S+) …\]$/;
 const NUMBER_PREFIX = /^( *)(\d{1,7})(\t|:|→|\| ?)/;
 const OWN_REF = /^\[… (?:\d+ lines|lines numbered (\d+)-(\d+)) as its own lines (\d+)-(\d+) above …\]$/;
-const ARG_REF = /^\[… (\d+) lines as in the (\S+) argument of tool call (\S+), lines (\d+)-(\d+) …\]$/;
+// A reference into a patch (apply_patch) adds ", each without its first character".
+const ARG_REF =
+  /^\[… (\d+) lines as in the (\S+) argument of tool call (\S+), lines (\d+)-(\d+)(, each without its first character)? …\]$/;
 const FROM_PLAIN_REF =
-  /^\[… lines numbered (\d+)-(\d+) \(("(?:[^"\\]|\\.)*")\) as in (?:the output of tool call (\S+) \(its lines (\d+)-(\d+)\)|the (\S+) argument of tool call (\S+), lines (\d+)-(\d+)) …\]$/;
+  /^\[… lines numbered (\d+)-(\d+) \(("(?:[^"\\]|\\.)*")\) as in (?:the output of tool call (\S+) \(its lines (\d+)-(\d+)\)|the (\S+) argument of tool call (\S+), lines (\d+)-(\d+)(, each without its first character)?) …\]$/;
 
 /** A numbered line with its number replaced by `n`, padding kept (spaces, or zeros for OpenCode). */
 function renumbered(line: string, n: number): string {
@@ -59,7 +61,7 @@ export function expandReferences(
       out.push(...source.slice(Number(plain[3]) - 1, Number(plain[4])));
     } else if (arg) {
       const source = argument(args.get(arg[3]!), arg[2]!).split('\n');
-      out.push(...source.slice(Number(arg[4]) - 1, Number(arg[5])));
+      out.push(...source.slice(Number(arg[4]) - 1, Number(arg[5])).map((l) => (arg[6] ? l.slice(1) : l)));
     } else if (fromPlain) {
       // Unnumbered lines numbered from the quoted prefix of the first one.
       const source = (
@@ -68,7 +70,12 @@ export function expandReferences(
       const from = Number(fromPlain[4] !== undefined ? fromPlain[5] : fromPlain[9]) - 1;
       const prefix = JSON.parse(fromPlain[3]!) as string;
       for (let k = 0; k <= Number(fromPlain[2]) - Number(fromPlain[1]); k++)
-        out.push(renumbered(`${prefix}${source[from + k]!}`, Number(fromPlain[1]) + k));
+        out.push(
+          renumbered(
+            `${prefix}${fromPlain[11] ? source[from + k]!.slice(1) : source[from + k]!}`,
+            Number(fromPlain[1]) + k,
+          ),
+        );
     } else if (numbered) {
       const [first, last] = [Number(numbered[1]), Number(numbered[2])];
       const source = visible.get(numbered[7]!)!.split('\n');
