@@ -11,6 +11,7 @@ import {
   renderRewrite,
   runFirstSight,
   type PipelineOptions,
+  type Rendering,
 } from './pipeline.js';
 import {
   appliedStrategies,
@@ -33,6 +34,7 @@ import { relativePrices, type CachePricing } from '../catalogue/cache-pricing.js
 import { NEW_CONVERSATION, type ConversationState } from './conversation-state.js';
 import { decideRewrite, removedTokens, type RewriteDecision } from './rewrite-policy.js';
 import { prefixDigest, verifiedState } from './prefix-digest.js';
+import { supersededInputPlan } from './strategies/superseded-inputs.js';
 import { countTextTokens, type TokenizerName } from '../tokenize/index.js';
 import { applyToolSurface, TOOL_SURFACE_DECISION, type ToolSurfaceOptions } from './tool-surface.js';
 
@@ -141,7 +143,7 @@ export function compressPayload(body: unknown, options: EngineOptions = {}): Eng
   } else {
     const maskBefore = effectiveMaskBefore(conversation, bundle, options.maskBefore);
     if (maskBefore > 0 && (!options.only || options.only.includes('observation_masking')))
-      applyRendering(conversation.results, renderRewrite(conversation.results, refs, maskBefore));
+      applyRendering(conversation.results, renderRewrite(conversation.results, refs, maskBefore, bundle));
   }
   const engineMs = performance.now() - started;
   const applied = appliedStrategies(conversation);
@@ -213,7 +215,18 @@ function rewriteForConversation(
   const state = verified.state;
   const current = effectiveMaskBefore(conversation, bundle, state.maskBefore);
   const candidate = Math.max(current, effectiveMaskBefore(conversation, bundle, Number.MAX_SAFE_INTEGER));
-  const now = renderRewrite(results, refs, current);
+  const now = renderRewrite(results, refs, current, bundle);
+  // What eliding a call's input saves, counted on the arguments' JSON (as the writers send them).
+  const callIndex = new Map(results.map((r, i) => [r.callId, i]));
+  const inputSavings = (rendering: Rendering, except?: Rendering) => {
+    const out: { item: number; saved: number }[] = [];
+    for (const [id, args] of rendering.inputs) {
+      if (except?.inputs.has(id)) continue;
+      const call = results[callIndex.get(id)!]!.call!;
+      out.push({ item: call.argsItem!, saved: tokens(JSON.stringify(call.args)) - tokens(JSON.stringify(args)) });
+    }
+    return out;
+  };
   // Each item's tokens as sent under the current boundary (first-sight and masking applied).
   const itemTokens = counted.items?.slice();
   let total = counted.total;
@@ -223,6 +236,11 @@ function rewriteForConversation(
     if (itemTokens && r.item < itemTokens.length) itemTokens[r.item]! -= delta;
     total -= delta;
   });
+  const inputsNow = inputSavings(now);
+  for (const { item, saved } of inputsNow) {
+    if (itemTokens && item < itemTokens.length) itemTokens[item]! -= saved;
+    total -= saved;
+  }
   const policy = (savedTokens: number, firstChangedItem: number) =>
     decideRewrite({
       pricing: options.pricing,
@@ -250,10 +268,17 @@ function rewriteForConversation(
     upperBound += sent(r, now.texts[i]!);
     lastChangeable = Math.max(lastChangeable, r.item);
   });
+  // The inputs the candidate would elide: cheap to plan (memoised), and part of the bound.
+  const candidateInputs = current < candidate ? supersededInputPlan(results, candidate, bundle) : now.inputs;
+  for (const [id, args] of candidateInputs) {
+    if (now.inputs.has(id)) continue;
+    const call = results[callIndex.get(id)!]!.call!;
+    upperBound += tokens(JSON.stringify(call.args)) - tokens(JSON.stringify(args));
+  }
   let next = now;
   let decision = policy(upperBound, lastChangeable);
   if (decision.reason !== undefined) {
-    next = renderRewrite(results, refs, candidate);
+    next = renderRewrite(results, refs, candidate, bundle);
     let savedTokens = 0;
     let firstChangedItem = Number.MAX_SAFE_INTEGER;
     results.forEach((r, i) => {
@@ -261,11 +286,18 @@ function rewriteForConversation(
       savedTokens += sent(r, now.texts[i]!) - sent(r, next.texts[i]!);
       firstChangedItem = Math.min(firstChangedItem, r.item);
     });
+    for (const { item, saved } of inputSavings(next, now)) {
+      savedTokens += saved;
+      firstChangedItem = Math.min(firstChangedItem, item);
+    }
     decision = policy(savedTokens, firstChangedItem);
   }
-  applyRendering(results, decision.maskBefore === current ? now : next);
+  const rendered = decision.maskBefore === current ? now : next;
+  applyRendering(results, rendered);
   const { read, write } = relativePrices(options.pricing);
   const removed = removedTokens(results, sent, conversation.lastAssistantItem);
+  // Calls come before the newest assistant message: what their elided inputs save was cached.
+  for (const { saved } of rendered === now ? inputsNow : inputSavings(next)) removed.cached += saved;
   const savedUnits = decision.cold
     ? write * (removed.cached + removed.fresh)
     : read * removed.cached + write * removed.fresh - decision.extraUnits;

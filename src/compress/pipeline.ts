@@ -6,7 +6,9 @@ import { BoundedCache, registerCache } from './cache.js';
 import { applyFirstSight, clearFirstSightStates, FIRST_SIGHT_STRATEGIES } from './first-sight/first-sight.js';
 import { expandReferences } from './first-sight/line-references.js';
 import { POINTER_RE } from './filters/markers.js';
+import { callArguments } from './first-sight/call-arguments.js';
 import { maskedText, maskingPlan, OBSERVATION_MASKING } from './strategies/observation-masking.js';
+import { SUPERSEDED_INPUT_ELISION, supersededInputPlan } from './strategies/superseded-inputs.js';
 import type { ToolResult } from './types.js';
 import type { StrategyContext } from './strategies/strategy.js';
 import { toolSurfaceReduction } from './strategies/tool-surface-reduction.js';
@@ -17,6 +19,7 @@ import type { TokenizerName } from '../tokenize/index.js';
 export const STRATEGY_NAMES: readonly string[] = [
   ...FIRST_SIGHT_STRATEGIES,
   OBSERVATION_MASKING,
+  SUPERSEDED_INPUT_ELISION,
   toolSurfaceReduction.name,
   TOOL_SURFACE_DECISION,
 ];
@@ -87,24 +90,38 @@ export function runFirstSight(
 export interface Rendering {
   texts: string[];
   masked: ReadonlySet<number>;
+  /** New arguments of the calls whose input the rewrite elides, by call id. */
+  inputs: ReadonlyMap<string, Record<string, unknown>>;
 }
 
 /**
- * The results as they look with every turn before `before` masked (first-sight texts in
- * `results`; references into masked outputs written out). Pure: the policy compares renderings.
+ * The results as they look with every turn before `before` masked and the superseded inputs of
+ * those turns' calls elided (first-sight texts in `results`; references into masked outputs
+ * and elided inputs written out). Pure: the policy compares renderings.
  */
-export function renderRewrite(results: readonly ToolResult[], refs: string[][], before: number): Rendering {
+export function renderRewrite(
+  results: readonly ToolResult[],
+  refs: string[][],
+  before: number,
+  bundle: Bundle,
+): Rendering {
   const masked = before > 0 ? maskingPlan(results, before) : new Set<number>();
+  const inputs = supersededInputPlan(results, before, bundle);
   const texts = results.map((r) => r.text);
-  if (masked.size === 0) return { texts, masked };
-  expandReferencesToMasked(results, refs, masked, texts);
+  if (masked.size === 0 && inputs.size === 0) return { texts, masked, inputs };
+  expandReferencesToRewritten(results, refs, masked, inputs, texts);
   for (const i of masked) texts[i] = maskedText(results[i]!)!;
-  return { texts, masked };
+  return { texts, masked, inputs };
 }
 
-/** Puts a rendering in place; results it changed name the rewrite. */
+/** Puts a rendering in place; results (and calls) it changed name the rewrite. */
 export function applyRendering(results: ToolResult[], rendering: Rendering): void {
   results.forEach((r, i) => {
+    const args = r.call ? rendering.inputs.get(r.call.id) : undefined;
+    if (args && r.call) {
+      r.call.rewrittenArgs = args;
+      r.changedBy.add(SUPERSEDED_INPUT_ELISION);
+    }
     const text = rendering.texts[i]!;
     if (text === r.text) return;
     r.text = text;
@@ -114,20 +131,24 @@ export function applyRendering(results: ToolResult[], rendering: Rendering): voi
 }
 
 /**
- * A visible output whose first-sight text refers to an output the rewrite masks gets those
- * references written out again (a pointer becomes the whole text it pointed to), so the model
- * never has to look into a placeholder. Only targets and outputs before the reference matter,
- * so this too is the same in every request with the same boundary.
+ * A visible output whose first-sight text refers to an output the rewrite masks, or to an input
+ * it elides, gets those references written out again (a pointer becomes the whole text it
+ * pointed to), so the model never has to look into a placeholder. Only targets and outputs
+ * before the reference matter, so this too is the same in every request with the same boundary.
  */
-function expandReferencesToMasked(
+function expandReferencesToRewritten(
   results: readonly ToolResult[],
   refs: string[][],
   masked: ReadonlySet<number>,
+  inputs: ReadonlyMap<string, Record<string, unknown>>,
   texts: string[],
 ): void {
   const byId = new Map<string, number>();
   results.forEach((r, i) => byId.set(r.callId, i));
   const maskedIds = new Set([...masked].map((i) => results[i]!.callId));
+  // The argument as the model wrote it: first-sight references name the original arguments.
+  const elidedArgument = (id: string, arg: string) =>
+    inputs.has(id) ? callArguments(results[byId.get(id)!]!.call).find(([name]) => name === arg)?.[1] : undefined;
   const firstSight = results.map((r) => r.text);
   const expanded = new Map<number, string>();
   // The text an output shows with every reference into the masked ones written out.
@@ -135,13 +156,13 @@ function expandReferencesToMasked(
     const known = expanded.get(i);
     if (known !== undefined) return known;
     let text = firstSight[i]!;
-    if ((refs[i] ?? []).some((id) => maskedIds.has(id))) {
+    if ((refs[i] ?? []).some((id) => maskedIds.has(id) || inputs.has(id))) {
       const pointer = POINTER_RE.test(text) ? /tool call (\S+) above\.\]$/.exec(text) : null;
       if (pointer && maskedIds.has(pointer[1]!)) text = full(byId.get(pointer[1]!)!);
       // A run names lines of its target's own first-sight text, which are literal there.
       else
         text = expandReferences(text, (id, arg) =>
-          arg === undefined && maskedIds.has(id) ? firstSight[byId.get(id)!] : undefined,
+          arg === undefined ? (maskedIds.has(id) ? firstSight[byId.get(id)!] : undefined) : elidedArgument(id, arg),
         );
     }
     expanded.set(i, text);

@@ -9,6 +9,10 @@ export interface ToolCallInfo {
   name: string;
   /** Parsed arguments; null when they are not a JSON object. */
   args: Record<string, unknown> | null;
+  /** Index of the message (or responses item) holding the call, when its format can write new arguments back. */
+  argsItem?: number;
+  /** Arguments a history rewrite put in place of `args` (strategies/superseded-inputs.ts). */
+  rewrittenArgs?: Record<string, unknown>;
 }
 
 /**

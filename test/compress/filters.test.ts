@@ -5,6 +5,8 @@ import { trimOutput } from '../../src/compress/filters/index.js';
 import { cutMiddle } from '../../src/compress/filters/head-tail.js';
 import { stripLineNumbers } from '../../src/compress/filters/line-numbers.js';
 import { collapseRepeats } from '../../src/compress/filters/repeats.js';
+import { factorLogColumns } from '../../src/compress/filters/log-columns.js';
+import { jsonRecordsAsRows } from '../../src/compress/filters/json.js';
 import { fixtureText, observations } from './helpers/fixtures.js';
 
 const strip = { stripLineNumbers: true };
@@ -198,13 +200,144 @@ describe('generic cuts', () => {
     );
   });
 
-  it('keeps head, tail and every error line of a long output, and says what was removed', () => {
+  it('keeps head, tail, every error line and its neighbours, and says how to get the rest', () => {
     const lines = Array.from({ length: 500 }, (_, i) => (i === 250 ? 'ERROR: disk full' : `row ${i}`));
     const out = cutMiddle(lines.join('\n'), { maxLines: 100, head: 10, tail: 10 });
     assert.match(out, /^row 0\n/);
     assert.match(out, /\nrow 499$/);
-    assert.match(out, /ERROR: disk full/);
-    assert.match(out, /\[… 240 lines omitted \(lines 11-250 of 500\) …\]/);
+    assert.match(out, /\nrow 249\nERROR: disk full\nrow 251\n/);
+    assert.match(out, /\[… 239 lines omitted \(lines 11-249 of 500\); to see them: \| sed -n '11,249p' …\]/);
     assert.equal(cutMiddle(out, { maxLines: 10, head: 2, tail: 2 }), out, 'a cut output is final');
+  });
+
+  it('keeps warning lines inside a cut', () => {
+    const lines = Array.from({ length: 400 }, (_, i) => (i === 200 ? 'npm WARN deprecated glob@7' : `step ${i}`));
+    const out = cutMiddle(lines.join('\n'), { maxLines: 100, head: 10, tail: 10 });
+    assert.match(out, /\nstep 199\nnpm WARN deprecated glob@7\nstep 201\n\[…/);
+    assert.ok(out.split('\n').length < 100);
+  });
+});
+
+describe('what the agent asked for is never cut', () => {
+  // A long file whose code mentions errors: the old read cut kept those lines and left gaps.
+  const file = Array.from({ length: 900 }, (_, i) =>
+    i % 40 === 0 ? `    raise ValueError("error ${i}")` : `    value_${i} = compute(${i})`,
+  );
+  const numbered = file.map((line, i) => `${String(i + 1).padStart(6)}→${line}`).join('\n');
+
+  it('a Read of 900 lines keeps every line (only the line numbers go, their range in a header)', () => {
+    const out = trimOutput(numbered, 'read', strip);
+    assert.equal(out, `[lines 1-900; line numbers removed]\n${file.join('\n')}`);
+    assert.equal(trimOutput(numbered, 'read', keep), numbered);
+  });
+
+  it('a subagent report, an edit result or another tool of 900 lines is left whole', () => {
+    const report = file.join('\n');
+    assert.equal(trimOutput(report, 'other', keep), report);
+  });
+
+  it('a shell read (sed -n, nl -ba, cat) of 900 lines is left whole', () => {
+    for (const command of ["sed -n '1,900p' src/app.py", 'nl -ba src/app.py', 'cat src/app.py']) {
+      assert.equal(classifyCommand(command), 'read');
+      assert.equal(trimOutput(file.join('\n'), classifyCommand(command), keep), file.join('\n'));
+    }
+  });
+
+  it('the same text printed by a command is cut', () => {
+    assert.match(trimOutput(file.join('\n'), 'shell', keep), /lines omitted/);
+  });
+});
+
+describe('CI log rows (gh run view --log)', () => {
+  const rows = [
+    'Test\tRun tests\t2025-11-30T17:15:09.8037664Z       duration_ms: 7.455942',
+    "Test\tRun tests\t2025-11-30T17:15:09.8038051Z       type: 'suite'",
+    'Test\tRun tests\t2025-11-30T17:15:09.8038719Z     # Subtest: Error handling',
+    'Test\tRun tests\t2025-11-30T17:15:09.8039261Z         ok 1 - should handle write errors gracefully',
+    'Test\tPost Checkout\t\uFEFF2025-11-30T17:15:10.0538643Z Post job cleanup.',
+    'Lint\tRun ESLint\t2025-11-30T17:15:04.6678645Z ✖ 11 problems (0 errors, 11 warnings)',
+    'Lint\tRun ESLint\t2025-11-30T17:15:04.6679000Z done',
+    'Lint\tRun ESLint\t2025-11-30T17:15:04.6679500Z exit',
+  ];
+
+  it('says job, step and date once per run of rows, and keeps every row whole otherwise', () => {
+    const out = factorLogColumns(rows.join('\n'));
+    assert.equal(
+      out,
+      [
+        '[… 4 rows of: Test\tRun tests\t2025-11-30T …]',
+        '17:15:09.8037664Z       duration_ms: 7.455942',
+        "17:15:09.8038051Z       type: 'suite'",
+        '17:15:09.8038719Z     # Subtest: Error handling',
+        '17:15:09.8039261Z         ok 1 - should handle write errors gracefully',
+        rows[4],
+        '[… 3 rows of: Lint\tRun ESLint\t2025-11-30T …]',
+        '17:15:04.6678645Z ✖ 11 problems (0 errors, 11 warnings)',
+        '17:15:04.6679000Z done',
+        '17:15:04.6679500Z exit',
+      ].join('\n'),
+    );
+    assert.equal(factorLogColumns(out), out, 'a factored log is final');
+  });
+
+  it('keeps the line prefixes of a grep over the log on their rows', () => {
+    const grepped = rows.slice(0, 4).map((r, i) => `${1141 + i}${i === 2 ? ':' : '-'}${r}`);
+    const out = factorLogColumns([...grepped, '--', ...grepped].join('\n'));
+    assert.match(out, /^\[… 4 rows of: Test\tRun tests\t2025-11-30T …\]\n1141-17:15:09\.8037664Z {7}duration_ms/);
+    assert.match(out, /\n1143:17:15:09\.8038719Z {5}# Subtest: Error handling\n/);
+  });
+
+  it('leaves other tab-separated output alone', () => {
+    const table = Array.from({ length: 10 }, (_, i) => `name${i}\tpass\t${i}s\thttps://example.com/${i}`).join('\n');
+    assert.equal(factorLogColumns(table), table);
+  });
+
+  it('applies to a log the agent reads too (it is reversible)', () => {
+    assert.match(trimOutput(rows.join('\n'), 'read', keep), /^\[… 4 rows of: /);
+  });
+});
+
+describe('JSON records (gh … --json)', () => {
+  const runs = [
+    { conclusion: 'failure', databaseId: 19376371715, headSha: 'c43e23f', status: 'completed' },
+    { conclusion: '', databaseId: 19376283331, headSha: 'a54532f', status: 'in_progress' },
+    { conclusion: 'success', databaseId: 19376127198, headSha: '0310efc', status: 'completed' },
+  ];
+
+  it('says the keys once and gives one line of values per record, which zip back to the records', () => {
+    const out = jsonRecordsAsRows(JSON.stringify(runs))!;
+    const [header, ...rows] = out.split('\n');
+    assert.equal(
+      header,
+      '[… JSON array of 3 objects, one per line below as its values for the keys ["conclusion","databaseId","headSha","status"] …]',
+    );
+    const keys = JSON.parse(/keys (\[.*\]) …\]$/.exec(header!)![1]!) as string[];
+    assert.deepEqual(
+      rows.map((r) => Object.fromEntries(keys.map((k, i) => [k, (JSON.parse(r) as unknown[])[i]]))),
+      runs,
+    );
+    assert.ok(out.length < JSON.stringify(runs).length);
+  });
+
+  it('leaves records with other keys, short arrays and non-arrays alone', () => {
+    assert.equal(jsonRecordsAsRows(JSON.stringify([...runs, { conclusion: 'x', status: 'y' }])), undefined);
+    assert.equal(jsonRecordsAsRows(JSON.stringify(runs.slice(0, 2))), undefined);
+    assert.equal(jsonRecordsAsRows(JSON.stringify({ runs })), undefined);
+    assert.equal(jsonRecordsAsRows('[1, 2, 3]'), undefined);
+  });
+});
+
+describe('search output grouping', () => {
+  it('groups the files a search lists (grep -l, Claude Code Grep) by directory', () => {
+    const files = ['Found 4 files', ...['a', 'b', 'c', 'd'].map((f) => `/tmp/repo/src/lib/${f}.mjs`)].join('\n');
+    assert.equal(
+      trimOutput(files, 'search', keep),
+      'Found 4 files\n/tmp/repo/src/lib/\n  a.mjs\n  b.mjs\n  c.mjs\n  d.mjs',
+    );
+  });
+
+  it('groups matching lines by file, as before', () => {
+    const rows = ['src/a.ts:1:x', 'src/a.ts:2:y', 'src/a.ts:9:z', 'src/b.ts:4:w'].join('\n');
+    assert.equal(trimOutput(rows, 'search', keep), 'src/a.ts:\n  1:x\n  2:y\n  9:z\nsrc/b.ts:4:w');
   });
 });

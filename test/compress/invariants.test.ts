@@ -160,6 +160,48 @@ function withoutOutputs(item: Record<string, unknown>): unknown {
   return item;
 }
 
+const ELIDED_INPUT =
+  /\[Earlier input removed to save context \([\d,]+ lines, [\d,]+ chars\): a later call read or replaced it\.\]/;
+
+/**
+ * The items with the arguments of the calls in `old` put back as the dialogue wrote them, where
+ * the rewrite elided them (superseded-inputs.ts): the only change a call may ever see.
+ */
+function withOldInputsRestored(list: Record<string, unknown>[], d: Dialogue, old: ReadonlySet<string>): unknown[] {
+  const args = argumentsOf(d);
+  const restore = (id: string, sent: unknown): unknown => {
+    const original = args.get(id);
+    if (!old.has(id) || JSON.stringify(sent) === JSON.stringify(original)) return sent;
+    assert.match(JSON.stringify(sent), ELIDED_INPUT, `the input of ${id} changed without the placeholder`);
+    return original;
+  };
+  return list.map((item) => {
+    if (Array.isArray(item.tool_calls))
+      return {
+        ...item,
+        tool_calls: (item.tool_calls as Record<string, unknown>[]).map((c) => {
+          const fn = c.function as Record<string, unknown>;
+          const sent = JSON.parse(fn.arguments as string) as unknown;
+          const back = restore(c.id as string, sent);
+          return back === sent ? c : { ...c, function: { ...fn, arguments: JSON.stringify(back) } };
+        }),
+      };
+    if (item.type === 'function_call') {
+      const sent = JSON.parse(item.arguments as string) as unknown;
+      const back = restore(item.call_id as string, sent);
+      return back === sent ? item : { ...item, arguments: JSON.stringify(back) };
+    }
+    if (Array.isArray(item.content))
+      return {
+        ...item,
+        content: (item.content as Record<string, unknown>[]).map((b) =>
+          b.type === 'tool_use' ? { ...b, input: restore(b.id as string, b.input) } : b,
+        ),
+      };
+    return item;
+  });
+}
+
 describe('safety invariants (property-based)', () => {
   it('the output is a valid request of the same shape', () => {
     fc.assert(
@@ -188,14 +230,19 @@ describe('safety invariants (property-based)', () => {
     );
   });
 
-  it('system prompt, user and assistant messages are untouched; the latest turns are never masked', () => {
+  it('system prompt, user and assistant messages are untouched (but superseded inputs of old turns); the latest turns are never masked', () => {
     fc.assert(
       fc.property(dialogueArb, shapeArb, bundleArb, maskArb, (d, shape, bundle, maskBefore) => {
         const body = build(d, shape);
         const out = compressPayload(body, opts(bundle, maskBefore)).body;
         assert.deepEqual(out.system, body.system);
         assert.deepEqual(out.instructions, body.instructions);
-        assert.deepEqual(items(out).map(withoutOutputs), items(body).map(withoutOutputs));
+        const boundary = effective(d.turns.length, bundle, maskBefore);
+        const old = new Set(d.turns.slice(0, boundary).flatMap((t) => t.calls.map((c) => c.id)));
+        assert.deepEqual(
+          withOldInputsRestored(items(out), d, old).map((i) => withoutOutputs(i as Record<string, unknown>)),
+          items(body).map(withoutOutputs),
+        );
         const after = outputs(out);
         d.turns.forEach((t, i) => {
           const old = i < effective(d.turns.length, bundle, maskBefore);

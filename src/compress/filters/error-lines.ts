@@ -37,6 +37,29 @@ export function errorMask(lines: string[], text?: string): boolean[] {
   return mask;
 }
 
+// Warnings are no failure, but a cut must not hide them either: they often explain the failure.
+const WARNING_RE = /\b(?:warn|warning|warnings|deprecated|deprecation)\b/i;
+
+/** Lines a head + tail cut keeps on either side of an error or warning line. */
+const NEIGHBOURS = 1;
+
+/**
+ * What a lossy cut of command output must keep: every error and trace line (`errorMask`), every
+ * warning, and their neighbours (the line that says which file, the one that says why).
+ */
+export function survivorMask(lines: string[], text?: string): boolean[] {
+  const mask = errorMask(lines, text);
+  const warnings = text === undefined || WARNING_RE.test(text);
+  const marked: number[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (mask[i] || (warnings && WARNING_RE.test(lines[i]!))) marked.push(i);
+  }
+  for (const i of marked) {
+    for (let j = Math.max(0, i - NEIGHBOURS); j <= Math.min(lines.length - 1, i + NEIGHBOURS); j++) mask[j] = true;
+  }
+  return mask;
+}
+
 export function isErrorLine(line: string): boolean {
   return ERROR_RE.test(line);
 }

@@ -1,4 +1,4 @@
-import { errorMask } from './error-lines.js';
+import { survivorMask } from './error-lines.js';
 import { OMITTED_RE, omittedLines } from './markers.js';
 
 export interface CutLimits {
@@ -19,14 +19,16 @@ function hasMoreLines(text: string, max: number): boolean {
 }
 
 /**
- * Long output keeps its head and tail; in between only error and trace lines survive, with a
- * marker per gap that says how many lines went and which ones.
+ * Long command output keeps its head and tail; in between only error, trace and warning lines
+ * and their neighbours survive, with a marker per gap that says which lines went and how to get
+ * them back. Only for what a command printed: what the agent asked to read is never cut
+ * (filters/index.ts).
  */
 export function cutMiddle(text: string, limits: CutLimits): string {
   if (!hasMoreLines(text, limits.maxLines)) return text;
   if (OMITTED_RE.test(text)) return text; // already cut once
   const lines = text.split('\n');
-  const mask = errorMask(lines, text);
+  const mask = survivorMask(lines, text);
   const keep = new Array<boolean>(lines.length).fill(false);
   for (let i = 0; i < lines.length; i++) {
     keep[i] = i < limits.head || i >= lines.length - limits.tail || mask[i]!;

@@ -5,6 +5,7 @@ import { filterBuildOutput } from './build-lint.js';
 import { filterGitDiff, filterGitLog, filterGitStatus } from './git.js';
 import { cutMiddle, type CutLimits } from './head-tail.js';
 import { stripLineNumbers } from './line-numbers.js';
+import { factorLogColumns } from './log-columns.js';
 import { normalize } from './normalize.js';
 import { filterInstallOutput } from './package-install.js';
 import { collapseRepeats } from './repeats.js';
@@ -16,8 +17,6 @@ export interface TrimOptions {
 }
 
 const SHELL_LIMITS: CutLimits = { maxLines: 160, head: 60, tail: 60 };
-// The agent asked for these lines; only very long views are cut.
-const READ_LIMITS: CutLimits = { maxLines: 600, head: 300, tail: 200 };
 const LIST_LIMITS: CutLimits = { maxLines: 250, head: 120, tail: 40 };
 
 const SPECIFIC: Partial<Record<OutputKind, (text: string) => string>> = {
@@ -27,14 +26,20 @@ const SPECIFIC: Partial<Record<OutputKind, (text: string) => string>> = {
   'git-diff': filterGitDiff,
   'git-status': filterGitStatus,
   'git-log': filterGitLog,
-  search: groupGrepOutput,
+  search: groupSearchOutput,
   list: (text) => groupPathListing(compactLongListing(text)),
 };
 
 // What every pattern of `sniff` starts with, in one pass: most outputs have none of it.
 const SNIFF_GATE = /^(?:=+ test session starts|FAILED |PASSED |Requirement already satisfied: |diff --git a\/)/m;
 
-/** Sniffs outputs whose command we could not see (unknown tools, generic bundle). */
+/** Matching lines grouped by file; a list of matching files (`grep -l`, Grep's default mode) by directory. */
+function groupSearchOutput(text: string): string {
+  const grouped = groupGrepOutput(text);
+  return grouped !== text ? grouped : groupPathListing(text);
+}
+
+/** Sniffs shell outputs whose command says nothing (a script, a make target). */
 function sniff(text: string): OutputKind | undefined {
   if (!SNIFF_GATE.test(text)) return undefined;
   if (/^=+ test session starts =+$/m.test(text) || /^(?:FAILED|PASSED) \S+::/m.test(text)) return 'test';
@@ -46,19 +51,32 @@ function sniff(text: string): OutputKind | undefined {
 /** A line the engine wrote (`[… 12 lines omitted …]`, a reference to lines seen before…). */
 const ENGINE_MARKER = /^\[… /m;
 
+/**
+ * Outputs the agent asked for, which no filter may cut: a file read or ranged view (`read`),
+ * and whatever a tool other than a shell, search or listing returned (`other`: an edit's result,
+ * a subagent's report, a fetched page). Only reversible encodings apply to them.
+ */
+export function isAskedFor(kind: OutputKind): boolean {
+  return kind === 'read' || kind === 'other';
+}
+
 export function trimOutput(text: string, kind: OutputKind, opts: TrimOptions): string {
   // Filtered already (compressing twice must equal compressing once): a marker stands for lines
   // a filter would count or renumber differently.
   if (ENGINE_MARKER.test(text)) return text;
-  const fileView = kind === 'read' || (kind === 'other' && /^\[File: /.test(text));
-  let t = normalize(text, { fileContent: fileView });
-  if (fileView) {
-    if (opts.stripLineNumbers) t = stripLineNumbers(t);
-    return cutMiddle(t, READ_LIMITS);
+  if (kind === 'read' || (kind === 'other' && /^\[File: /.test(text))) {
+    const t = normalize(text, { fileContent: true });
+    return factorLogColumns(opts.stripLineNumbers ? stripLineNumbers(t) : t);
   }
-  const effective = kind === 'shell' || kind === 'other' ? (sniff(t) ?? kind) : kind;
+  if (isAskedFor(kind)) {
+    // Nothing here is file content an edit must match byte for byte, but it is the only copy the
+    // agent has (a subagent's report): terminal noise goes, a run of one line keeps its count.
+    return collapseRepeats(normalize(text, { fileContent: true }));
+  }
+  let t = normalize(text, { fileContent: false });
+  const effective = kind === 'shell' ? (sniff(t) ?? kind) : kind;
   const specific = SPECIFIC[effective];
   if (specific) t = specific(t);
-  t = collapseRepeats(t);
+  t = collapseRepeats(factorLogColumns(t));
   return cutMiddle(t, effective === 'list' || effective === 'search' ? LIST_LIMITS : SHELL_LIMITS);
 }

@@ -19,8 +19,8 @@ import { toolKind } from '../bundles.js';
 import { BoundedCache, registerCache } from '../cache.js';
 import { commandText, outputKind, type OutputKind } from '../filters/classify.js';
 import { trimOutput } from '../filters/index.js';
-import { isPlaceholder, sameAs } from '../filters/markers.js';
-import { minifyJson } from '../filters/json.js';
+import { isPlaceholder, sameAs, sameAsPrevious } from '../filters/markers.js';
+import { jsonRecordsAsRows, minifyJson } from '../filters/json.js';
 import { footer, withoutFooter } from '../filters/status-footer.js';
 import type { StrategyContext } from '../strategies/strategy.js';
 import type { ToolResult } from '../types.js';
@@ -38,6 +38,11 @@ export const FIRST_SIGHT_STRATEGIES = [
 
 /** Exact copies shorter than this stay: the pointer would save too little. */
 const MIN_COPY_CHARS = 200;
+/**
+ * A shorter copy of the previous output of the same tool is named by the tool instead. Outputs
+ * this short are never masked (masking saves ≥ 200 chars), so what it names is always visible.
+ */
+const MIN_ACK_CHARS = 60;
 
 interface Decided {
   text: string;
@@ -53,6 +58,8 @@ interface State {
   /** First holder of each original text (exact copies point to it). */
   firstHolder: Map<string, string>;
   previousFooter: string[];
+  /** The latest output of each tool, by tool name. */
+  previousOfTool: Map<string, string>;
   chars: number;
 }
 
@@ -61,6 +68,7 @@ const newState = (): State => ({
   index: new LineIndex(),
   firstHolder: new Map(),
   previousFooter: [],
+  previousOfTool: new Map(),
   chars: 0,
 });
 
@@ -85,7 +93,13 @@ function filtered(text: string, kind: OutputKind, strip: boolean): string {
 }
 
 const minified = registerCache(new BoundedCache<string | null>(16 * 1024 * 1024));
-const minifyOrNull = (text: string) => minifyJson(text) ?? null;
+/** Records as rows when the output is a list of them, else pretty-printed JSON minified. */
+function structuredOrNull(text: string): string | null {
+  const minimal = minifyJson(text);
+  const rows = jsonRecordsAsRows(text);
+  if (rows !== undefined && (minimal === undefined || rows.length < minimal.length)) return rows;
+  return minimal ?? null;
+}
 
 const footers = registerCache(new BoundedCache<string[]>(8 * 1024 * 1024));
 const footerOf = (text: string) => footers.getOrCompute(text, footer, (f) => 16 + f.join('').length);
@@ -120,6 +134,19 @@ function decide(result: ToolResult, kind: OutputKind, ctx: StrategyContext, stat
       : undefined;
   if (holder !== undefined && holder !== result.callId)
     return { text: sameAs(holder), changedBy: ['duplicate_read_elision'], refersTo: [holder] };
+  const tool = result.call?.name;
+  if (
+    tool !== undefined &&
+    original.length >= MIN_ACK_CHARS &&
+    original.length < MIN_COPY_CHARS &&
+    /^\S+$/.test(tool) &&
+    state.previousOfTool.get(tool) === original &&
+    on(ctx, 'duplicate_read_elision')
+  ) {
+    const text = sameAsPrevious(tool);
+    if (countTextTokens(text, ctx.tokenizer) < countTextTokens(original, ctx.tokenizer))
+      return { text, changedBy: ['duplicate_read_elision'], refersTo: [] };
+  }
 
   const changedBy: string[] = [];
   let text = original;
@@ -128,8 +155,9 @@ function decide(result: ToolResult, kind: OutputKind, ctx: StrategyContext, stat
     if (trimmed !== text) changedBy.push('tool_result_trimming');
     text = trimmed;
   }
-  if (text.length >= 80 && on(ctx, 'structured_output_minification')) {
-    const json = minified.getOrCompute(text, minifyOrNull, (m) => (m === null ? 8 : m.length));
+  // A file's own layout is what an edit must match: a JSON file read stays as printed.
+  if (text.length >= 80 && kind !== 'read' && on(ctx, 'structured_output_minification')) {
+    const json = minified.getOrCompute(text, structuredOrNull, (m) => (m === null ? 8 : m.length));
     if (json !== null && json.length < text.length) {
       text = json;
       changedBy.push('structured_output_minification');
@@ -149,7 +177,8 @@ function decide(result: ToolResult, kind: OutputKind, ctx: StrategyContext, stat
   if (referenced !== undefined) {
     text = referenced;
     changedBy.push('near_duplicate_reference');
-    for (const m of referenced.matchAll(/of tool call (\S+?)(?: \(its lines| …\])/g)) refersTo.push(m[1]!);
+    // Outputs and arguments alike: a history rewrite may replace either.
+    for (const m of referenced.matchAll(/of tool call (\S+?)(?: \(its lines|, lines| …\])/g)) refersTo.push(m[1]!);
   }
   if (changedBy.length === 0) return unchanged;
   if (countTextTokens(text, ctx.tokenizer) >= countTextTokens(original, ctx.tokenizer)) return unchanged;
@@ -171,6 +200,7 @@ function advance(
     if (!state.firstHolder.has(result.original)) state.firstHolder.set(result.original, result.callId);
     state.index.add(result.callId, d.text, literalLine);
     state.previousFooter = footerOf(result.original);
+    if (result.call) state.previousOfTool.set(result.call.name, result.original);
   } else state.previousFooter = [];
   state.chars += result.original.length + d.text.length;
 }

@@ -28,7 +28,10 @@ export function readChat(body: Record<string, unknown>): FormatAdapter {
     if (role === 'assistant' && toolCalls?.length) {
       turn++;
       for (const c of toolCalls) {
-        calls.set(c.id, { info: { id: c.id, name: c.function.name, args: parseArgs(c.function.arguments) }, turn });
+        calls.set(c.id, {
+          info: { id: c.id, name: c.function.name, args: parseArgs(c.function.arguments), argsItem: i },
+          turn,
+        });
         called.add(c.function.name);
       }
     }
@@ -71,13 +74,23 @@ export function readChat(body: Record<string, unknown>): FormatAdapter {
     conversation,
     write() {
       const out: Record<string, unknown> = { ...body };
-      if (results.some(changed)) {
+      const rewritten = [...calls.values()].filter((c) => c.info.rewrittenArgs !== undefined);
+      if (results.some(changed) || rewritten.length > 0) {
         const next = messages.slice();
         results.forEach((r, k) => {
           if (!changed(r)) return;
           const at = slots[k]!;
           next[at] = { ...messages[at], content: writeContent(messages[at]!.content, r.text) };
         });
+        for (const { info } of rewritten) {
+          const at = info.argsItem!;
+          const toolCalls = (next[at]!.tool_calls as Msg[]).map((c) =>
+            c.id === info.id
+              ? { ...c, function: { ...(c.function as Msg), arguments: JSON.stringify(info.rewrittenArgs) } }
+              : c,
+          );
+          next[at] = { ...next[at], tool_calls: toolCalls };
+        }
         out.messages = next;
       }
       if (tools.some((t) => t.changed || t.dropped)) {

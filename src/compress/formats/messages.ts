@@ -32,7 +32,7 @@ export function readMessages(body: Obj): FormatAdapter {
         const input =
           block.input && typeof block.input === 'object' && !Array.isArray(block.input) ? (block.input as Obj) : null;
         calls.set(block.id as string, {
-          info: { id: block.id as string, name: block.name as string, args: input },
+          info: { id: block.id as string, name: block.name as string, args: input, argsItem: i },
           turn,
         });
         called.add(block.name as string);
@@ -86,8 +86,16 @@ export function readMessages(body: Obj): FormatAdapter {
     conversation,
     write() {
       const out: Obj = { ...body };
-      if (results.some(changed)) {
+      const rewritten = [...calls.values()].filter((c) => c.info.rewrittenArgs !== undefined);
+      if (results.some(changed) || rewritten.length > 0) {
         const next = messages.slice();
+        for (const { info } of rewritten) {
+          const i = info.argsItem!;
+          const blocks = (next[i]!.content as Obj[]).map((b) =>
+            b.type === 'tool_use' && b.id === info.id ? { ...b, input: info.rewrittenArgs } : b,
+          );
+          next[i] = { ...next[i], content: blocks };
+        }
         results.forEach((r, k) => {
           if (!changed(r)) return;
           const [i, j] = slots[k]!;

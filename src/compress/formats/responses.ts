@@ -34,6 +34,8 @@ export function readResponses(body: Obj): FormatAdapter {
     if (call) {
       // Parallel calls arrive as consecutive items (reasoning between them); they form one turn.
       if (!previousWasCall) turn++;
+      // Only a function call's arguments are a JSON object the writer can put back.
+      if (item.type === 'function_call' && call.args) call.argsItem = i;
       calls.set(call.id, { info: call, turn });
       called.add(call.name, typeof item.namespace === 'string' ? item.namespace : undefined);
     }
@@ -78,6 +80,12 @@ export function readResponses(body: Obj): FormatAdapter {
         next[at] = withOutput(items[at]!, writeContent(items[at]!.output, r.text));
         itemsChanged = true;
       });
+      for (const { info } of calls.values()) {
+        if (info.rewrittenArgs === undefined) continue;
+        const at = info.argsItem!;
+        next[at] = { ...items[at], arguments: JSON.stringify(info.rewrittenArgs) };
+        itemsChanged = true;
+      }
       for (const [at, placed] of itemTools) {
         const list = writeToolList(items[at]!.tools as Obj[], placed);
         if (!list) continue;
