@@ -4,7 +4,7 @@ import { readSettings, type Settings } from '../config/settings.js';
 import { SURFACE_NAMES, type SurfaceName } from '../config/surface-settings.js';
 import { loadGatewayConfig } from '../config/gateway-config.js';
 import { Catalogue } from '../catalogue/catalogue.js';
-import { openStore, type Store } from '../store/database.js';
+import { openStore, pendingMigrations, type Store } from '../store/database.js';
 import { loadMasterKey } from '../secrets/master-key.js';
 import { ApiKeyRepository } from '../store/api-keys.js';
 import { KeyAuthenticator } from '../gateway/auth/key-authenticator.js';
@@ -32,6 +32,7 @@ import { CompressionConversations } from '../store/compression-conversations.js'
 import { readTelemetrySettings } from '../config/telemetry-settings.js';
 import { createTracing } from '../telemetry/tracing.js';
 import { RefusalRetention } from '../metering/refusal-retention.js';
+import { Readiness, type ReadinessCheck } from './readiness.js';
 
 export interface RunningGateway {
   /**
@@ -108,6 +109,8 @@ export async function startGateway(
       ? (await import('../collector/create-collector.js')).createCollector(store, logger, env, settings.domains)
       : undefined;
 
+  const readiness = new Readiness(readinessChecks(store, collector?.redisReachable));
+  const storeOnly = readiness.probe(['store']);
   const trustedProxy = trustedProxyMatcher(settings.trustedProxies);
   const base = {
     tls,
@@ -118,6 +121,7 @@ export async function startGateway(
     jsonMaxDepth: settings.hardening.jsonMaxDepth,
     trustedProxy,
     accessLog: settings.accessLog,
+    readiness: storeOnly,
   };
   const shared = {
     gate: connectionGate(settings, logger),
@@ -178,7 +182,13 @@ export async function startGateway(
       surface: new Surface(
         'collector',
         buildCollectorApp(
-          { ...base, surface: 'collector', bodyLimitBytes: collector.settings.bodyLimitBytes },
+          {
+            ...base,
+            surface: 'collector',
+            bodyLimitBytes: collector.settings.bodyLimitBytes,
+            // Only the collector's rate limits use Redis: its outage leaves the other listeners ready.
+            readiness: readiness.probe(collector.redisReachable ? ['store', 'redis'] : ['store']),
+          },
           { ...collector.app, penalties: new ClientPenalties(collectorConnections.penalties, trustedProxy) },
         ),
         collectorConnections,
@@ -213,6 +223,8 @@ export async function startGateway(
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
+      // Synchronously with the signal: the next probe already answers 503.
+      readiness.startDraining();
       clearInterval(lastUsedTimer);
       budget.stopSweeper();
       const refusalRetentionStopped = refusalRetention.stop();
@@ -244,6 +256,21 @@ export async function startGateway(
     store,
     stop,
   };
+}
+
+/** `store`: one query that needs the database up and every migration of this build applied. */
+function readinessChecks(
+  store: Store,
+  redisReachable: (() => Promise<unknown>) | undefined,
+): Record<string, ReadinessCheck> {
+  const checks: Record<string, ReadinessCheck> = {
+    store: async () => {
+      const pending = await pendingMigrations(store);
+      if (pending.length > 0) throw new Error(`migrations not applied: ${pending.join(', ')}`);
+    },
+  };
+  if (redisReachable) checks.redis = redisReachable;
+  return checks;
 }
 
 function servedOnly<T>(

@@ -61,13 +61,15 @@ export class Surface {
     return this.url;
   }
 
-  /** Stops accepting connections, lets in-flight requests finish (up to `graceMs`), then closes. */
+  /**
+   * Lets in-flight requests finish (up to `graceMs`), then stops accepting connections and
+   * closes. Until then the listener keeps accepting, so a load balancer's probe gets `/readyz`'s
+   * 503 rather than a refused connection and takes the instance out before it goes away; every
+   * answer meanwhile closes its connection.
+   */
   async drain(graceMs: number): Promise<void> {
     this.draining = true;
     const server = this.app.server as unknown as HttpsServer;
-    // The listener's close callback waits for every accepted socket, keep-alive ones included,
-    // so it is not awaited: the connections are closed below instead.
-    this.listener?.close();
     server.closeIdleConnections();
     if (this.inFlight > 0) {
       await Promise.race([
@@ -75,6 +77,9 @@ export class Surface {
         new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref()),
       ]);
     }
+    // The listener's close callback waits for every accepted socket, keep-alive ones included,
+    // so it is not awaited: the connections are closed below instead.
+    this.listener?.close();
     server.closeAllConnections();
     await this.app.close();
   }
