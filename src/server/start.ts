@@ -230,7 +230,9 @@ export async function startGateway(
       const refusalRetentionStopped = refusalRetention.stop();
       // The outbox worker finishes or releases its in-flight deliveries while the listeners drain.
       const collectorStopped = collector?.stop();
-      await Promise.all(all.map((surface) => surface.drain(DRAIN_GRACE_MS)));
+      // Every listener keeps answering probes (503) until the last in-flight request anywhere ends.
+      await Promise.all(all.map((surface) => surface.settle(DRAIN_GRACE_MS)));
+      await Promise.all(all.map((surface) => surface.close()));
       await collectorStopped;
       await refusalRetentionStopped;
       await usage.drain();

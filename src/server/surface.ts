@@ -61,26 +61,35 @@ export class Surface {
     return this.url;
   }
 
-  /**
-   * Lets in-flight requests finish (up to `graceMs`), then stops accepting connections and
-   * closes. Until then the listener keeps accepting, so a load balancer's probe gets `/readyz`'s
-   * 503 rather than a refused connection and takes the instance out before it goes away; every
-   * answer meanwhile closes its connection.
-   */
+  /** Lets in-flight requests finish (up to `graceMs`), then closes. */
   async drain(graceMs: number): Promise<void> {
+    await this.settle(graceMs);
+    await this.close();
+  }
+
+  /**
+   * Starts draining and waits until no request is in flight (at most `graceMs`). The listener
+   * keeps accepting meanwhile, so a load balancer's probe gets `/readyz`'s 503 rather than a
+   * refused connection and takes the instance out before it goes away; every answer closes its
+   * connection.
+   */
+  async settle(graceMs: number): Promise<void> {
     this.draining = true;
-    const server = this.app.server as unknown as HttpsServer;
-    server.closeIdleConnections();
+    (this.app.server as unknown as HttpsServer).closeIdleConnections();
     if (this.inFlight > 0) {
       await Promise.race([
         new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
         new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref()),
       ]);
     }
+  }
+
+  /** Stops accepting connections and closes those still open. */
+  async close(): Promise<void> {
     // The listener's close callback waits for every accepted socket, keep-alive ones included,
     // so it is not awaited: the connections are closed below instead.
     this.listener?.close();
-    server.closeAllConnections();
+    (this.app.server as unknown as HttpsServer).closeAllConnections();
     await this.app.close();
   }
 }
