@@ -13,7 +13,7 @@ import { UsageWriter } from '../metering/usage-writer.js';
 import { BudgetLedger } from '../limits/budget-ledger.js';
 import { StoredResponses } from '../store/stored-responses.js';
 import { createGatewayToolsService } from '../gateway-tools/service.js';
-import { configureUpstreamLimits, DEFAULT_RETRY } from '../providers/index.js';
+import { bufferedUpstreamBytes, configureUpstreamLimits, DEFAULT_RETRY } from '../providers/index.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { UpstreamPolicy } from '../gateway/gateway-services.js';
 import { createLogger } from './logger.js';
@@ -21,6 +21,7 @@ import { loadTls, type TlsMaterial } from './tls.js';
 import { Surface } from './surface.js';
 import { buildMetricsApp } from './metrics-app.js';
 import { trackUsageQueue } from '../metrics/metrics.js';
+import { trackBufferedUpstreamBytes, trackQueuedHandshakes } from '../metrics/capacity-metrics.js';
 import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.js';
 import { configureOffload } from '../offload/index.js';
 import { AddressPenalties } from './address-penalties.js';
@@ -89,7 +90,7 @@ export async function startGateway(
   const apiKeys = new ApiKeyRepository(store, masterKey);
   const authenticator = new KeyAuthenticator(apiKeys, settings.keyCacheTtlMs);
   const usage = new UsageWriter(store, logger);
-  const untrackUsageQueue = trackUsageQueue(usage);
+  const untrackGauges = [trackUsageQueue(usage), trackBufferedUpstreamBytes(bufferedUpstreamBytes)];
   const budget = new BudgetLedger(store, logger, Date.now, {
     reservationTtlMs: settings.reservationTtlMs,
     sweepIntervalMs: settings.sweepIntervalMs,
@@ -123,10 +124,12 @@ export async function startGateway(
     accessLog: settings.accessLog,
     readiness: storeOnly,
   };
+  const pacer = new HandshakePacer();
+  untrackGauges.push(trackQueuedHandshakes(() => pacer.waiting));
   const shared = {
     gate: connectionGate(settings, logger),
     handshakeTimeoutMs: settings.connections.handshakeTimeoutMs,
-    pacer: new HandshakePacer(),
+    pacer,
     trustedProxy,
   };
   // A box per listener: an anonymous collector flood from an office's address must not refuse
@@ -206,7 +209,7 @@ export async function startGateway(
       ...(metricsSurface ? [metricsSurface.start(settings.metrics.host, settings.metrics.port!)] : []),
     ]);
   } catch (error) {
-    untrackUsageQueue();
+    for (const untrack of untrackGauges) untrack();
     await Promise.allSettled(all.map((s) => s.drain(0)));
     budget.stopSweeper();
     await refusalRetention.stop();
@@ -239,7 +242,7 @@ export async function startGateway(
       await authenticator
         .flushLastUsed()
         .catch((error) => logger.warn({ err: error }, 'could not record key last-use times'));
-      untrackUsageQueue();
+      for (const untrack of untrackGauges) untrack();
       await tracing
         .shutdown()
         .catch((error) => logger.warn({ err: error }, 'could not export the last request traces'));
