@@ -233,8 +233,11 @@ export async function startGateway(
       const refusalRetentionStopped = refusalRetention.stop();
       // The outbox worker finishes or releases its in-flight deliveries while the listeners drain.
       const collectorStopped = collector?.stop();
-      // Every listener keeps answering probes (503) until the last in-flight request anywhere ends.
-      await Promise.all(all.map((surface) => surface.settle(DRAIN_GRACE_MS)));
+      // Every listener keeps answering probes (503) until the last in-flight request anywhere
+      // ends; a listener that went idle early may have taken a request since, hence the loop.
+      const drainUntil = performance.now() + DRAIN_GRACE_MS;
+      do await Promise.all(all.map((surface) => surface.settle(drainUntil - performance.now())));
+      while (all.some((surface) => surface.busy) && performance.now() < drainUntil);
       await Promise.all(all.map((surface) => surface.close()));
       await collectorStopped;
       await refusalRetentionStopped;

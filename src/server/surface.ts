@@ -84,6 +84,11 @@ export class Surface {
     }
   }
 
+  /** Whether a request is in flight on this listener. */
+  get busy(): boolean {
+    return this.inFlight > 0;
+  }
+
   /** Stops accepting connections and closes those still open. */
   async close(): Promise<void> {
     // The listener's close callback waits for every accepted socket, keep-alive ones included,
