@@ -34,7 +34,7 @@ export interface Collector {
   app: CollectorServices;
   worker: DeliveryWorker;
   retention: RetentionSweeper;
-  /** Whether the shared rate-limit store answers (a PING), when REDIS_URL is set: a readiness check. */
+  /** Whether the shared rate-limit store answers (a PING), when GATEWAY_REDIS_URL is set: a readiness check. */
   redisReachable: (() => Promise<unknown>) | undefined;
   start(): void;
   stop(): Promise<void>;

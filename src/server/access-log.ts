@@ -39,14 +39,7 @@ export function noteErrorCode(reply: FastifyReply, code: string): void {
 }
 
 /** Scrapes, health probes and API documents: polled by machines, at debug so they do not drown the requests. */
-const QUIET_ROUTES = new Set([
-  '/metrics',
-  ...HEALTH_ROUTES,
-  '/openapi.json',
-  '/docs',
-  '/docs/*',
-  '/docs/static/*',
-]);
+const QUIET_ROUTES = new Set(['/metrics', ...HEALTH_ROUTES, '/openapi.json', '/docs', '/docs/*', '/docs/static/*']);
 
 /** A client's model name is any string it sent; the log keeps enough of it to read. */
 const MAX_MODEL_CHARS = 200;

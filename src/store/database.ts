@@ -127,9 +127,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
  * no one rolled its schema back under a running process.
  */
 export async function pendingMigrations(store: Store): Promise<string[]> {
-  const applied = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(
-    store.db,
-  );
+  const applied = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(store.db);
   const names = new Set(applied.rows.map((row) => row.name));
   return MIGRATION_NAMES.filter((name) => !names.has(name));
 }
