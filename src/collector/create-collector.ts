@@ -34,6 +34,8 @@ export interface Collector {
   app: CollectorServices;
   worker: DeliveryWorker;
   retention: RetentionSweeper;
+  /** Whether the shared rate-limit store answers (a PING), when GATEWAY_REDIS_URL is set: a readiness check. */
+  redisReachable: (() => Promise<unknown>) | undefined;
   start(): void;
   stop(): Promise<void>;
 }
@@ -124,6 +126,7 @@ export function createCollector(
     },
     worker,
     retention,
+    redisReachable: redis && (() => redis.client.ping()),
     start: () => {
       if (settings.workerEnabled) worker.start();
       retention.start();

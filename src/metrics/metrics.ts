@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { TokenUsage } from '../canonical/completion.js';
 import {
   LabelledCounter,
@@ -7,6 +7,7 @@ import {
   type CounterChild,
   type HistogramChild,
 } from './labelled-metrics.js';
+import { summedGauge } from './summed-gauge.js';
 
 /**
  * The process's Prometheus metrics, in one registry scraped at `/metrics` (docs/configuration.md,
@@ -66,22 +67,15 @@ const cost = new LabelledCounter(
 export interface QueueDepthSource {
   readonly queueDepth: number;
 }
-const usageQueues = new Set<QueueDepthSource>();
-new Gauge({
-  name: 'gateway_usage_write_queue_depth',
-  help: 'Usage rows waiting to be written to the database.',
-  registers: [metricsRegistry],
-  collect() {
-    let depth = 0;
-    for (const queue of usageQueues) depth += queue.queueDepth;
-    this.set(depth);
-  },
-});
+const trackUsageQueueDepth = summedGauge(
+  'gateway_usage_write_queue_depth',
+  'Usage rows waiting to be written to the database.',
+  metricsRegistry,
+);
 
 /** Counts `queue` in the usage-write queue gauge until the returned function is called. */
 export function trackUsageQueue(queue: QueueDepthSource): () => void {
-  usageQueues.add(queue);
-  return () => usageQueues.delete(queue);
+  return trackUsageQueueDepth(() => queue.queueDepth);
 }
 
 export interface MeteredRequest {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccessLogSettings } from '../config/access-log-settings.js';
+import { HEALTH_ROUTES } from './health-routes.js';
 
 /** What the metering recorded of a request (a usage row has these members), read by the access log. */
 export interface MeteredRequest {
@@ -37,8 +38,8 @@ export function noteErrorCode(reply: FastifyReply, code: string): void {
   reply.request.errorCode = code;
 }
 
-/** Scrapes and API documents: polled by machines, at debug so they do not drown the requests. */
-const QUIET_ROUTES = new Set(['/metrics', '/openapi.json', '/docs', '/docs/*', '/docs/static/*']);
+/** Scrapes, health probes and API documents: polled by machines, at debug so they do not drown the requests. */
+const QUIET_ROUTES = new Set(['/metrics', ...HEALTH_ROUTES, '/openapi.json', '/docs', '/docs/*', '/docs/static/*']);
 
 /** A client's model name is any string it sent; the log keeps enough of it to read. */
 const MAX_MODEL_CHARS = 200;

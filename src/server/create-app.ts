@@ -23,6 +23,7 @@ import type { HttpProblem } from './http-problem.js';
 import type { TrustedProxy } from './trusted-proxies.js';
 import { accessLog, decorateAccessFields, type Principal } from './access-log.js';
 import type { AccessLogSettings } from '../config/access-log-settings.js';
+import { registerHealthRoutes, type ReadinessProbe } from './health-routes.js';
 
 export interface AppOptions {
   tls: { cert: string; key: string };
@@ -55,6 +56,8 @@ export interface AppOptions {
   accessLog?: AccessLogSettings;
   /** The id the access log gives for who called (the surface's credential: key, token, project). */
   principal?: Principal;
+  /** `/healthz` and `/readyz` on this listener, `/readyz` answering from this probe (docs/configuration.md, "Health probes"). */
+  readiness?: ReadinessProbe;
 }
 
 /** Largest request head (request line and headers) a listener reads; larger → 431. Node's default, made explicit. */
@@ -152,6 +155,7 @@ export function createApp(options: AppOptions): FastifyInstance {
     const metrics = options.metrics;
     if (metrics?.public !== false) registerMetricsRoute(app, { token: metrics?.token });
   }
+  if (options.readiness) registerHealthRoutes(app, options.readiness);
 
   app.setNotFoundHandler((request, reply) =>
     options.sendError(reply, {

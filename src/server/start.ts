@@ -4,7 +4,7 @@ import { readSettings, type Settings } from '../config/settings.js';
 import { SURFACE_NAMES, type SurfaceName } from '../config/surface-settings.js';
 import { loadGatewayConfig } from '../config/gateway-config.js';
 import { Catalogue } from '../catalogue/catalogue.js';
-import { openStore, type Store } from '../store/database.js';
+import { openStore, pendingMigrations, type Store } from '../store/database.js';
 import { loadMasterKey } from '../secrets/master-key.js';
 import { ApiKeyRepository } from '../store/api-keys.js';
 import { KeyAuthenticator } from '../gateway/auth/key-authenticator.js';
@@ -13,7 +13,7 @@ import { UsageWriter } from '../metering/usage-writer.js';
 import { BudgetLedger } from '../limits/budget-ledger.js';
 import { StoredResponses } from '../store/stored-responses.js';
 import { createGatewayToolsService } from '../gateway-tools/service.js';
-import { configureUpstreamLimits, DEFAULT_RETRY } from '../providers/index.js';
+import { bufferedUpstreamBytes, configureUpstreamLimits, DEFAULT_RETRY } from '../providers/index.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { UpstreamPolicy } from '../gateway/gateway-services.js';
 import { createLogger } from './logger.js';
@@ -21,6 +21,7 @@ import { loadTls, type TlsMaterial } from './tls.js';
 import { Surface } from './surface.js';
 import { buildMetricsApp } from './metrics-app.js';
 import { trackUsageQueue } from '../metrics/metrics.js';
+import { trackBufferedUpstreamBytes, trackQueuedHandshakes } from '../metrics/capacity-metrics.js';
 import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.js';
 import { configureOffload } from '../offload/index.js';
 import { AddressPenalties } from './address-penalties.js';
@@ -32,6 +33,7 @@ import { CompressionConversations } from '../store/compression-conversations.js'
 import { readTelemetrySettings } from '../config/telemetry-settings.js';
 import { createTracing } from '../telemetry/tracing.js';
 import { RefusalRetention } from '../metering/refusal-retention.js';
+import { Readiness, type ReadinessCheck } from './readiness.js';
 
 export interface RunningGateway {
   /**
@@ -88,7 +90,7 @@ export async function startGateway(
   const apiKeys = new ApiKeyRepository(store, masterKey);
   const authenticator = new KeyAuthenticator(apiKeys, settings.keyCacheTtlMs);
   const usage = new UsageWriter(store, logger);
-  const untrackUsageQueue = trackUsageQueue(usage);
+  const untrackGauges = [trackUsageQueue(usage), trackBufferedUpstreamBytes(bufferedUpstreamBytes)];
   const budget = new BudgetLedger(store, logger, Date.now, {
     reservationTtlMs: settings.reservationTtlMs,
     sweepIntervalMs: settings.sweepIntervalMs,
@@ -108,6 +110,8 @@ export async function startGateway(
       ? (await import('../collector/create-collector.js')).createCollector(store, logger, env, settings.domains)
       : undefined;
 
+  const readiness = new Readiness(readinessChecks(store, collector?.redisReachable));
+  const storeOnly = readiness.probe(['store']);
   const trustedProxy = trustedProxyMatcher(settings.trustedProxies);
   const base = {
     tls,
@@ -118,11 +122,14 @@ export async function startGateway(
     jsonMaxDepth: settings.hardening.jsonMaxDepth,
     trustedProxy,
     accessLog: settings.accessLog,
+    readiness: storeOnly,
   };
+  const pacer = new HandshakePacer();
+  untrackGauges.push(trackQueuedHandshakes(() => pacer.waiting));
   const shared = {
     gate: connectionGate(settings, logger),
     handshakeTimeoutMs: settings.connections.handshakeTimeoutMs,
-    pacer: new HandshakePacer(),
+    pacer,
     trustedProxy,
   };
   // A box per listener: an anonymous collector flood from an office's address must not refuse
@@ -178,7 +185,13 @@ export async function startGateway(
       surface: new Surface(
         'collector',
         buildCollectorApp(
-          { ...base, surface: 'collector', bodyLimitBytes: collector.settings.bodyLimitBytes },
+          {
+            ...base,
+            surface: 'collector',
+            bodyLimitBytes: collector.settings.bodyLimitBytes,
+            // Only the collector's rate limits use Redis: its outage leaves the other listeners ready.
+            readiness: readiness.probe(collector.redisReachable ? ['store', 'redis'] : ['store']),
+          },
           { ...collector.app, penalties: new ClientPenalties(collectorConnections.penalties, trustedProxy) },
         ),
         collectorConnections,
@@ -196,7 +209,7 @@ export async function startGateway(
       ...(metricsSurface ? [metricsSurface.start(settings.metrics.host, settings.metrics.port!)] : []),
     ]);
   } catch (error) {
-    untrackUsageQueue();
+    for (const untrack of untrackGauges) untrack();
     await Promise.allSettled(all.map((s) => s.drain(0)));
     budget.stopSweeper();
     await refusalRetention.stop();
@@ -213,19 +226,26 @@ export async function startGateway(
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
+      // Synchronously with the signal: the next probe already answers 503.
+      readiness.startDraining();
       clearInterval(lastUsedTimer);
       budget.stopSweeper();
       const refusalRetentionStopped = refusalRetention.stop();
       // The outbox worker finishes or releases its in-flight deliveries while the listeners drain.
       const collectorStopped = collector?.stop();
-      await Promise.all(all.map((surface) => surface.drain(DRAIN_GRACE_MS)));
+      // Every listener keeps answering probes (503) until the last in-flight request anywhere
+      // ends; a listener that went idle early may have taken a request since, hence the loop.
+      const drainUntil = performance.now() + DRAIN_GRACE_MS;
+      do await Promise.all(all.map((surface) => surface.settle(drainUntil - performance.now())));
+      while (all.some((surface) => surface.busy) && performance.now() < drainUntil);
+      await Promise.all(all.map((surface) => surface.close()));
       await collectorStopped;
       await refusalRetentionStopped;
       await usage.drain();
       await authenticator
         .flushLastUsed()
         .catch((error) => logger.warn({ err: error }, 'could not record key last-use times'));
-      untrackUsageQueue();
+      for (const untrack of untrackGauges) untrack();
       await tracing
         .shutdown()
         .catch((error) => logger.warn({ err: error }, 'could not export the last request traces'));
@@ -244,6 +264,21 @@ export async function startGateway(
     store,
     stop,
   };
+}
+
+/** `store`: one query that needs the database up and every migration of this build applied. */
+function readinessChecks(
+  store: Store,
+  redisReachable: (() => Promise<unknown>) | undefined,
+): Record<string, ReadinessCheck> {
+  const checks: Record<string, ReadinessCheck> = {
+    store: async () => {
+      const pending = await pendingMigrations(store);
+      if (pending.length > 0) throw new Error(`migrations not applied: ${pending.join(', ')}`);
+    },
+  };
+  if (redisReachable) checks.redis = redisReachable;
+  return checks;
 }
 
 function servedOnly<T>(

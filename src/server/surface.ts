@@ -61,21 +61,40 @@ export class Surface {
     return this.url;
   }
 
-  /** Stops accepting connections, lets in-flight requests finish (up to `graceMs`), then closes. */
+  /** Lets in-flight requests finish (up to `graceMs`), then closes. */
   async drain(graceMs: number): Promise<void> {
+    await this.settle(graceMs);
+    await this.close();
+  }
+
+  /**
+   * Starts draining and waits until no request is in flight (at most `graceMs`). The listener
+   * keeps accepting meanwhile, so a load balancer's probe gets `/readyz`'s 503 rather than a
+   * refused connection and takes the instance out before it goes away; every answer closes its
+   * connection.
+   */
+  async settle(graceMs: number): Promise<void> {
     this.draining = true;
-    const server = this.app.server as unknown as HttpsServer;
-    // The listener's close callback waits for every accepted socket, keep-alive ones included,
-    // so it is not awaited: the connections are closed below instead.
-    this.listener?.close();
-    server.closeIdleConnections();
+    (this.app.server as unknown as HttpsServer).closeIdleConnections();
     if (this.inFlight > 0) {
       await Promise.race([
         new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
         new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref()),
       ]);
     }
-    server.closeAllConnections();
+  }
+
+  /** Whether a request is in flight on this listener. */
+  get busy(): boolean {
+    return this.inFlight > 0;
+  }
+
+  /** Stops accepting connections and closes those still open. */
+  async close(): Promise<void> {
+    // The listener's close callback waits for every accepted socket, keep-alive ones included,
+    // so it is not awaited: the connections are closed below instead.
+    this.listener?.close();
+    (this.app.server as unknown as HttpsServer).closeAllConnections();
     await this.app.close();
   }
 }

@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { createRequire } from 'node:module';
 import type { Database } from './schema.js';
-import { migrationProvider } from './migrations/index.js';
+import { MIGRATION_NAMES, migrationProvider } from './migrations/index.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 import { startSqliteCheckpointerOnWrites } from './sqlite-checkpointer.js';
 
@@ -119,6 +119,17 @@ function openPostgres(url: string, options: StoreOptions): Store {
     location: schema ? `${location} (schema ${schema})` : location,
     close: () => db.destroy(),
   };
+}
+
+/**
+ * The migrations of this build the store has not applied, read with one query on Kysely's
+ * bookkeeping table: the readiness check (server/readiness.ts) that the store answers, and that
+ * no one rolled its schema back under a running process.
+ */
+export async function pendingMigrations(store: Store): Promise<string[]> {
+  const applied = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(store.db);
+  const names = new Set(applied.rows.map((row) => row.name));
+  return MIGRATION_NAMES.filter((name) => !names.has(name));
 }
 
 async function migrate(store: Store): Promise<void> {

@@ -41,3 +41,6 @@ const migrations: Record<string, Migration> = {
 export const migrationProvider: MigrationProvider = {
   getMigrations: async () => migrations,
 };
+
+/** Every migration this build knows, by name: a store lacking one is not ready for it. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(migrations);
