@@ -79,7 +79,10 @@ async function checkMasterKey(settings: Settings): Promise<MasterKeyState> {
   if (!settings.secretKey && !existsSync(join(settings.dataDir, 'secret.key'))) return 'missing';
   const store = await openStore({ dataDir: settings.dataDir });
   try {
-    const opens = await new ApiKeyRepository(store, loadMasterKey(settings.dataDir, settings.secretKey)).masterKeyOpensKeys();
+    const opens = await new ApiKeyRepository(
+      store,
+      loadMasterKey(settings.dataDir, settings.secretKey),
+    ).masterKeyOpensKeys();
     if (opens === undefined) return 'no sealed keys';
     return opens ? 'opens keys' : 'does not open the restored keys';
   } finally {

@@ -72,7 +72,9 @@ export async function restoreSqlite(backup: string, target: string): Promise<Sql
     const migrations = checkSqliteCopy(incoming);
     const unknown = await unknownMigrations(migrations);
     if (unknown.length > 0)
-      throw new Error(`${backup} was made by a newer gateway (migrations ${unknown.join(', ')}): restore it with that version`);
+      throw new Error(
+        `${backup} was made by a newer gateway (migrations ${unknown.join(', ')}): restore it with that version`,
+      );
     // A -wal file left by the old database would be replayed into the restored one.
     for (const leftover of [`${target}-wal`, `${target}-shm`]) rmSync(leftover, { force: true });
     renameSync(incoming, target);
@@ -115,7 +117,9 @@ function checkIntegrity(database: SQLite.Database, file: string): string[] {
 }
 
 function migrationsRun(database: SQLite.Database, file: string): string[] {
-  const table = database.prepare("select 1 from sqlite_master where type = 'table' and name = 'kysely_migration'").get();
+  const table = database
+    .prepare("select 1 from sqlite_master where type = 'table' and name = 'kysely_migration'")
+    .get();
   if (!table) throw new Error(`${file} is not a gateway store: it has no migration table`);
   const rows = database.prepare('select name from kysely_migration order by name').all() as Array<{ name: string }>;
   return rows.map((row) => row.name);
