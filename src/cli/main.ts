@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { serve } from './serve.js';
 import { bootstrap } from './bootstrap.js';
+import { backup, restore } from './backup.js';
 import { connect, trust } from './connect.js';
 import { CLIENTS } from './client-profiles.js';
 
@@ -9,6 +10,12 @@ const USAGE = `usage:
   gateway admin bootstrap --org <slug> [--name <name>]
                                                   create the organization if absent and a full-rights
                                                   console token for it (printed once, as JSON)
+  gateway admin backup <file>                     copy the SQLite store while the gateway serves (one
+                                                  JSON line); not secret.key: keep it apart. With
+                                                  DATABASE_URL: prints the pg_dump procedure, exits 1
+  gateway admin restore <file> [--force]          check a backup (integrity, migrations) and install it
+                                                  in GATEWAY_DATA_DIR; refuses while a gateway has the
+                                                  store open, and an existing store without --force
   gateway trust [--json]                          the CA clients must trust and the variable each client
                                                   reads (NODE_EXTRA_CA_CERTS, CODEX_CA_CERTIFICATE, …)
   gateway connect <client> [--key <key>] [--org <slug>] [--url <https://host:port>]
@@ -20,6 +27,10 @@ environment: see docs/configuration.md; clients: docs/agents.md`;
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
   if (command === 'serve') return serve();
   if (command === 'admin' && rest[0] === 'bootstrap') {
     const { values } = parseArgs({
@@ -29,6 +40,20 @@ export async function main(argv: string[]): Promise<void> {
     });
     if (!values.org) throw new Error(`--org <slug> is required\n${USAGE}`);
     return bootstrap({ slug: values.org, name: values.name });
+  }
+  if (command === 'admin' && (rest[0] === 'backup' || rest[0] === 'restore')) {
+    const { values, positionals } = parseArgs({
+      args: rest.slice(1),
+      options: { force: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    });
+    if (positionals.length !== 1) throw new Error(`admin ${rest[0]} takes one file\n${USAGE}`);
+    if (rest[0] === 'backup') {
+      if (values.force) throw new Error(`admin backup has no --force\n${USAGE}`);
+      return backup({ file: positionals[0]! });
+    }
+    return restore({ file: positionals[0]!, force: values.force === true });
   }
   if (command === 'trust') {
     const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, strict: true });

@@ -192,6 +192,26 @@ export class ApiKeyRepository {
     return { apiKey: toApiKey(row), secret: decryptSecret(this.masterKey, row.key_ciphertext, sealContext(row.id)) };
   }
 
+  /**
+   * Whether this repository's master key opens the stored keys (checked on one of them; undefined
+   * when none is sealed): after a restore, a different key reveals nothing.
+   */
+  async masterKeyOpensKeys(): Promise<boolean | undefined> {
+    const row = await this.store.db
+      .selectFrom('api_keys')
+      .select(['id', 'key_ciphertext'])
+      .where('key_ciphertext', 'is not', null)
+      .limit(1)
+      .executeTakeFirst();
+    if (!row?.key_ciphertext) return undefined;
+    try {
+      decryptSecret(this.masterKey, row.key_ciphertext, sealContext(row.id));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** For gateway authentication. Deleted keys are never returned. */
   async findByDigest(digest: string): Promise<(ApiKey & { digest: string }) | undefined> {
     const row = await this.store.db

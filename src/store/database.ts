@@ -76,12 +76,17 @@ export function openSqliteConnection(file: string): SQLite.Database {
   return database;
 }
 
+/** The store's SQLite file inside a data dir: `serve`, `admin backup` and `admin restore` agree on it. */
+export function sqliteFileOf(dataDir: string): string {
+  return join(dataDir, 'gateway.sqlite');
+}
+
 function openSqlite(
   dataDir: string,
   options: Pick<StoreOptions, 'backgroundCheckpoints' | 'onCheckpointError'>,
 ): Store {
   mkdirSync(dataDir, { recursive: true });
-  const file = join(dataDir, 'gateway.sqlite');
+  const file = sqliteFileOf(dataDir);
   const database = openSqliteConnection(file);
   const cachedConnection = withStatementCache(database);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedConnection }) });

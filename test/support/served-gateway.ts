@@ -13,6 +13,12 @@ export interface ServedGateway {
   serve: ServeProcess;
   pid: number;
   key: string;
+  /** The data dir and environment it serves with, for running other commands on the same store. */
+  dataDir: string;
+  env: Record<string, string>;
+  /** The bootstrapped organization and its full-rights console token. */
+  organizationId: string;
+  consoleToken: string;
   client: ReturnType<typeof httpsClient>;
   /** The process's resident memory now and at its peak (VmRSS, VmHWM of /proc/<pid>/status), bytes; Linux only. */
   memory(): { rss: number; peak: number } | undefined;
@@ -65,6 +71,10 @@ export async function startServedGateway(options: {
       serve,
       pid,
       key: created.json.key as string,
+      dataDir,
+      env,
+      organizationId: org.organization_id,
+      consoleToken: org.console_token,
       client,
       memory: () => memoryOf(pid),
       alive: () => serve.child.exitCode === null && serve.child.signalCode === null,
