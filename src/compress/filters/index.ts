@@ -60,6 +60,23 @@ export function isAskedFor(kind: OutputKind): boolean {
   return kind === 'read' || kind === 'other';
 }
 
+// A line a logger or a test runner wrote: a timestamp or a level first, or a test's verdict.
+const LOG_LINE =
+  /^\s*\[?(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|(?:TRACE|DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL)\b)|^\S+::\S+ (?:PASSED|FAILED|SKIPPED|ERROR|XFAIL|XPASS)\b/;
+const MIN_LOG_LINES = 20;
+
+/**
+ * An unknown tool's output that is a log (nearly every line stamped by a logger): command
+ * output, not something the agent asked to read whole, so the log cuts apply to it.
+ */
+function isLog(text: string): boolean {
+  const lines = text.split('\n', 2_000);
+  if (lines.length < MIN_LOG_LINES) return false;
+  let stamped = 0;
+  for (const line of lines) if (LOG_LINE.test(line)) stamped++;
+  return stamped >= lines.length * 0.8;
+}
+
 export function trimOutput(text: string, kind: OutputKind, opts: TrimOptions): string {
   // Filtered already (compressing twice must equal compressing once): a marker stands for lines
   // a filter would count or renumber differently.
@@ -68,6 +85,7 @@ export function trimOutput(text: string, kind: OutputKind, opts: TrimOptions): s
     const t = normalize(text, { fileContent: true });
     return factorLogColumns(opts.stripLineNumbers ? stripLineNumbers(t) : t);
   }
+  if (kind === 'other' && (isLog(text) || sniff(text) !== undefined)) kind = 'shell';
   if (isAskedFor(kind)) {
     // Nothing here is file content an edit must match byte for byte, but it is the only copy the
     // agent has (a subagent's report): terminal noise goes, a run of one line keeps its count.
