@@ -139,4 +139,30 @@ describe('superseded tool-call inputs under the rewrite boundary', () => {
     // Run, not read: kept. The latest write of a file: kept.
     for (const id of ['h2', 'p1', 'c1', 'h4']) assert.deepEqual(after.get(id), before.get(id), `${id} kept`);
   });
+  it("Codex's apply_patch: a patch of one file read again keeps its header, a patch of two files stays", () => {
+    const patch = (files: string[], what: string) =>
+      `*** Begin Patch\n${files.map((f) => `*** Update File: ${f}\n@@\n-${body(6, `${what}_old`)}\n+${body(6, what)}`).join('\n')}\n*** End Patch`;
+    const codex: Dialogue = {
+      system: 'You are Codex.',
+      task: 'Fix the bug.',
+      turns: [
+        turn(call('p1', 'apply_patch', { input: patch(['src/a.ts'], 'a') }, 'Success. Updated: src/a.ts')),
+        turn(call('p2', 'apply_patch', { input: patch(['src/b.ts', 'src/c.ts'], 'b') }, 'Success.')),
+        turn(call('p3', 'apply_patch', { input: patch(['src/d.ts'], 'd') }, 'Success. Updated: src/d.ts')),
+        turn(call('n1', 'exec_command', { cmd: 'nl -ba src/a.ts' }, body(6, 'a'))),
+        turn(call('n2', 'exec_command', { cmd: 'nl -ba src/b.ts' }, body(6, 'b'))),
+        turn(call('q1', 'exec_command', { cmd: 'ls' })),
+        ...['pwd', 'git status', 'git diff', 'ls src'].map((c, i) => turn(call(`k${i}`, 'exec_command', { cmd: c }))),
+      ],
+    };
+    const source = build(codex, 'responses');
+    const after = argsOf(compressPayload(source, { bundle: 'codex', maskBefore: 6 }).body);
+    const before = argsOf(source);
+    const [begin, update, placeholder, ...rest] = (after.get('p1')!.input as string).split('\n');
+    assert.deepEqual([begin, update], ['*** Begin Patch', '*** Update File: src/a.ts']);
+    assert.match(placeholder!, PLACEHOLDER);
+    assert.deepEqual(rest, []);
+    // Two files in one patch, and a file never read again: kept byte for byte.
+    for (const id of ['p2', 'p3', 'n1', 'n2']) assert.deepEqual(after.get(id), before.get(id), `${id} kept`);
+  });
 });

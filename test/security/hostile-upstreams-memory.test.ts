@@ -80,7 +80,8 @@ describe('the served gateway under hostile upstreams keeps its memory bounded (i
       for (const { kind, result } of results) {
         const error = kind === 'huge-json' ? result.json?.error : sseData(result.text).find((e) => e?.error)?.error;
         assert.ok(error, `${kind}: an error, got ${result.status} ${result.text.slice(0, 200)}`);
-        assert.match(error.message, /exceeded the gateway's limit/, kind);
+        // Its own limit, or the process's budget when the other hostile answers hold it (both refuse).
+        assert.match(error.message, /exceeded the gateway's limit|already holds its limit/, kind);
       }
       for (const [kind, upstream] of upstreams) {
         for (const exchange of await upstream.closedExchanges(CLIENTS_PER_KIND))

@@ -52,10 +52,23 @@ interface Touch {
   command: string | undefined;
 }
 
+// apply_patch (Codex): the file is named inside the patch, not in an argument of its own.
+const PATCH_FILE = /^\*\*\* (?:Add|Update) File: (.+)$/gm;
+
+/** The patch text of an apply_patch-style call and the one file it writes (several files: none). */
+function patchOf(call: ToolCallInfo): { arg: string; patch: string; path: string } | undefined {
+  for (const [arg, value] of Object.entries(call.args ?? {})) {
+    if (typeof value !== 'string' || !value.startsWith('*** Begin Patch')) continue;
+    const files = [...value.matchAll(PATCH_FILE)].map((m) => m[1]!.trim());
+    return files.length === 1 ? { arg, patch: value, path: files[0]! } : undefined;
+  }
+  return undefined;
+}
+
 function touchOf(call: ToolCallInfo, bundle: Bundle): Touch | undefined {
   const kind = toolKind(bundle, call.name);
   if (kind === 'edit' || kind === 'read') {
-    const path = pathOf(call, bundle);
+    const path = pathOf(call, bundle) ?? (kind === 'edit' ? patchOf(call)?.path : undefined);
     return path === undefined ? undefined : { written: kind === 'edit' ? path : undefined, path, command: undefined };
   }
   if (kind !== 'shell') return undefined;
@@ -124,6 +137,17 @@ function elidedArgs(call: ToolCallInfo, bundle: Bundle): Record<string, unknown>
   return known ?? undefined;
 }
 
+/** A patch keeps its header (which file, added or updated); its hunks go. */
+function elidedPatch(call: ToolCallInfo): Record<string, unknown> | undefined {
+  const { arg, patch } = patchOf(call)!;
+  const header = /^\*\*\* Begin Patch\n\*\*\* (?:Add|Update) File: .+\n/.exec(patch)?.[0];
+  if (header === undefined) return undefined;
+  const body = patch.slice(header.length);
+  const placeholder = supersededInput(lineCount(body), body.length);
+  if (body.length - placeholder.length < MIN_CHARS) return undefined;
+  return { ...call.args, [arg]: `${header}${placeholder}` };
+}
+
 /** A heredoc's command keeps its first line (what it wrote, and where); the body goes. */
 function elidedHeredoc(call: ToolCallInfo, bundle: Bundle): Record<string, unknown> | undefined {
   const shell = shellCommand(call, bundle)!;
@@ -167,7 +191,12 @@ export function supersededInputPlan(
     const touch = touchOf(call, bundle);
     if (!touch) continue;
     if (touch.written !== undefined && call.argsItem !== undefined && touchedLater(touch.written)) {
-      const args = touch.command === undefined ? elidedArgs(call, bundle) : elidedHeredoc(call, bundle);
+      const args =
+        touch.command !== undefined
+          ? elidedHeredoc(call, bundle)
+          : pathOf(call, bundle) === undefined
+            ? elidedPatch(call)
+            : elidedArgs(call, bundle);
       if (args) plan.set(call.id, args);
     }
     if (touch.path !== undefined) laterPaths.add(touch.path);

@@ -189,11 +189,22 @@ describe('rewrite decisions on Codex-shaped histories', () => {
       /^(issue-724-solution-draft-2-txt-5d|issue-667-.*46c574cf$)/.test(c.name),
     );
     assert.equal(sessions.length, 2);
+    // Every rewrite the native history gets, the Codex shape gets too (before its envelope's tokens
+    // were counted it was denied some), at a request close to the native one: not always the same,
+    // since what eliding a superseded edit saves (strategies/superseded-inputs.ts) is counted on the
+    // call's own arguments, an Edit's JSON natively and an apply_patch patch in Codex's shape.
+    const requestOf = (move: string) => Number(move.split('→')[0]);
     for (const native of sessions) {
       const moves = boundaryMoves(native);
       assert.ok(moves.length > 0, native.name);
-      assert.deepEqual(boundaryMoves(toCodexShape(native, 'shell')), moves, native.name);
-      assert.deepEqual(boundaryMoves(toCodexShape(native, 'exec')), moves, native.name);
+      for (const format of ['shell', 'exec'] as const) {
+        const codex = boundaryMoves(toCodexShape(native, format));
+        for (const move of moves)
+          assert.ok(
+            codex.some((m) => Math.abs(requestOf(m) - requestOf(move)) <= 10),
+            `${native.name} (${format}): no rewrite near ${move}: ${codex} vs ${moves}`,
+          );
+      }
     }
   });
 });
