@@ -23,6 +23,7 @@ import { REPO_ROOT, buildDist } from '../../test/cli/cli-process.js';
 import { startServedGateway, type ServedGateway } from '../../test/support/served-gateway.js';
 import {
   HOSTILE_KINDS,
+  hostileRoutes,
   startHostileUpstream,
   type HostileKind,
   type HostileUpstream,
@@ -81,30 +82,7 @@ async function main(): Promise<number> {
   healthy.setScenario({ textChunks: NORMAL_TEXT });
   const upstreams = new Map<HostileKind, HostileUpstream>();
   for (const kind of kinds) upstreams.set(kind, await startHostileUpstream(kind, { maxBytes: 1536 * MIB }));
-  const providers: unknown[] = [{ id: 'healthy', kind: 'openai', base_url: healthy.baseUrl, api_key_env: 'MOCK_KEY' }];
-  const models: unknown[] = [
-    { id: 'openai/healthy', providers: [{ provider: 'healthy', model: 'gpt-4o-mini' }], pricing: PRICING },
-  ];
-  for (const [kind, upstream] of upstreams) {
-    providers.push(
-      {
-        id: `${kind}-openai`,
-        kind: 'openai',
-        base_url: upstream.baseUrl,
-        api_key_env: 'MOCK_KEY',
-        responses_api: true,
-      },
-      { id: `${kind}-anthropic`, kind: 'anthropic', base_url: upstream.baseUrl, api_key_env: 'MOCK_KEY' },
-    );
-    models.push(
-      { id: `openai/${kind}`, providers: [{ provider: `${kind}-openai`, model: 'gpt-hostile' }], pricing: PRICING },
-      {
-        id: `anthropic/${kind}`,
-        providers: [{ provider: `${kind}-anthropic`, model: 'claude-hostile' }],
-        pricing: PRICING,
-      },
-    );
-  }
+  const { providers, models } = hostileRoutes(healthy.baseUrl, upstreams, PRICING);
   const gateway: ServedGateway = await startServedGateway({
     env: { MOCK_KEY: 'sk-bench', ...gatewayEnv },
     config: {

@@ -5,6 +5,7 @@ import { startMockOpenAI, type MockUpstream } from '../support/mock-upstreams/in
 import { PRICING, parseSse, sseData, streamedText } from '../support/chat-kit.js';
 import {
   HOSTILE_KINDS,
+  hostileRoutes,
   startHostileUpstream,
   type HostileKind,
   type HostileUpstream,
@@ -83,32 +84,7 @@ describe('hostile upstreams fail their own request and are closed near the limit
     healthy = await startMockOpenAI();
     for (const kind of HOSTILE_KINDS)
       upstreams.set(kind, await startHostileUpstream(kind, { maxBytes: HOSTILE_BYTES, bombBytes: HOSTILE_BYTES }));
-    const providers: unknown[] = [
-      { id: 'healthy', kind: 'openai', base_url: healthy.baseUrl, api_key_env: 'MOCK_KEY' },
-    ];
-    const models: unknown[] = [
-      { id: 'openai/healthy', providers: [{ provider: 'healthy', model: 'gpt-4o-mini' }], pricing: PRICING },
-    ];
-    for (const [kind, upstream] of upstreams) {
-      providers.push(
-        {
-          id: `${kind}-openai`,
-          kind: 'openai',
-          base_url: upstream.baseUrl,
-          api_key_env: 'MOCK_KEY',
-          responses_api: true,
-        },
-        { id: `${kind}-anthropic`, kind: 'anthropic', base_url: upstream.baseUrl, api_key_env: 'MOCK_KEY' },
-      );
-      models.push(
-        { id: `openai/${kind}`, providers: [{ provider: `${kind}-openai`, model: 'gpt-hostile' }], pricing: PRICING },
-        {
-          id: `anthropic/${kind}`,
-          providers: [{ provider: `${kind}-anthropic`, model: 'claude-hostile' }],
-          pricing: PRICING,
-        },
-      );
-    }
+    const { providers, models } = hostileRoutes(healthy.baseUrl, upstreams, PRICING);
     h = await startHarness({
       env: { MOCK_KEY: 'sk-mock', ...LIMITS },
       config: { providers, models, timeouts: TIMEOUTS, retry: { max_attempts: 1, base_delay_ms: 0, max_delay_ms: 0 } },

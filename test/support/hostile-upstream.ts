@@ -242,3 +242,39 @@ export async function startHostileUpstream(kind: HostileKind, options: HostileOp
       }),
   };
 }
+
+/** Per-model prices the hostile routes are listed with. */
+export type RoutePricing = { input_per_mtok: number; output_per_mtok: number };
+
+/**
+ * The providers and models of a gateway config that routes `openai/healthy` to a healthy
+ * upstream and, for each hostile upstream, `openai/<kind>` (Chat Completions and the Responses
+ * API) and `anthropic/<kind>` (Messages) to it.
+ */
+export function hostileRoutes(
+  healthyBaseUrl: string,
+  upstreams: ReadonlyMap<HostileKind, HostileUpstream>,
+  pricing: RoutePricing,
+): { providers: unknown[]; models: unknown[] } {
+  const providers: unknown[] = [{ id: 'healthy', kind: 'openai', base_url: healthyBaseUrl, api_key_env: 'MOCK_KEY' }];
+  const models: unknown[] = [
+    { id: 'openai/healthy', providers: [{ provider: 'healthy', model: 'gpt-4o-mini' }], pricing },
+  ];
+  for (const [kind, upstream] of upstreams) {
+    providers.push(
+      {
+        id: `${kind}-openai`,
+        kind: 'openai',
+        base_url: upstream.baseUrl,
+        api_key_env: 'MOCK_KEY',
+        responses_api: true,
+      },
+      { id: `${kind}-anthropic`, kind: 'anthropic', base_url: upstream.baseUrl, api_key_env: 'MOCK_KEY' },
+    );
+    models.push(
+      { id: `openai/${kind}`, providers: [{ provider: `${kind}-openai`, model: 'gpt-hostile' }], pricing },
+      { id: `anthropic/${kind}`, providers: [{ provider: `${kind}-anthropic`, model: 'claude-hostile' }], pricing },
+    );
+  }
+  return { providers, models };
+}
