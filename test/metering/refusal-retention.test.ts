@@ -1,13 +1,9 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { openStore, type Store } from '../../src/store/database.js';
 import { RefusalRetention } from '../../src/metering/refusal-retention.js';
-import { dropSchema, storeKinds } from '../support/gateway-harness.js';
+import { storeKinds } from '../support/gateway-harness.js';
+import { freshStore } from '../support/fresh-store.js';
 import { usageRecord } from '../support/usage-record.js';
 
 const DAY_MS = 86_400_000;
@@ -15,25 +11,8 @@ const RETENTION_DAYS = 30;
 
 for (const kind of storeKinds()) {
   describe(`refused requests expire; billing rows stay (${kind})`, () => {
-    let store: Store;
-    let dataDir: string;
-    let schema: string | undefined;
+    const fixture = freshStore(kind, 'refusals');
     const now = Date.UTC(2026, 5, 1);
-
-    before(async () => {
-      dataDir = mkdtempSync(join(tmpdir(), 'gateway-refusals-'));
-      schema = kind === 'postgres' ? `t_refusals_${randomBytes(5).toString('hex')}` : undefined;
-      store = await openStore({
-        dataDir,
-        databaseUrl: kind === 'postgres' ? process.env.GATEWAY_TEST_DATABASE_URL : undefined,
-        schema,
-      });
-    });
-    after(async () => {
-      await store.close();
-      rmSync(dataDir, { recursive: true, force: true });
-      if (schema) await dropSchema(schema);
-    });
 
     it('deletes only zero-cost failed rows older than the retention, however many batches they take', async () => {
       const old = now - (RETENTION_DAYS + 1) * DAY_MS;
@@ -55,16 +34,21 @@ for (const kind of storeKinds()) {
         row('old-costly-failure', old, 499, 250),
       ];
       for (let i = 0; i < expiring.length; i += 500)
-        await store.db
+        await fixture.store.db
           .insertInto('usage_records')
           .values(expiring.slice(i, i + 500))
           .execute();
-      await store.db.insertInto('usage_records').values(kept).execute();
+      await fixture.store.db.insertInto('usage_records').values(kept).execute();
 
-      const deleted = await new RefusalRetention(store, RETENTION_DAYS, pino({ level: 'silent' }), () => now).sweep();
+      const deleted = await new RefusalRetention(
+        fixture.store,
+        RETENTION_DAYS,
+        pino({ level: 'silent' }),
+        () => now,
+      ).sweep();
 
       assert.equal(deleted, expiring.length);
-      const left = await store.db.selectFrom('usage_records').select('request_id').execute();
+      const left = await fixture.store.db.selectFrom('usage_records').select('request_id').execute();
       assert.deepEqual(left.map((r) => r.request_id).sort(), kept.map((r) => r.request_id).sort());
     });
   });

@@ -1,12 +1,8 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { openStore, type Store } from '../../src/store/database.js';
 import { CompressionConversations, type StoredConversation } from '../../src/store/compression-conversations.js';
-import { dropSchema, storeKinds } from '../support/gateway-harness.js';
+import { storeKinds } from '../support/gateway-harness.js';
+import { freshStore } from '../support/fresh-store.js';
 import { compressConversationRequest } from '../../src/compress/conversation-request.js';
 import { anthropicConversationRequest } from '../support/conversation-request.js';
 
@@ -43,29 +39,12 @@ const state = (over: Partial<StoredConversation> = {}): StoredConversation => ({
 
 for (const kind of storeKinds()) {
   describe(`compression conversation state (${kind})`, () => {
-    let store: Store;
-    let dataDir: string;
-    let schema: string | undefined;
+    const fixture = freshStore(kind, 'conv');
     let clock = 1_000_000;
     const now = () => clock;
 
-    before(async () => {
-      dataDir = mkdtempSync(join(tmpdir(), 'gateway-conv-'));
-      schema = kind === 'postgres' ? `t_conv_${randomBytes(5).toString('hex')}` : undefined;
-      store = await openStore({
-        dataDir,
-        databaseUrl: kind === 'postgres' ? process.env.GATEWAY_TEST_DATABASE_URL : undefined,
-        schema,
-      });
-    });
-    after(async () => {
-      await store.close();
-      rmSync(dataDir, { recursive: true, force: true });
-      if (schema) await dropSchema(schema);
-    });
-
     it('saves and loads a conversation per key; another key or conversation sees nothing', async () => {
-      const repo = new CompressionConversations(store, now);
+      const repo = new CompressionConversations(fixture.store, now);
       await repo.save('k1', 'c1', state({ maskBefore: 3, rewriteAt: 900, lastRequestAt: 950 }));
       assert.deepEqual(
         await repo.load('k1', 'c1'),
@@ -76,7 +55,7 @@ for (const kind of storeKinds()) {
     });
 
     it('a racing save with an older boundary keeps the newer one', async () => {
-      const repo = new CompressionConversations(store, now);
+      const repo = new CompressionConversations(fixture.store, now);
       await repo.save('k1', 'race', state({ maskBefore: 8, requests: 9 }));
       await repo.save('k1', 'race', state({ maskBefore: 4, requests: 10 }));
       const loaded = await repo.load('k1', 'race');
@@ -85,7 +64,7 @@ for (const kind of storeKinds()) {
     });
 
     it('keeps the prefix digest with its boundary: a racing save with an older boundary keeps the newer digest', async () => {
-      const repo = new CompressionConversations(store, now);
+      const repo = new CompressionConversations(fixture.store, now);
       await repo.save('k1', 'digest', state({ maskBefore: 8, prefixDigest: 'd8' }));
       await repo.save('k1', 'digest', state({ maskBefore: 4, prefixDigest: 'd4', requests: 2 }));
       const loaded = await repo.load('k1', 'digest');
@@ -95,7 +74,7 @@ for (const kind of storeKinds()) {
     });
 
     it('a state started over for another history (a newer generation) replaces the boundary; an older one never brings it back', async () => {
-      const repo = new CompressionConversations(store, now);
+      const repo = new CompressionConversations(fixture.store, now);
       await repo.save('k1', 'gen', state({ maskBefore: 8, prefixDigest: 'old-history' }));
       await repo.save('k1', 'gen', state({ maskBefore: 0, generation: 1 }));
       let loaded = await repo.load('k1', 'gen');
@@ -115,7 +94,7 @@ for (const kind of storeKinds()) {
     });
 
     it('forgets a conversation of the key only', async () => {
-      const repo = new CompressionConversations(store, now);
+      const repo = new CompressionConversations(fixture.store, now);
       await repo.save('k1', 'head', state());
       await repo.save('k2', 'head', state());
       await repo.forget('k1', 'head');
@@ -124,7 +103,7 @@ for (const kind of storeKinds()) {
     });
 
     it("the upstream's cache usage lands on the request that produced it only", async () => {
-      const repo = new CompressionConversations(store, now);
+      const repo = new CompressionConversations(fixture.store, now);
       await repo.save('k1', 'usage', state({ requests: 5 }));
       await repo.recordUsage('k1', 'usage', 4, { cacheRead: 1, cacheWrite: 2 });
       assert.equal((await repo.load('k1', 'usage'))?.lastCacheRead, null);
@@ -135,7 +114,7 @@ for (const kind of storeKinds()) {
     });
 
     it('rows expire, and idle conversations make up the key history, newest first', async () => {
-      const repo = new CompressionConversations(store, now, 10 * 60 * 60 * 1000);
+      const repo = new CompressionConversations(fixture.store, now, 10 * 60 * 60 * 1000);
       await repo.save('hist', 'a', state({ requests: 30, lastRequestAt: clock - 2 * 3600_000 }));
       await repo.save('hist', 'b', state({ requests: 12, lastRequestAt: clock - 3600_000 }));
       await repo.save('hist', 'live', state({ requests: 5, lastRequestAt: clock - 60_000 }));
@@ -143,11 +122,11 @@ for (const kind of storeKinds()) {
       clock += 11 * 60 * 60 * 1000;
       assert.equal(await repo.load('hist', 'a'), undefined);
       assert.ok((await repo.deleteExpired()) >= 3);
-      assert.deepEqual(await new CompressionConversations(store, now).history('hist'), []);
+      assert.deepEqual(await new CompressionConversations(fixture.store, now).history('hist'), []);
     });
 
     it('keeps the tool surface: a stored decision is never replaced by a racing save; called groups take the newest view', async () => {
-      const repo = new CompressionConversations(store, now);
+      const repo = new CompressionConversations(fixture.store, now);
       await repo.save(
         'k1',
         'tools',
@@ -175,7 +154,7 @@ for (const kind of storeKinds()) {
     });
 
     it("aggregates the tool groups of the key's finished conversations only", async () => {
-      const repo = new CompressionConversations(store, now);
+      const repo = new CompressionConversations(fixture.store, now);
       const idle = clock - 3600_000;
       await repo.save(
         'tk',
@@ -205,7 +184,7 @@ for (const kind of storeKinds()) {
     ] as const) {
       it(`a new conversation of a key with ${finished} finished conversations that never called GitHub ${dropped ? 'drops' : 'keeps'} its tools`, async () => {
         const key = `key_${finished}`;
-        const repo = new CompressionConversations(store, now);
+        const repo = new CompressionConversations(fixture.store, now);
         const send = (sessionId: string, body: Record<string, unknown>, at: number) =>
           compressConversationRequest(
             body,
@@ -225,7 +204,7 @@ for (const kind of storeKinds()) {
           dropped ? ['mcp__github'] : [],
         );
         // A later request of the conversation, on another instance that sees GitHub used since: the same tools.
-        const other = new CompressionConversations(store, now);
+        const other = new CompressionConversations(fixture.store, now);
         await other.save(
           key,
           'uses-github',
