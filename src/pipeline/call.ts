@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   batchesOf,
-  eventsOf,
   KeptText,
   RoutingError,
   UpstreamError,
@@ -23,6 +22,7 @@ import { toProviderGatewayError } from './provider-error.js';
 import { abortOnClientClose } from './client-abort.js';
 import { formatCompression } from './apply-compression.js';
 import { recordTrace } from './trace.js';
+import { ANSWERED, CLIENT_CLOSED, RelayedEvents } from './relayed-events.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -31,8 +31,7 @@ declare module 'fastify' {
   }
 }
 
-/** HTTP status recorded for a request whose client went away (nginx's convention). */
-export const CLIENT_CLOSED_REQUEST = 499;
+export { CLIENT_CLOSED_REQUEST } from './relayed-events.js';
 
 /** How a request ended, as its usage row records it. */
 export interface Outcome {
@@ -42,9 +41,6 @@ export interface Outcome {
   /** Refused at admission: no model was called, so no upstream latency is recorded. */
   refused?: boolean;
 }
-
-const CLIENT_CLOSED = { status: CLIENT_CLOSED_REQUEST, errorCode: 'client_closed' } as const;
-const ANSWERED = { status: 200, errorCode: null } as const;
 
 /**
  * Admits a request and opens its call: the one entry of the core for every endpoint. Admission
@@ -340,63 +336,5 @@ export class Call {
       extra.debug = debug;
     }
     return extra;
-  }
-}
-
-/** The stream `Call.relayEvents` returns: the source's batches, observed, the request settled once when it is over. */
-class RelayedEvents<E> implements EventBatches<E> {
-  private over = false;
-
-  constructor(
-    private readonly call: Call,
-    private readonly source: EventBatches<E>,
-    private readonly usage: () => TokenUsage,
-    private readonly observe: ((event: E) => void) | undefined,
-    private readonly failure: ((error: unknown) => unknown) | undefined,
-  ) {}
-
-  async nextBatch(): Promise<readonly E[] | undefined> {
-    if (this.over) return undefined;
-    let batch: readonly E[] | undefined;
-    try {
-      batch = await this.source.nextBatch();
-    } catch (error) {
-      throw this.fail(error);
-    }
-    if (batch === undefined) {
-      this.end(ANSWERED);
-      return undefined;
-    }
-    const observe = this.observe;
-    try {
-      if (observe) for (const event of batch) observe(event);
-    } catch (error) {
-      // What the observer refused (an answer past its bounds) fails the stream as the upstream's failure would.
-      this.source.cancel();
-      throw this.fail(error);
-    }
-    return batch;
-  }
-
-  cancel(): void {
-    if (this.over) return;
-    this.source.cancel();
-    this.end(undefined);
-  }
-
-  private fail(error: unknown): GatewayError {
-    const call = this.call;
-    const clientError = call.toClientError(this.failure ? this.failure(error) : error);
-    this.end(call.clientGone ? CLIENT_CLOSED : { status: clientError.status, errorCode: clientError.code });
-    return clientError;
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<E> {
-    return eventsOf(this);
-  }
-
-  private end(outcome: { status: number; errorCode: string | null } | undefined): void {
-    this.over = true;
-    this.call.settleStream(outcome, this.usage());
   }
 }

@@ -43,7 +43,8 @@ describe('SIGTERM: /readyz answers 503 while in-flight streams finish', () => {
   });
 
   it('probes on new connections get 503 before the open stream ends, the stream arrives whole, the process exits 0', async (t) => {
-    const ready = await service.call('gateway', 'GET', '/readyz');
+    // Closed after the answer: no idle pooled connection for the server to close under a later probe.
+    const ready = await service.call('gateway', 'GET', '/readyz', { headers: { connection: 'close' } });
     assert.equal(ready.status, 200, ready.text);
 
     mock.setScenario({ textChunks: ['first ', 'second ', 'third'], hangAfterEvent: 1, hangBetweenChunksMs: STALL_MS });

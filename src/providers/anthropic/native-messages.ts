@@ -1,6 +1,7 @@
 import type { CallOptions, UpstreamRequest, UpstreamTarget } from '../types.js';
 import type { TokenUsage } from '../../canonical/completion.js';
-import { openRawCall, readRawSse, readRawText } from '../http/raw-call.js';
+import { openRawCall, readRawText } from '../http/raw-call.js';
+import { readRawSse } from '../http/raw-events.js';
 import { upstreamRequestId } from '../http/retry-after.js';
 import { withoutGatewayFields } from '../shared/gateway-fields.js';
 import { KeptText } from '../bounds/kept-text.js';

@@ -1,7 +1,8 @@
 import type { ChatRequest } from '../../canonical/chat-request.js';
 import type { CallOptions, ProviderAdapter, ProviderKind, UpstreamTarget, WireCodec } from '../types.js';
 import type { ProviderCompletion, ProviderStreamEvent } from '../../canonical/completion.js';
-import { openRawCall, readRawEvents, readRawText } from './raw-call.js';
+import { openRawCall, readRawText } from './raw-call.js';
+import { readRawEvents } from './raw-events.js';
 import { parseJson } from '../shared/upstream-errors.js';
 
 /**
