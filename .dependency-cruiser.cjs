@@ -8,22 +8,22 @@
 // targets) is data the providers' floor already knows how to reach, so it sits beside them; offload
 // (the worker pool that tokenizes and compresses big inputs off the event loop) runs the adapters'
 // CPU-heavy functions, and the local provider calls it, so it sits on their floor.
-// src/server/ holds two things: the HTTP kit every surface builds on (Fastify app factory,
-// listener, TLS, body parsing: floor 1) and the wiring that starts the surfaces (start.ts: floor 5).
+// A folder holds one floor: src/server/ is the HTTP kit every surface builds on (Fastify app
+// factory, listener, TLS, body parsing, the outbound address guard), src/wiring/ starts the surfaces.
 /** @type {{ name: string, paths: string[] }[]} */
 const FLOORS = [
   { name: 'foundation', paths: ['config', 'secrets', 'tokenize', 'canonical', 'metrics', 'telemetry'] },
-  { name: 'adapters', paths: ['providers', 'store', 'compress', 'catalogue', 'offload', 'server/(?!start\\.ts$)'] },
+  { name: 'adapters', paths: ['providers', 'store', 'compress', 'catalogue', 'offload', 'server'] },
   { name: 'accounting', paths: ['metering', 'limits', 'gateway-tools'] },
   { name: 'core', paths: ['pipeline'] },
   { name: 'surfaces', paths: ['gateway', 'console', 'collector'] },
-  { name: 'wiring', paths: ['server/start\\.ts$'] },
+  { name: 'wiring', paths: ['wiring'] },
   { name: 'entry', paths: ['cli'] },
 ];
 
 /** One regular expression matching every module on the given floors. */
 function floorPattern(floors) {
-  const alternatives = floors.flatMap((floor) => floor.paths.map((p) => (p.includes('/') ? `${p}` : `${p}/`)));
+  const alternatives = floors.flatMap((floor) => floor.paths.map((p) => `${p}/`));
   return `^src/(${alternatives.join('|')})`;
 }
 

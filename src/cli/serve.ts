@@ -1,6 +1,6 @@
 import { readSettings } from '../config/settings.js';
 import { createLogger } from '../server/logger.js';
-import { startGateway } from '../server/start.js';
+import { startGateway } from '../wiring/start.js';
 import { logUnhandledRejections } from '../server/process-guards.js';
 import { preloadEncoders, TOKENIZERS } from '../tokenize/index.js';
 import { releaseYoungGeneration } from './startup-heap.js';

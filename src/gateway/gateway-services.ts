@@ -5,7 +5,7 @@ import type { RouteBodyLimits } from '../config/route-limits.js';
 
 export type { UpstreamPolicy } from '../pipeline/services.js';
 
-/** What the gateway's routes need, built once at start-up (see server/start.ts): the core's services and the surface's own. */
+/** What the gateway's routes need, built once at start-up (see wiring/start.ts): the core's services and the surface's own. */
 export interface GatewayServices extends CoreServices {
   store: Store;
   authenticator: KeyAuthenticator;

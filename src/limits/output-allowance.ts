@@ -1,5 +1,5 @@
 import type { Pricing } from '../config/gateway-config.js';
-import { worstCaseMicroUsd } from '../metering/cost.js';
+import { worstCaseMicroUsd } from '../catalogue/cost.js';
 import type { BudgetLedger, Reservation } from './budget-ledger.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TokenUsage } from '../canonical/completion.js';
-import { costMicroUsd } from '../metering/cost.js';
+import { costMicroUsd } from '../catalogue/cost.js';
 import type { CoreServices } from './services.js';
 import type { Admission } from './admit.js';
 import { recordUsageMetrics } from '../metrics/metrics.js';

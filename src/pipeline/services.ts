@@ -13,7 +13,7 @@ export interface UpstreamPolicy {
   retry: Required<RetryOptions>;
 }
 
-/** What the call core needs, built once at start-up (server/start.ts); the gateway surface adds its own. */
+/** What the call core needs, built once at start-up (wiring/start.ts); the gateway surface adds its own. */
 export interface CoreServices {
   catalogue: Catalogue;
   usage: UsageWriter;

@@ -1,7 +1,7 @@
 import { callWithFallback, streamWithFallback } from '../providers/index.js';
 import type { ProviderCompletion, ProviderStreamEvent, TokenUsage } from '../canonical/completion.js';
 import type { ChatMessage, ChatRequest, ToolCall } from '../canonical/chat-request.js';
-import { worstCaseMicroUsd } from '../metering/cost.js';
+import { worstCaseMicroUsd } from '../catalogue/cost.js';
 import { countRequestTokens } from '../tokenize/index.js';
 import { countRequestTokensOffloaded } from '../offload/index.js';
 import { runGatewayTool } from '../gateway-tools/run-tool.js';

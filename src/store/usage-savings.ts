@@ -25,7 +25,7 @@ export interface SavingsCell {
   inputTokens: number;
   outputTokens: number;
   costMicroUsd: number;
-  /** Cached reads, at most the row's input tokens (as metering/cost.ts counts them). */
+  /** Cached reads, at most the row's input tokens (as catalogue/cost.ts counts them). */
   cacheReadTokens: number;
   /** Cache writes, at most the input tokens left after the cached reads. */
   cacheWriteTokens: number;
@@ -42,7 +42,7 @@ export interface SavingsCell {
 
 const GROUP_COLUMN = { api_key: 'api_key_id', model: 'model' } as const;
 
-// Per-row clamps of metering/cost.ts, in SQL: cached ≤ input, writes ≤ input − cached.
+// Per-row clamps of catalogue/cost.ts, in SQL: cached ≤ input, writes ≤ input − cached.
 const CACHE_READ = sql`case when cached_input_tokens < input_tokens then cached_input_tokens else input_tokens end`;
 const UNCACHED = sql`case when input_tokens > cached_input_tokens then input_tokens - cached_input_tokens else 0 end`;
 const CACHE_WRITE = sql`case when cache_creation_input_tokens < ${UNCACHED} then cache_creation_input_tokens else ${UNCACHED} end`;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Store } from '../../src/store/database.js';
 import type { UsageRecordsTable } from '../../src/store/schema.js';
 import { Catalogue } from '../../src/catalogue/catalogue.js';
-import { costMicroUsd } from '../../src/metering/cost.js';
+import { costMicroUsd } from '../../src/catalogue/cost.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;

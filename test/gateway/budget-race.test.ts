@@ -13,7 +13,7 @@ import { openStore, type Store } from '../../src/store/database.js';
 import { ensureOrganization } from '../../src/store/organizations.js';
 import { createConsoleToken } from '../../src/store/console-tokens.js';
 import { BudgetLedger, monthOf } from '../../src/limits/budget-ledger.js';
-import { worstCaseMicroUsd } from '../../src/metering/cost.js';
+import { worstCaseMicroUsd } from '../../src/catalogue/cost.js';
 
 /**
  * The ceiling covers exactly 5 requests. Output costs $190,000 per MTok and every request asks

@@ -15,7 +15,7 @@ import {
   withOutputCap,
   type AllowanceRequest,
 } from '../../src/limits/output-allowance.js';
-import { worstCaseMicroUsd } from '../../src/metering/cost.js';
+import { worstCaseMicroUsd } from '../../src/catalogue/cost.js';
 import { keySpend } from '../support/chat-kit.js';
 import { dropSchema, storeKinds } from '../support/gateway-harness.js';
 

@@ -6,7 +6,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import pino from 'pino';
 import pg from 'pg';
 import { readSettings } from '../../src/config/settings.js';
-import { startGateway, type RunningGateway } from '../../src/server/start.js';
+import { startGateway, type RunningGateway } from '../../src/wiring/start.js';
 import { ensureOrganization } from '../../src/store/organizations.js';
 import { createConsoleToken, type ConsolePermission } from '../../src/store/console-tokens.js';
 

@@ -3,7 +3,7 @@ import type { Agent } from 'undici';
 import { UndiciAgent, requestThrough, type RequestOptions } from '../../server/undici-parts.js';
 import type { CollectedEventStore } from '../../store/collected-events.js';
 import type { Deliverer, DeliveryBatch } from './deliverer.js';
-import { guardedLookup, isPublicAddress, type TargetPolicy } from './address-guard.js';
+import { guardedLookup, isPublicAddress, type TargetPolicy } from '../../server/address-guard.js';
 
 const DEFAULT_BATCH = 100;
 

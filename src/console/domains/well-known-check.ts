@@ -3,7 +3,7 @@ import { rootCertificates } from 'node:tls';
 import type { Resolver } from 'node:dns/promises';
 import type { LookupOptions } from 'node:dns';
 import { UndiciAgent, requestThrough } from '../../server/undici-parts.js';
-import { isPublicAddress } from '../../collector/delivery/address-guard.js';
+import { isPublicAddress } from '../../server/address-guard.js';
 import { WELL_KNOWN_PATH, type CheckResult } from './challenge.js';
 
 /** The file is a token and a line end; anything much larger is not a verification file. */

@@ -7,9 +7,9 @@ import type { ProxySettingsRepository } from '../../store/proxy-settings.js';
 import type { ProjectComponentRepository } from '../../store/project-components.js';
 import type { CollectedEventStore } from '../../store/collected-events.js';
 import type { ComponentCatalogue } from '../components/component-catalogue.js';
-import type { TargetPolicy } from '../../collector/delivery/address-guard.js';
+import type { TargetPolicy } from '../../server/address-guard.js';
 
-/** What the project, component, token and export routes need (built in server/start.ts). */
+/** What the project, component, token and export routes need (built in wiring/start.ts). */
 export interface ConsoleCollectorServices {
   store: Store;
   projects: ProjectRepository;

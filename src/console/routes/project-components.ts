@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import type { ProjectComponent } from '../../store/project-components.js';
-import { checkWebhookUrl, UnsafeTargetError } from '../../collector/delivery/address-guard.js';
+import { checkWebhookUrl, UnsafeTargetError } from '../../server/address-guard.js';
 import { ConsoleError } from '../console-error.js';
 import {
   checkSettings,

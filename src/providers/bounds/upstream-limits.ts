@@ -2,7 +2,7 @@ import { UPSTREAM_LIMIT_DEFAULTS, type UpstreamLimits } from '../../config/upstr
 import { UpstreamError } from '../types.js';
 
 /**
- * The process's upstream answer bounds: set once at start-up (server/start.ts), read by the
+ * The process's upstream answer bounds: set once at start-up (wiring/start.ts), read by the
  * transport, the SSE decoder and whoever keeps an answer's text. Process-wide like the keep-alive
  * pool: they bound what one process holds, whatever request asked for it.
  */

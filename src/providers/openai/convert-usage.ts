@@ -6,7 +6,7 @@ import type { OpenAIUsage } from './wire.js';
  * OpenAI itself reports no cache writes; OpenAI-compatible upstreams that do (Anthropic models
  * behind OpenRouter: `prompt_tokens_details.cache_write_tokens`; another gateway of this API:
  * `input_tokens_details.cache_creation_tokens`) count them inside `prompt_tokens`, as cached
- * reads are, so they are priced at the cache-write price (metering/cost.ts).
+ * reads are, so they are priced at the cache-write price (catalogue/cost.ts).
  */
 export function convertOpenAIUsage(usage: OpenAIUsage | null | undefined): TokenUsage {
   const u: OpenAIUsage = isRecord(usage) ? usage : {};

@@ -16,24 +16,24 @@ import { createGatewayToolsService } from '../gateway-tools/service.js';
 import { bufferedUpstreamBytes, configureUpstreamLimits, DEFAULT_RETRY } from '../providers/index.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { UpstreamPolicy } from '../gateway/gateway-services.js';
-import { createLogger } from './logger.js';
-import { loadTls, type TlsMaterial } from './tls.js';
-import { Surface } from './surface.js';
-import { buildMetricsApp } from './metrics-app.js';
+import { createLogger } from '../server/logger.js';
+import { loadTls, type TlsMaterial } from '../server/tls.js';
+import { Surface } from '../server/surface.js';
+import { buildMetricsApp } from '../server/metrics-app.js';
 import { trackUsageQueue } from '../metrics/metrics.js';
 import { trackBufferedUpstreamBytes, trackQueuedHandshakes } from '../metrics/capacity-metrics.js';
 import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.js';
 import { configureOffload } from '../offload/index.js';
-import { AddressPenalties } from './address-penalties.js';
-import { ConnectionGate } from './connection-gate.js';
-import { HandshakePacer } from './handshake-pacer.js';
-import { ClientPenalties } from './client-penalties.js';
-import { trustedProxyMatcher } from './trusted-proxies.js';
+import { AddressPenalties } from '../server/address-penalties.js';
+import { ConnectionGate } from '../server/connection-gate.js';
+import { HandshakePacer } from '../server/handshake-pacer.js';
+import { ClientPenalties } from '../server/client-penalties.js';
+import { trustedProxyMatcher } from '../server/trusted-proxies.js';
 import { CompressionConversations } from '../store/compression-conversations.js';
 import { readTelemetrySettings } from '../config/telemetry-settings.js';
 import { createTracing } from '../telemetry/tracing.js';
 import { RefusalRetention } from '../metering/refusal-retention.js';
-import { Readiness, type ReadinessCheck } from './readiness.js';
+import { Readiness, type ReadinessCheck } from '../server/readiness.js';
 
 export interface RunningGateway {
   /**

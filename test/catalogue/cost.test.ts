@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { costMicroUsd, worstCaseMicroUsd } from '../../src/metering/cost.js';
+import { costMicroUsd, worstCaseMicroUsd } from '../../src/catalogue/cost.js';
 import { convertOpenAIUsage } from '../../src/providers/openai/convert-usage.js';
 import { convertAnthropicUsage } from '../../src/providers/anthropic/convert-usage.js';
 
