@@ -35,6 +35,51 @@ const upwardRules = FLOORS.slice(0, -1).map((floor, index) => ({
   to: { path: floorPattern(FLOORS.slice(index + 1)) },
 }));
 
+/**
+ * Two folders of one floor that import each other are one module split in two: neither can be
+ * read, changed or moved alone. dependency-cruiser's rules judge one import at a time (its folder
+ * cycles mix folder depths: src/a against src/b/c), so this rule is judged over the whole import
+ * graph, by scripts/check-layers.mjs with `twoWayFolderImports`.
+ */
+const noTwoWayFolders = {
+  name: 'no-two-way-folders',
+  comment: 'Two folders of one floor import each other: move what they share down, or pick one direction.',
+  severity: 'error',
+};
+
+/** The top folder of src/ a module sits in ('src/limits/x.ts' → 'limits'), or undefined for src/'s own files. */
+function topFolder(path) {
+  return /^src\/([^/]+)\//.exec(path)?.[1];
+}
+
+/**
+ * Every pair of folders of one floor with imports both ways, each with the imports that make it
+ * (for the message): `modules` is dependency-cruiser's `output.modules`.
+ * @returns {{ rule: typeof noTwoWayFolders, folders: [string, string], imports: string[] }[]}
+ */
+function twoWayFolderImports(modules) {
+  const floorOf = new Map(FLOORS.flatMap((floor) => floor.paths.map((path) => [path, floor.name])));
+  /** 'a→b' → the imports from folder a into folder b. */
+  const edges = new Map();
+  for (const module of modules) {
+    const from = topFolder(module.source);
+    for (const dependency of module.dependencies) {
+      const to = topFolder(dependency.resolved);
+      if (!from || !to || from === to || floorOf.get(from) !== floorOf.get(to)) continue;
+      const key = `${from}→${to}`;
+      if (!edges.has(key)) edges.set(key, []);
+      edges.get(key).push(`${module.source} → ${dependency.resolved}`);
+    }
+  }
+  const pairs = [];
+  for (const [key, imports] of edges) {
+    const [from, to] = key.split('→');
+    const back = edges.get(`${to}→${from}`);
+    if (from < to && back) pairs.push({ rule: noTwoWayFolders, folders: [from, to], imports: [...imports, ...back] });
+  }
+  return pairs;
+}
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -62,4 +107,5 @@ module.exports = {
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
   },
   FLOORS,
+  twoWayFolderImports,
 };

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run layers`: runs dependency-cruiser over src/ with the floors of .dependency-cruiser.cjs
-// and fails on any violation (an upward import, a cycle, a folder with no floor).
+// and fails on any violation (an upward import, a cycle, a folder with no floor, two folders of
+// one floor importing each other).
 // Through the Node API rather than the `depcruise` CLI: the CLI refuses Node 20 (its engines
 // field asks for 22+), while the API it wraps runs fine on the Node this project targets.
 // Usage: node scripts/check-layers.mjs [--config <file>]   (from the directory holding src/)
@@ -23,8 +24,15 @@ for (const v of violations) {
   const detail = v.cycle ? `cycle ${[v.from, ...v.cycle.map((step) => step.name)].join(' → ')}` : `${v.from} → ${v.to}`;
   console.error(`${v.rule.name}: ${detail}`);
 }
-if (violations.length > 0) {
-  console.error(`\n${violations.length} layering violation(s); the floors are in .dependency-cruiser.cjs.`);
+const twoWay = config.twoWayFolderImports?.(result.output.modules) ?? [];
+for (const { rule, folders, imports } of twoWay) {
+  console.error(`${rule.name}: src/${folders[0]} ⇄ src/${folders[1]} (${imports.join('; ')})`);
+}
+const total = violations.length + twoWay.length;
+if (total > 0) {
+  console.error(`\n${total} layering violation(s); the floors are in .dependency-cruiser.cjs.`);
   process.exit(1);
 }
-console.log(`layers: ${result.output.summary.totalCruised} modules, no upward import, no cycle`);
+console.log(
+  `layers: ${result.output.summary.totalCruised} modules, no upward import, no cycle, no two folders importing each other`,
+);

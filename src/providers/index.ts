@@ -3,6 +3,7 @@ export * from './types.js';
 // What adapters return is canonical (src/canonical/completion.ts); re-exported because it is also their interface.
 export type * from '../canonical/completion.js';
 export { adapters, getAdapter } from './registry.js';
+export { answerLocalRequestsWith } from './local/index.js';
 export {
   callWithFallback,
   streamWithFallback,

@@ -13,7 +13,12 @@ import { UsageWriter } from '../metering/usage-writer.js';
 import { BudgetLedger } from '../limits/budget-ledger.js';
 import { StoredResponses } from '../store/stored-responses.js';
 import { createGatewayToolsService } from '../gateway-tools/service.js';
-import { bufferedUpstreamBytes, configureUpstreamLimits, DEFAULT_RETRY } from '../providers/index.js';
+import {
+  answerLocalRequestsWith,
+  bufferedUpstreamBytes,
+  configureUpstreamLimits,
+  DEFAULT_RETRY,
+} from '../providers/index.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { UpstreamPolicy } from '../gateway/gateway-services.js';
 import { createLogger } from '../server/logger.js';
@@ -23,7 +28,7 @@ import { buildMetricsApp } from '../server/metrics-app.js';
 import { trackUsageQueue } from '../metrics/metrics.js';
 import { trackBufferedUpstreamBytes, trackQueuedHandshakes } from '../metrics/capacity-metrics.js';
 import { fitConnectionCap, openFilesLimit } from '../config/connection-settings.js';
-import { configureOffload } from '../offload/index.js';
+import { configureOffload, localAnswerOffloaded } from '../offload/index.js';
 import { AddressPenalties } from '../server/address-penalties.js';
 import { ConnectionGate } from '../server/connection-gate.js';
 import { HandshakePacer } from '../server/handshake-pacer.js';
@@ -59,6 +64,7 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   // Process-wide: the pool is created on first use with these (threads, queue) and keeps them.
   configureOffload(settings.offload);
+  answerLocalRequestsWith(localAnswerOffloaded);
   configureUpstreamLimits(settings.upstreamLimits);
   const config = loadGatewayConfig(settings.configFile);
   const catalogue = new Catalogue(config, env);

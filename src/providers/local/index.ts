@@ -1,2 +1,2 @@
-export { localAdapter } from './local-adapter.js';
+export { localAdapter, answerLocalRequestsWith, type LocalAnswerer } from './local-adapter.js';
 export { buildLocalReply } from './build-reply.js';

@@ -1,5 +1,4 @@
 import type { ChatRequest } from '../../canonical/chat-request.js';
-import { localAnswerOffloaded } from '../../offload/index.js';
 import {
   UpstreamError,
   type AbortSignalLike,
@@ -9,7 +8,21 @@ import {
 } from '../types.js';
 import type { ProviderCompletion, ProviderStreamEvent } from '../../canonical/completion.js';
 import { splitIntoChunks } from './build-reply.js';
-import type { LocalAnswer } from './local-answer.js';
+import { answerLocally, type LocalAnswer } from './local-answer.js';
+
+/** Computes the echo model's answer for a request and model. */
+export type LocalAnswerer = (request: ChatRequest, model: string) => Promise<LocalAnswer>;
+
+let answer: LocalAnswerer = (request, model) => Promise.resolve(answerLocally(request, model));
+
+/**
+ * Process-wide, set once at start-up (wiring/start.ts) to the offload pool's answerer, which runs
+ * big requests on a thread: offload/ runs this folder's CPU work, so this floor may not import it.
+ * Until then (unit tests, a process that never starts the wiring) the answer is computed inline.
+ */
+export function answerLocalRequestsWith(answerer: LocalAnswerer): void {
+  answer = answerer;
+}
 
 function throwIfAborted(signal: AbortSignalLike): void {
   if (signal.aborted)
@@ -22,7 +35,7 @@ async function complete(
   options: CallOptions,
 ): Promise<ProviderCompletion> {
   throwIfAborted(options.signal);
-  const { id, reply, usage } = await localAnswerOffloaded(request, target.upstreamModel);
+  const { id, reply, usage } = await answer(request, target.upstreamModel);
   return {
     upstreamId: id,
     upstreamModel: target.upstreamModel,
@@ -67,7 +80,6 @@ export const localAdapter: ProviderAdapter = {
   complete,
   async stream(request, target, options) {
     throwIfAborted(options.signal);
-    const answer = await localAnswerOffloaded(request, target.upstreamModel);
-    return replay(target, answer, options.signal);
+    return replay(target, await answer(request, target.upstreamModel), options.signal);
   },
 };
