@@ -3,16 +3,11 @@ import { sql, type Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
 import type { Database } from '../store/schema.js';
+import { LedgerSettlement } from './ledger-settlement.js';
+import { monthOf, type Reservation } from './reservation.js';
 
-export interface Reservation {
-  id: string;
-  apiKeyId: string;
-  month: string;
-  /** What the reservation holds now: the admission's worst case, grown by `extend` for each further call. */
-  amountMicroUsd: number;
-  /** Set once it is settled (by the usage writer, with the request's row, or by `settle`): the ledger stops renewing it. */
-  settled?: boolean;
-}
+export { monthOf, type Reservation } from './reservation.js';
+export { LedgerSettlement, type SpendSettlement } from './ledger-settlement.js';
 
 /** A reservation left by a process that died is released after this long (GATEWAY_RESERVATION_TTL_MS). */
 export const RESERVATION_TTL_MS = 15 * 60 * 1000;
@@ -27,19 +22,6 @@ const DOES_NOT_FIT = new Error('the extension does not fit under the ceiling');
 export interface LedgerTimings {
   reservationTtlMs: number;
   sweepIntervalMs: number;
-}
-
-/** The calendar month (UTC) last asked for, with its bounds: nearly every call falls in it. */
-let lastMonth = { start: 0, end: 0, label: '' };
-
-export function monthOf(ms: number): string {
-  if (ms >= lastMonth.start && ms < lastMonth.end) return lastMonth.label;
-  const date = new Date(ms);
-  const label = date.toISOString().slice(0, 7);
-  const year = date.getUTCFullYear();
-  const month = date.getUTCMonth();
-  lastMonth = { start: Date.UTC(year, month, 1), end: Date.UTC(year, month + 1, 1), label };
-  return label;
 }
 
 /**
@@ -68,6 +50,7 @@ export class BudgetLedger {
   private sweeper: NodeJS.Timeout | undefined;
   /** Reservations this process took and has not seen settled: renewed on every sweep. */
   private readonly held = new Map<string, Reservation>();
+  private readonly settlement: LedgerSettlement;
 
   constructor(
     private readonly store: Store,
@@ -77,7 +60,9 @@ export class BudgetLedger {
       reservationTtlMs: RESERVATION_TTL_MS,
       sweepIntervalMs: SWEEP_INTERVAL_MS,
     },
-  ) {}
+  ) {
+    this.settlement = new LedgerSettlement(store.dialect);
+  }
 
   startSweeper(): void {
     // Renewal must come round several times per TTL, whatever the sweep interval is set to.
@@ -241,19 +226,9 @@ export class BudgetLedger {
   async settle(reservation: Reservation, actualMicroUsd: number): Promise<void> {
     reservation.settled = true;
     this.held.delete(reservation.id);
-    await this.store.db.transaction().execute(async (trx) => {
-      const removed = await trx.deleteFrom('budget_reservations').where('id', '=', reservation.id).executeTakeFirst();
-      const held = Number(removed.numDeletedRows) > 0 ? reservation.amountMicroUsd : 0;
-      await trx
-        .updateTable('key_spend')
-        .set({
-          spent_micro_usd: sql`spent_micro_usd + ${actualMicroUsd}`,
-          reserved_micro_usd: sql`reserved_micro_usd - ${held}`,
-        })
-        .where('api_key_id', '=', reservation.apiKeyId)
-        .where('month', '=', reservation.month)
-        .execute();
-    });
+    await this.store.db
+      .transaction()
+      .execute((trx) => this.settlement.settleIn(trx, [{ reservation, costMicroUsd: actualMicroUsd }]));
   }
 
   async monthToDate(apiKeyId: string, at = this.now()): Promise<{ spentMicroUsd: number; reservedMicroUsd: number }> {

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Dialect, Store } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 import type { UsageRecord } from './usage-record.js';
-import { monthOf, type Reservation } from '../limits/budget-ledger.js';
+import { LedgerSettlement, type Reservation, type SpendSettlement } from '../limits/budget-ledger.js';
 
 interface QueuedRow {
   record: UsageRecord;
@@ -46,6 +46,8 @@ export class UsageWriter {
   private deadlineTimer: NodeJS.Timeout | undefined;
   private dropped = 0;
   private readonly sql: UsageSql;
+  /** The budget ledger settles the batch's spend and reservations in the batch's transaction. */
+  private readonly ledger: LedgerSettlement;
   private sqliteCommit: SQLite.Transaction<(rows: QueuedRow[]) => void> | undefined;
 
   constructor(
@@ -54,6 +56,7 @@ export class UsageWriter {
     private readonly maxWaitMs = MAX_COMMIT_WAIT_MS,
   ) {
     this.sql = new UsageSql(store.dialect);
+    this.ledger = new LedgerSettlement(store.dialect);
   }
 
   /**
@@ -177,20 +180,10 @@ export class UsageWriter {
     if (!this.sqliteCommit) {
       // Statements prepared once: compiling the SQL again on every commit cost more than running it.
       const insert = sqlite.prepare(this.sql.insertRows(1));
-      const addSpend = sqlite.prepare(this.sql.addSpend);
-      const deletes = new Map<number, SQLite.Statement>();
-      const deleteReservations = (count: number): SQLite.Statement => {
-        let statement = deletes.get(count);
-        if (!statement) deletes.set(count, (statement = sqlite.prepare(this.sql.deleteReservations(count))));
-        return statement;
-      };
+      const settle = this.ledger.sqliteSettler(sqlite);
       this.sqliteCommit = sqlite.transaction((rows: QueuedRow[]) => {
         for (const { record } of rows) insert.run(usageValues(record));
-        const stillHeld = new Set<string>();
-        for (const ids of reservationIdChunks(rows, this.sql.rowsPerStatement)) {
-          for (const { id } of deleteReservations(ids.length).all(ids) as Array<{ id: string }>) stillHeld.add(id);
-        }
-        for (const delta of spendDeltas(rows, stillHeld)) addSpend.run(spendParameters(delta));
+        settle(settlementsOf(rows));
       });
     }
     this.sqliteCommit.immediate(batch);
@@ -207,64 +200,22 @@ export class UsageWriter {
         ),
       );
     }
-    const stillHeld = new Set<string>();
-    for (const ids of reservationIdChunks(batch, this.sql.rowsPerStatement)) {
-      const removed = await trx.executeQuery<{ id: string }>(
-        CompiledQuery.raw(this.sql.deleteReservations(ids.length), ids),
-      );
-      for (const { id } of removed.rows) stillHeld.add(id);
-    }
-    for (const delta of spendDeltas(batch, stillHeld))
-      await trx.executeQuery(CompiledQuery.raw(this.sql.addSpend, spendParameters(delta)));
+    await this.ledger.settleIn(trx, settlementsOf(batch));
   }
-}
-
-/** The ids of the batch's reservations, in chunks of at most `size` (one DELETE … RETURNING each). */
-function* reservationIdChunks(batch: QueuedRow[], size: number): Generator<string[]> {
-  const ids = batch.flatMap((row) => (row.reservation ? [row.reservation.id] : []));
-  for (let from = 0; from < ids.length; from += size) yield ids.slice(from, from + size);
 }
 
 /**
- * What the batch adds to each key's monthly spend: the cost of every row that pays (settled
- * reservations and keys without a ceiling), and the reserve each settled reservation held.
- * `stillHeld` are the reservations this transaction deleted; one already released by the
- * sweeper held nothing any more, so only its cost counts.
+ * What the batch adds to its keys' spend: each row's cost, settling the reservation that covered
+ * it, or added directly for a key without a ceiling (`addSpend`); other rows add nothing.
  */
-function spendDeltas(batch: QueuedRow[], stillHeld: ReadonlySet<string>): SpendDelta[] {
-  const spend = new Map<string, SpendDelta>();
-  const add = (apiKeyId: string, month: string, spent: number, held: number) => {
-    const id = `${apiKeyId}|${month}`;
-    const entry = spend.get(id);
-    if (entry) {
-      entry.spent += spent;
-      entry.held += held;
-    } else spend.set(id, { apiKeyId, month, spent, held });
-  };
+function settlementsOf(batch: readonly QueuedRow[]): SpendSettlement[] {
+  const settlements: SpendSettlement[] = [];
   for (const { record, addSpend, reservation } of batch) {
-    if (reservation)
-      add(
-        reservation.apiKeyId,
-        reservation.month,
-        record.cost_micro_usd,
-        stillHeld.has(reservation.id) ? reservation.amountMicroUsd : 0,
-      );
-    else if (addSpend && record.cost_micro_usd > 0)
-      add(record.api_key_id, monthOf(record.created_at), record.cost_micro_usd, 0);
+    if (reservation) settlements.push({ reservation, costMicroUsd: record.cost_micro_usd });
+    else if (addSpend)
+      settlements.push({ apiKeyId: record.api_key_id, at: record.created_at, costMicroUsd: record.cost_micro_usd });
   }
-  return [...spend.values()].filter((delta) => delta.spent !== 0 || delta.held !== 0);
-}
-
-/** Parameters of `UsageSql.addSpend`: api_key_id, month, spent (insert), spent (update), held. */
-function spendParameters({ apiKeyId, month, spent, held }: SpendDelta): unknown[] {
-  return [apiKeyId, month, spent, spent, held];
-}
-
-interface SpendDelta {
-  apiKeyId: string;
-  month: string;
-  spent: number;
-  held: number;
+  return settlements;
 }
 
 const USAGE_COLUMNS = [
@@ -306,10 +257,8 @@ function usageValues(record: UsageRecord): unknown[] {
  */
 class UsageSql {
   private readonly inserts: string[] = [];
-  private readonly deletes: string[] = [];
-  readonly addSpend: string;
   /**
-   * Rows per INSERT or DELETE. PostgreSQL: up to 32 (one round trip for many rows, and a bounded
+   * Rows per INSERT. PostgreSQL: up to 32 (one round trip for many rows, and a bounded
    * number of distinct statements). SQLite: one, because a statement that writes several rows
    * inside a transaction needs a statement journal, a temporary file created and deleted each
    * time, while running a prepared single-row statement again costs next to nothing.
@@ -318,11 +267,6 @@ class UsageSql {
 
   constructor(private readonly dialect: Dialect) {
     this.rowsPerStatement = dialect === 'sqlite' ? 1 : 32;
-    // Parameters: api_key_id, month, spent (insert), spent (update), held.
-    this.addSpend =
-      `insert into key_spend (api_key_id, month, spent_micro_usd, reserved_micro_usd) values (${this.params(1, 3)}, 0) ` +
-      `on conflict (api_key_id, month) do update set spent_micro_usd = key_spend.spent_micro_usd + ${this.param(4)}, ` +
-      `reserved_micro_usd = key_spend.reserved_micro_usd - ${this.param(5)}`;
   }
 
   insertRows(count: number): string {
@@ -333,12 +277,6 @@ class UsageSql {
         (_, row) => `(${this.params(row * USAGE_COLUMNS.length + 1, USAGE_COLUMNS.length)})`,
       ).join(', ') +
       ' on conflict (id) do nothing');
-  }
-
-  /** Deletes reservations by id and returns the ids that were still there. */
-  deleteReservations(count: number): string {
-    return (this.deletes[count] ??=
-      `delete from budget_reservations where id in (${this.params(1, count)}) returning id`);
   }
 
   private param(n: number): string {
