@@ -11,12 +11,8 @@
 // `--shared`: every request of a session under one id, the stored boundary still verified
 // (prefix-digest.ts): what the verification alone does when ids collide.
 import { createHash } from 'node:crypto';
-import {
-  cachePricingFor,
-  inputCostMicroUsd,
-  type CachePricing,
-  type CacheProviderKind,
-} from '../../src/catalogue/cache-pricing.js';
+import { cachePricingFor, inputCostMicroUsd, type CachePricing } from '../../src/catalogue/cache-pricing.js';
+import type { ProviderKind } from '../../src/canonical/provider-kinds.js';
 import {
   PromptCacheSimulator,
   type PromptBlock,
@@ -43,7 +39,7 @@ const INTERVAL_MS = 20_000;
 
 interface Scenario {
   name: string;
-  kind: CacheProviderKind;
+  kind: ProviderKind;
   pricing: CachePricing;
   mode: SimulationMode;
   shape: 'messages' | 'chat';

@@ -1,4 +1,5 @@
-import type { Pricing, ProviderConfig } from '../config/gateway-config.js';
+import type { Pricing } from '../config/gateway-config.js';
+import type { ProviderKind } from '../canonical/provider-kinds.js';
 import type { CatalogueModel } from './catalogue.js';
 
 /**
@@ -35,60 +36,84 @@ export interface CachePricing {
   contextWindow: number;
 }
 
-export type CacheProviderKind = ProviderConfig['kind'];
-
 const FIVE_MINUTES = 5 * 60_000;
 
-/** Provider defaults where the catalogue lists no cache price (ratios of the input price). */
-const DEFAULTS: Record<CacheProviderKind, { read: number; write: number; contextWindow: number }> = {
-  anthropic: { read: 0.1, write: 1.25, contextWindow: 200_000 },
-  openai: { read: 1, write: 1, contextWindow: 128_000 },
-  gemini: { read: 0.25, write: 1, contextWindow: 1_000_000 },
-  local: { read: 1, write: 1, contextWindow: 128_000 },
-};
+/** How a provider kind caches where the catalogue says nothing more (shared/guides/prompt-caching-economics.md). */
+interface CacheDefaults {
+  /** A cached token's price as a fraction of the input price, where the model lists none; 'input': reads cost the input price. */
+  read: number | 'input';
+  /** A written token's price as a fraction of the input price, where the model lists none; 'input': writes cost the input price. */
+  write: number | 'input';
+  ttlMs: number;
+  minCacheableTokens: number;
+  rules: CacheRules;
+  contextWindow: number;
+}
 
 /**
- * The cache pricing of a catalogue model served by a provider of `kind`. OpenAI's listed
- * `cache_write_per_mtok` is its extended (30-minute) retention, which requests do not ask for:
- * automatic caching writes at the input price.
+ * One row per provider kind (the compiler asks for a row for each kind of
+ * canonical/provider-kinds.ts). OpenAI's listed `cache_write_per_mtok` is its extended
+ * (30-minute) retention, which requests do not ask for: automatic caching writes at the input price.
  */
-export function cachePricingFor(kind: CacheProviderKind, pricing: Pricing, contextWindow?: number): CachePricing {
-  const d = DEFAULTS[kind];
+const BY_KIND: Readonly<Record<ProviderKind, CacheDefaults>> = {
+  anthropic: {
+    read: 0.1,
+    write: 1.25,
+    ttlMs: FIVE_MINUTES,
+    minCacheableTokens: 1024,
+    rules: { kind: 'breakpoints', maxBreakpoints: 4, lookbackBlocks: 20 },
+    contextWindow: 200_000,
+  },
+  openai: {
+    read: 1,
+    write: 'input',
+    ttlMs: FIVE_MINUTES,
+    minCacheableTokens: 1024,
+    rules: { kind: 'automatic', blockTokens: 128 },
+    contextWindow: 128_000,
+  },
+  gemini: {
+    read: 0.25,
+    write: 'input',
+    ttlMs: FIVE_MINUTES,
+    minCacheableTokens: 1024,
+    rules: { kind: 'automatic', blockTokens: 1 },
+    contextWindow: 1_000_000,
+  },
+  local: {
+    read: 'input',
+    write: 'input',
+    ttlMs: 0,
+    minCacheableTokens: Number.POSITIVE_INFINITY,
+    rules: { kind: 'none' },
+    contextWindow: 128_000,
+  },
+};
+
+/** The cache pricing of a catalogue model served by a provider of `kind`. */
+export function cachePricingFor(kind: ProviderKind, pricing: Pricing, contextWindow?: number): CachePricing {
+  const d = BY_KIND[kind];
   const input = pricing.input_per_mtok;
-  const window = contextWindow ?? d.contextWindow;
-  switch (kind) {
-    case 'anthropic':
-      return {
-        inputPerMtok: input,
-        cacheReadPerMtok: pricing.cached_input_per_mtok ?? input * d.read,
-        cacheWritePerMtok: pricing.cache_write_per_mtok ?? input * d.write,
-        ttlMs: FIVE_MINUTES,
-        minCacheableTokens: 1024,
-        rules: { kind: 'breakpoints', maxBreakpoints: 4, lookbackBlocks: 20 },
-        contextWindow: window,
-      };
-    case 'openai':
-    case 'gemini':
-      return {
-        inputPerMtok: input,
-        cacheReadPerMtok: pricing.cached_input_per_mtok ?? input * d.read,
-        cacheWritePerMtok: input,
-        ttlMs: FIVE_MINUTES,
-        minCacheableTokens: 1024,
-        rules: { kind: 'automatic', blockTokens: kind === 'openai' ? 128 : 1 },
-        contextWindow: window,
-      };
-    case 'local':
-      return {
-        inputPerMtok: input,
-        cacheReadPerMtok: input,
-        cacheWritePerMtok: input,
-        ttlMs: 0,
-        minCacheableTokens: Number.POSITIVE_INFINITY,
-        rules: { kind: 'none' },
-        contextWindow: window,
-      };
-  }
+  return {
+    inputPerMtok: input,
+    cacheReadPerMtok: d.read === 'input' ? input : (pricing.cached_input_per_mtok ?? input * d.read),
+    cacheWritePerMtok: d.write === 'input' ? input : (pricing.cache_write_per_mtok ?? input * d.write),
+    ttlMs: d.ttlMs,
+    minCacheableTokens: d.minCacheableTokens,
+    rules: { ...d.rules },
+    contextWindow: contextWindow ?? d.contextWindow,
+  };
+}
+
+/** OpenAI's own API accepts `prompt_cache_key`; strict OpenAI-compatible servers may not. */
+export function takesPromptCacheKey(provider: {
+  kind: ProviderKind;
+  id: string;
+  baseUrl: string | undefined;
+}): boolean {
+  return (
+    provider.kind === 'openai' && (provider.id === 'openai' || /\/\/api\.openai\.com\b/.test(provider.baseUrl ?? ''))
+  );
 }
 
 /** What a request's prompt was billed as: read from the cache, written to it, or plain input. */

@@ -5,7 +5,8 @@
 // Anthropic and a stable prompt_cache_key for OpenAI added, and, once the upstream answered,
 // what compression saved priced from the usage it reported. The store is passed in: this
 // module does no I/O of its own.
-import type { CachePricing, CacheProviderKind } from '../catalogue/cache-pricing.js';
+import { takesPromptCacheKey, type CachePricing } from '../catalogue/cache-pricing.js';
+import type { ProviderKind } from '../canonical/provider-kinds.js';
 import { countBreakpoints, placeBreakpoints } from './breakpoints.js';
 import type { BundleName } from './bundles.js';
 import { conversationIds, type ConversationIds } from './conversation-id.js';
@@ -45,7 +46,7 @@ export interface ConversationRequest {
   compress: boolean;
   bundle: BundleName | undefined;
   /** The upstream that will get the request, and its cache pricing. */
-  provider: { kind: CacheProviderKind; id: string; baseUrl: string | undefined };
+  provider: { kind: ProviderKind; id: string; baseUrl: string | undefined };
   pricing: CachePricing;
   /**
    * The prompt will be cached the way the gateway manages it: the rewrite policy prices it so.
@@ -98,13 +99,6 @@ export interface ConversationResult {
   settle(usage: PromptUsage): number;
 }
 
-/** OpenAI's own API accepts `prompt_cache_key`; strict OpenAI-compatible servers may not. */
-function takesPromptCacheKey(provider: ConversationRequest['provider']): boolean {
-  return (
-    provider.kind === 'openai' && (provider.id === 'openai' || /\/\/api\.openai\.com\b/.test(provider.baseUrl ?? ''))
-  );
-}
-
 export async function compressConversationRequest(
   body: Obj,
   request: ConversationRequest,
@@ -116,10 +110,10 @@ export async function compressConversationRequest(
   let ids = request.compress ? conversationIds(body, request.sessionId) : undefined;
   const idsOf = (): ConversationIds => (ids ??= conversationIds(body, request.sessionId));
   const idOf = (): string => idsOf().history;
-  const anthropic = request.provider.kind === 'anthropic';
-  // Anthropic caches only at breakpoints: with none from the client and none from the gateway
-  // nothing is cached, and the rewrite policy must price the request that way.
-  const caching = !anthropic || request.manageCache || countBreakpoints(body) > 0;
+  // A provider that caches only at breakpoints (Anthropic): with none from the client and none
+  // from the gateway nothing is cached, and the rewrite policy must price the request that way.
+  const breakpoints = request.pricing.rules.kind === 'breakpoints';
+  const caching = !breakpoints || request.manageCache || countBreakpoints(body) > 0;
   const pricing: CachePricing = caching ? request.pricing : { ...request.pricing, rules: { kind: 'none' } };
 
   let out = body;
@@ -174,7 +168,7 @@ export async function compressConversationRequest(
   }
 
   let breakpointsAdded = 0;
-  if (anthropic && request.addCacheHints) {
+  if (breakpoints && request.addCacheHints) {
     const placed = placeBreakpoints(out, outcome?.anchorItem ?? -1);
     out = placed.body;
     breakpointsAdded = placed.added;

@@ -4,7 +4,12 @@ import { localAdapter } from './local/index.js';
 import { openaiAdapter } from './openai/index.js';
 import type { ProviderAdapter, ProviderKind } from './types.js';
 
-/** The only place provider kinds meet. A new provider is one line here plus its folder. */
+/**
+ * The only place provider kinds meet their adapters. A new provider is one line here plus its
+ * folder and its name in canonical/provider-kinds.ts: the compiler refuses a kind of that list
+ * without an adapter here, and a key that is not in it (test/providers/registry.test.ts checks
+ * each adapter is filed under its own kind).
+ */
 export const adapters: Record<ProviderKind, ProviderAdapter> = {
   openai: openaiAdapter,
   anthropic: anthropicAdapter,

@@ -1,5 +1,6 @@
 import type { ChatRequest } from '../canonical/chat-request.js';
 import type { ProviderCompletion, ProviderStreamEvent } from '../canonical/completion.js';
+import type { ProviderKind } from '../canonical/provider-kinds.js';
 
 /**
  * The one interface every provider implements. Provider names meet only in `registry.ts`.
@@ -10,7 +11,7 @@ import type { ProviderCompletion, ProviderStreamEvent } from '../canonical/compl
  * and the gateway writes the client's wire format.
  */
 
-export type ProviderKind = 'openai' | 'anthropic' | 'gemini' | 'local';
+export type { ProviderKind } from '../canonical/provider-kinds.js';
 
 /** One configured upstream: where to send, with which credential, as which upstream model. */
 export interface UpstreamTarget {

@@ -1,3 +1,4 @@
+import type { ProviderKind } from '../canonical/provider-kinds.js';
 import type { RequestTraceData, TracedAttempt } from './request-trace.js';
 
 /**
@@ -10,14 +11,14 @@ import type { RequestTraceData, TracedAttempt } from './request-trace.js';
 export type Attributes = Record<string, string | number | boolean | string[]>;
 
 /** GenAI's provider names for the adapter kinds that have one; others keep the configured provider id. */
-const GENAI_PROVIDER: Record<string, string> = {
+const GENAI_PROVIDER: Partial<Record<ProviderKind, string>> = {
   openai: 'openai',
   anthropic: 'anthropic',
   gemini: 'gcp.gemini',
 };
 
 export function genAiProviderName(kind: string | undefined, providerId: string | undefined): string {
-  return (kind && GENAI_PROVIDER[kind]) || providerId || 'unknown';
+  return (kind && GENAI_PROVIDER[kind as ProviderKind]) || providerId || 'unknown';
 }
 
 export function requestSpanName(data: RequestTraceData): string {

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { cachePricingFor, type CacheProviderKind } from '../../src/catalogue/cache-pricing.js';
+import { cachePricingFor } from '../../src/catalogue/cache-pricing.js';
+import type { ProviderKind } from '../../src/canonical/provider-kinds.js';
 import { conversationId } from '../../src/compress/conversation-id.js';
 import { compressConversationRequest, type ConversationRequest } from '../../src/compress/conversation-request.js';
 
@@ -8,11 +9,7 @@ import { compressConversationRequest, type ConversationRequest } from '../../src
  * The conversation id hashes the first user message, which can be megabytes, on the event loop:
  * it is computed only when something uses it (the engine's state, OpenAI's prompt_cache_key).
  */
-function request(
-  kind: CacheProviderKind,
-  id: string,
-  overrides: Partial<ConversationRequest> = {},
-): ConversationRequest {
+function request(kind: ProviderKind, id: string, overrides: Partial<ConversationRequest> = {}): ConversationRequest {
   return {
     apiKeyId: 'key_1',
     sessionId: undefined,
