@@ -1,12 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createApp, type AppOptions } from '../server/create-app.js';
-import { CONSOLE_ERROR_DOCS, ConsoleError, sendConsoleError, sendConsoleProblem } from '../console/console-error.js';
+import {
+  COLLECTOR_ERROR_DOCS,
+  CollectorError,
+  sendCollectorError,
+  type CollectorErrorCode,
+} from './collector-errors.js';
+import { clientErrorBody, sendErrorAnswer, sendProblem } from '../server/error-registry.js';
 import { collectBodySchema, type CollectBody } from './event-schema.js';
-import { buildEvents, EventDataError, EventTooLargeError } from './build-events.js';
+import { buildEvents } from './build-events.js';
 import { hostnameOf, type ProjectDirectory, type ResolvedProject } from './project-directory.js';
 import type { EventIntake } from './event-intake.js';
 import type { CollectorRateLimits } from './limits/rate-limits.js';
-import { QuotaExceededError, RateLimitedError, rateLimitMessage } from './limits/limit-errors.js';
+import { rateLimitMessage } from './limits/limit-errors.js';
 import { collectorMetrics } from '../metrics/collector-metrics.js';
 import type { ClientPenalties } from '../server/client-penalties.js';
 
@@ -62,16 +68,13 @@ export function buildCollectorApp(
   const app = createApp({
     ...base,
     lenientJsonContentType: true,
-    errors: CONSOLE_ERROR_DOCS,
+    errors: COLLECTOR_ERROR_DOCS,
     // Refused before its Host named a project: no id.
     principal: (request) => (request.collectorProject as ResolvedProject | null | undefined)?.id,
-    sendError: sendConsoleProblem,
+    clientErrorBody,
+    sendError: sendProblem,
     handleError: (error, _request, reply) => {
-      if (error instanceof ConsoleError) return sendConsoleError(reply, error.status, error.message, error.param);
-      if (error instanceof EventDataError) return sendConsoleError(reply, 400, error.message, error.param);
-      if (error instanceof RateLimitedError || error instanceof QuotaExceededError)
-        return sendTooMany(reply, error.retryAfterSeconds, error.message);
-      if (error instanceof EventTooLargeError) return sendConsoleError(reply, 413, error.message, error.param);
+      if (error instanceof CollectorError) return sendCollectorError(reply, error);
       countRefusedBody(error);
       return undefined;
     },
@@ -103,7 +106,7 @@ export function buildCollectorApp(
     if (boxedMs > 0) {
       collectorMetrics.rejected('address_penalty');
       if (services.penalties!.ownsConnection(request)) reply.header('connection', 'close');
-      sendTooMany(reply, Math.ceil(boxedMs / 1000), penaltyMessage(boxedMs));
+      sendTooMany(reply, 'client_penalized', Math.ceil(boxedMs / 1000), penaltyMessage(boxedMs));
       return;
     }
     const host = hostnameOf(request.headers.host);
@@ -120,7 +123,7 @@ export function buildCollectorApp(
     project: ResolvedProject | null,
     done: (error?: Error) => void,
   ) => {
-    if (!project) return done(new ConsoleError(404, 'No project collects events for this host.'));
+    if (!project) return done(new CollectorError('unknown_host'));
     request.collectorProject = project;
     // An address or project refused a moment ago is refused again before its body is read.
     // Answered here, not thrown: under a flood this is most requests, and an Error (its stack)
@@ -132,7 +135,7 @@ export function buildCollectorApp(
       const penalties = services.penalties;
       if (blocked.scope === 'address' && penalties?.ignoredRefusal(request) && penalties.ownsConnection(request))
         reply.header('connection', 'close');
-      sendTooMany(reply, blocked.retryAfterSeconds, rateLimitMessage(blocked));
+      sendTooMany(reply, 'rate_limited', blocked.retryAfterSeconds, rateLimitMessage(blocked));
       return;
     }
     done();
@@ -148,14 +151,18 @@ export function buildCollectorApp(
       const refusal = await services.rateLimits.consume(project.id, request.ip, count);
       if (refusal) {
         collectorMetrics.rejected(refusal.scope === 'address' ? 'rate_limit_address' : 'rate_limit_project', count);
-        throw new RateLimitedError(refusal);
+        throw new CollectorError('rate_limited', {
+          message: rateLimitMessage(refusal),
+          headers: { 'retry-after': String(refusal.retryAfterSeconds) },
+        });
       }
       const now = Date.now();
       let events;
       try {
         events = buildEvents(request.body, now, limits);
       } catch (error) {
-        if (error instanceof EventTooLargeError) collectorMetrics.rejected('event_too_large', count);
+        if (error instanceof CollectorError && error.code === 'event_too_large')
+          collectorMetrics.rejected('event_too_large', count);
         throw error;
       }
       let outcome;
@@ -168,12 +175,13 @@ export function buildCollectorApp(
           componentIds: project.componentIds,
         });
       } catch {
-        reply.header('retry-after', '1');
-        throw new ConsoleError(503, 'The events could not be stored; nothing was accepted. Retry.');
+        throw new CollectorError('unavailable', { headers: { 'retry-after': '1' } });
       }
       if (outcome === 'quota') {
         collectorMetrics.rejected('quota', count);
-        throw new QuotaExceededError(limits.quotaRetryAfterSeconds);
+        throw new CollectorError('quota_exceeded', {
+          headers: { 'retry-after': String(limits.quotaRetryAfterSeconds) },
+        });
       }
       collectorMetrics.accepted(count);
       return reply.code(202).send({ accepted: events.length, ids: events.map((e) => e.id) });
@@ -182,9 +190,14 @@ export function buildCollectorApp(
   return app;
 }
 
-function sendTooMany(reply: FastifyReply, retryAfterSeconds: number, message: string): FastifyReply {
+function sendTooMany(
+  reply: FastifyReply,
+  code: Extract<CollectorErrorCode, 'rate_limited' | 'client_penalized'>,
+  retryAfterSeconds: number,
+  message: string,
+): FastifyReply {
   reply.header('retry-after', String(retryAfterSeconds));
-  return sendConsoleError(reply, 429, message);
+  return sendErrorAnswer(reply, 429, code, message);
 }
 
 function penaltyMessage(boxedMs: number): string {

@@ -1,6 +1,7 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import { timeOrderedId, type IntakeEvent, type StoredEvent } from '../store/collected-events.js';
+import { CollectorError } from './collector-errors.js';
 import {
   KNOWN_BODY_MEMBERS,
   KNOWN_COLLECTION_MEMBERS,
@@ -36,28 +37,6 @@ const SERVER_MEMBERS: ReadonlySet<string> = new Set([
   'received_at',
   'stored_at',
 ]);
-
-export class EventDataError extends Error {
-  constructor(
-    readonly param: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** One event's stored JSON is larger than GATEWAY_COLLECTOR_MAX_EVENT_BYTES: 413 naming it. */
-export class EventTooLargeError extends Error {
-  constructor(
-    readonly param: string,
-    readonly bytes: number,
-    readonly limit: number,
-  ) {
-    super(
-      `${param} is ${bytes} bytes once stored (its data, merged context and other members); the limit is ${limit} bytes.`,
-    );
-  }
-}
 
 type Members = Record<string, unknown>;
 
@@ -161,7 +140,10 @@ export function buildEvents(body: CollectBody, now: number, limits: BuildLimits)
     if (!check.Check(data)) {
       const first = check.Errors(data).First();
       const path = `data_collection.events[${i}].data${(first?.path ?? '').replace(/\//g, '.')}`;
-      throw new EventDataError(path, `Invalid ${path}: ${first?.message ?? 'invalid value'}.`);
+      throw new CollectorError('invalid_event', {
+        param: path,
+        message: `Invalid ${path}: ${first?.message ?? 'invalid value'}.`,
+      });
     }
     const own = unknownMembers(incoming as Members, KNOWN_EVENT_MEMBERS);
     const members =
@@ -173,8 +155,13 @@ export function buildEvents(body: CollectBody, now: number, limits: BuildLimits)
     const payload = `{"id":${JSON.stringify(id)},"type":"${incoming.type}","timestamp":${timestamp},"data":${JSON.stringify(data)},"context":${context.json}${members}}`;
     // The UTF-8 size is what the quota counts, so it is measured for every event.
     const bytes = Buffer.byteLength(payload);
-    if (bytes > limits.maxEventBytes)
-      throw new EventTooLargeError(`data_collection.events[${i}]`, bytes, limits.maxEventBytes);
+    if (bytes > limits.maxEventBytes) {
+      const param = `data_collection.events[${i}]`;
+      throw new CollectorError('event_too_large', {
+        param,
+        message: `${param} is ${bytes} bytes once stored (its data, merged context and other members); the limit is ${limits.maxEventBytes} bytes.`,
+      });
+    }
     return { id, idFromClient, type: incoming.type, payload, bytes };
   });
 }

@@ -1,75 +1,43 @@
 import type { FastifyReply } from 'fastify';
-import type { HttpProblem } from '../server/create-app.js';
-import { noteErrorCode } from '../server/access-log.js';
+import {
+  errorEntry,
+  HTTP_KIT_ERRORS,
+  RegisteredError,
+  registryDocs,
+  sendRegisteredError,
+  type ErrorRegistry,
+} from '../server/error-registry.js';
 
-/** The console's (and the collector's) error registry: every status either surface answers with, and its `error` member. */
+/**
+ * Every error code the console answers with, with its status and default message: the HTTP
+ * kit's refusals and the console's own. docs/errors.md ("Console API") documents them; the
+ * console's OpenAPI document publishes them (test/server/error-registry.test.ts).
+ */
 export const CONSOLE_ERRORS = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  408: 'Request Timeout',
-  409: 'Conflict',
-  413: 'Payload Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Entity',
-  429: 'Too Many Requests',
-  431: 'Request Header Fields Too Large',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-} as const;
+  ...HTTP_KIT_ERRORS,
+  unauthorized: errorEntry(401, 'Missing, unknown or expired console token.'),
+  forbidden: errorEntry(403, 'This console token may not make this request.'),
+  conflict: errorEntry(409, 'The request conflicts with what is stored.'),
+  domain_not_verified: errorEntry(422, 'No check found the verification token.'),
+  verification_busy: errorEntry(429, 'Too many domain verifications are running; try again in a moment.'),
+} as const satisfies ErrorRegistry;
 
-/** A status the console and collector answer with; a ConsoleError can carry no other. */
-export type ConsoleStatus = keyof typeof CONSOLE_ERRORS;
+export type ConsoleErrorCode = keyof typeof CONSOLE_ERRORS;
 
-/** Console errors are `{error, message}` (spec 7): `error` is the HTTP reason phrase. */
-export class ConsoleError extends Error {
-  constructor(
-    readonly status: ConsoleStatus,
-    message: string,
-    readonly param: string | null = null,
-  ) {
-    super(message);
+/** Console errors are `{error, code, message, param?}` (spec 7: `error` is the HTTP reason phrase). */
+export class ConsoleError extends RegisteredError<ConsoleErrorCode> {
+  constructor(code: ConsoleErrorCode, message?: string, param: string | null = null, headers?: Record<string, string>) {
+    super(CONSOLE_ERRORS, code, { message, param, headers });
     this.name = 'ConsoleError';
   }
 }
 
-export function sendConsoleError(
-  reply: FastifyReply,
-  status: number,
-  message: string,
-  param: string | null = null,
-): FastifyReply {
-  const error = (CONSOLE_ERRORS as Record<number, string>)[status] ?? 'Error';
-  const body: Record<string, unknown> = { error, message };
-  if (param) body.param = param;
-  noteErrorCode(reply, error);
-  return reply.code(status).type('application/json').send(body);
+export function sendConsoleError(reply: FastifyReply, error: ConsoleError): FastifyReply {
+  return sendRegisteredError(reply, error);
 }
 
-export function sendConsoleProblem(reply: FastifyReply, problem: HttpProblem): FastifyReply {
-  return sendConsoleError(reply, problem.status, problem.message, problem.param);
-}
-
-/** The `{error, message, param}` envelope with every entry of CONSOLE_ERRORS, for the OpenAPI document. */
-export const CONSOLE_ERROR_DOCS = {
-  name: 'ConsoleError',
-  schema: {
-    type: 'object',
-    description:
-      'The error envelope of this listener (docs/errors.md). `error` is the HTTP reason phrase of the status.',
-    required: ['error', 'message'],
-    properties: {
-      error: {
-        oneOf: Object.entries(CONSOLE_ERRORS).map(([status, reason]) => ({
-          enum: [reason],
-          description: `HTTP ${status}`,
-          'x-status': Number(status),
-        })),
-      },
-      message: { type: 'string' },
-      param: { type: 'string', description: 'The request field at fault, when there is one.' },
-    },
-  },
-};
+export const CONSOLE_ERROR_DOCS = registryDocs(
+  'ConsoleError',
+  CONSOLE_ERRORS,
+  'The error envelope of the console (docs/errors.md): `error` is the HTTP reason phrase of the status, `code` says which error it is.',
+);

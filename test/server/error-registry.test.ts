@@ -1,8 +1,12 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from '../support/gateway-harness.js';
+import { collectorClient } from '../support/collector-client.js';
 import { GATEWAY_ERRORS } from '../../src/pipeline/errors.js';
+import { STATUS_CODES } from 'node:http';
 import { CONSOLE_ERRORS } from '../../src/console/console-error.js';
+import { COLLECTOR_ERRORS } from '../../src/collector/collector-errors.js';
+import type { ErrorRegistry } from '../../src/server/error-registry.js';
 
 interface DocumentedCode {
   /** One value: this code (OpenAPI 3.0 tools read `enum` better than `const`). */
@@ -12,9 +16,9 @@ interface DocumentedCode {
 }
 
 /**
- * One error registry per surface (gateway: src/pipeline/errors.ts; console and collector:
- * src/console/console-error.ts), and each listener's OpenAPI document publishes it whole: every
- * code, its status and its meaning.
+ * One error registry per surface (gateway: src/pipeline/errors.ts; console:
+ * src/console/console-error.ts; collector: src/collector/collector-errors.ts), and each
+ * listener's OpenAPI document publishes it whole: every code, its status and its meaning.
  */
 describe('error registries in the OpenAPI documents', () => {
   let h: Harness;
@@ -41,15 +45,66 @@ describe('error registries in the OpenAPI documents', () => {
     }
   });
 
-  for (const surface of ['console', 'collector']) {
-    it(`the ${surface} document lists every status of the console envelope`, () => {
-      const reasons: DocumentedCode[] = documents[surface].components.schemas.ConsoleError.properties.error.oneOf;
+  const registries = { console: CONSOLE_ERRORS, collector: COLLECTOR_ERRORS } as const;
+  const schemaNames = { console: 'ConsoleError', collector: 'CollectorError' } as const;
+  const documented = (surface: 'console' | 'collector') =>
+    documents[surface].components.schemas[schemaNames[surface]].properties;
+
+  for (const surface of ['console', 'collector'] as const) {
+    it(`the ${surface} document lists every code of its registry with its status and default message`, () => {
+      const registry: ErrorRegistry = registries[surface];
+      const codes: DocumentedCode[] = documented(surface).code.oneOf;
+      assert.deepEqual(codes.map((c) => c.enum[0]).sort(), Object.keys(registry).sort());
+      for (const code of codes) {
+        const entry = registry[code.enum[0]]!;
+        assert.equal(code['x-status'], entry.status, code.enum[0]);
+        assert.ok(code.description.includes(entry.message), code.enum[0]);
+      }
+      // `error` is the reason phrase of each status the registry holds, and of no other.
+      const reasons: DocumentedCode[] = documented(surface).error.oneOf;
       assert.deepEqual(
         reasons.map((r) => [r['x-status'], r.enum[0]]).sort(),
-        Object.entries(CONSOLE_ERRORS)
-          .map(([status, reason]) => [Number(status), reason])
+        [...new Set(Object.values(registry).map((e) => e.status))]
+          .map((status) => [status, STATUS_CODES[status]])
           .sort(),
       );
     });
   }
+
+  it('what the console and the collector answer carries a code their documents list, with the same status', async () => {
+    const org = await h.organization('registry-probe', 'read');
+    // The collector serves a project by the Host it is asked for.
+    const byHost = collectorClient(h.running.urls.collector, h.ca);
+    const unknownHost = await byHost
+      .call('POST', 'nobody.example.test', { body: { data_collection: { events: [] } } })
+      .finally(() => byHost.close());
+    const answers = {
+      console: [
+        await h.console('GET', '/v1/organizations/me'),
+        await h.console('GET', '/v1/no-such-route', { token: org.token }),
+        await h.console('POST', `/v1/organizations/${org.id}/api_keys`, { token: org.token, body: { name: 'k' } }),
+        await h.console('GET', `/v1/organizations/${org.id}/api_keys/key_missing`, { token: org.token }),
+      ],
+      collector: [unknownHost, await h.collector('GET', '/no-such-route')],
+    };
+    const seen = new Set<string>();
+    for (const surface of ['console', 'collector'] as const) {
+      const listed = new Map(
+        (documented(surface).code.oneOf as DocumentedCode[]).map((c) => [c.enum[0], c['x-status']] as const),
+      );
+      for (const answer of answers[surface]) {
+        assert.ok(answer.status >= 400, `${surface}: ${answer.status} ${answer.text}`);
+        assert.equal(listed.get(answer.json.code), answer.status, `${surface}: ${answer.text}`);
+        assert.equal(answer.json.error, STATUS_CODES[answer.status]);
+        seen.add(`${surface} ${answer.json.code}`);
+      }
+    }
+    assert.deepEqual([...seen].sort(), [
+      'collector not_found',
+      'collector unknown_host',
+      'console forbidden',
+      'console not_found',
+      'console unauthorized',
+    ]);
+  });
 });

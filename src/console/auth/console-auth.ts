@@ -21,15 +21,16 @@ export function registerConsoleAuth(app: FastifyInstance, store: Store): void {
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match) throw new ConsoleError(401, 'Missing console token: send Authorization: Bearer <console token>.');
+    if (!match)
+      throw new ConsoleError('unauthorized', 'Missing console token: send Authorization: Bearer <console token>.');
     const secret = match[1]!;
     const token = await findConsoleTokenBySecret(store, secret);
     if (!token || !digestsEqual(token.token_digest, digestSecret(secret)))
-      throw new ConsoleError(401, 'Invalid console token.');
+      throw new ConsoleError('unauthorized', 'Invalid console token.');
     if (token.expires_at !== null && token.expires_at <= Date.now())
-      throw new ConsoleError(401, 'This console token has expired.');
+      throw new ConsoleError('unauthorized', 'This console token has expired.');
     if (token.permission === 'read' && WRITE_METHODS.has(request.method)) {
-      throw new ConsoleError(403, 'This console token is read-only.');
+      throw new ConsoleError('forbidden', 'This console token is read-only.');
     }
     request.consoleToken = token;
   });
@@ -49,6 +50,6 @@ export function registerOrganizationScope(app: FastifyInstance): void {
     if (orgId === undefined || request.consoleToken.organization_id === orgId) return;
     const validParams = request.getValidationFunction('params');
     if (validParams && !validParams(request.params)) return;
-    throw new ConsoleError(403, 'This console token does not belong to that organization.');
+    throw new ConsoleError('forbidden', 'This console token does not belong to that organization.');
   });
 }

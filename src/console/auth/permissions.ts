@@ -9,6 +9,6 @@ import { ConsoleError } from '../console-error.js';
  */
 export function requireAdmin(request: FastifyRequest): void {
   if (request.consoleToken.permission !== 'admin') {
-    throw new ConsoleError(403, 'Managing console tokens needs an admin token.');
+    throw new ConsoleError('forbidden', 'Managing console tokens needs an admin token.');
   }
 }

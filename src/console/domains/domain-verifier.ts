@@ -1,5 +1,6 @@
 import { Resolver } from 'node:dns/promises';
 import type { DomainSettings } from '../../config/domain-settings.js';
+import { ConsoleError } from '../console-error.js';
 import { checkDnsTxt } from './dns-txt-check.js';
 import type { CheckResult } from './challenge.js';
 import { checkWellKnownFile } from './well-known-check.js';
@@ -7,9 +8,6 @@ import { checkWellKnownFile } from './well-known-check.js';
 export type ProofMethod = 'dns' | 'http';
 
 export type VerificationResult = { ok: true; method: ProofMethod } | { ok: false; reasons: string[] };
-
-/** Too many verifications in flight on this instance. */
-export class VerifierBusyError extends Error {}
 
 /**
  * Runs the ownership checks of a domain claim: the DNS TXT record and the well-known HTTPS
@@ -23,7 +21,9 @@ export class DomainVerifier {
   constructor(private readonly settings: DomainSettings) {}
 
   async verify(domain: string, token: string, method?: ProofMethod): Promise<VerificationResult> {
-    if (this.inFlight >= this.settings.maxConcurrentChecks) throw new VerifierBusyError();
+    // Too many verifications in flight on this instance: the client may retry in a moment.
+    if (this.inFlight >= this.settings.maxConcurrentChecks)
+      throw new ConsoleError('verification_busy', undefined, null, { 'retry-after': '1' });
     this.inFlight++;
     const resolvers: Resolver[] = [];
     const resolver = () => {

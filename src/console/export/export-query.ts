@@ -15,7 +15,7 @@ const MAX_FILTER_VALUES = 100;
 const KNOWN = new Set(['period', 'from_date', 'to_date', 'format', 'api_key_id[]', 'api_key_id', 'tags[]', 'tags']);
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
-const bad = (param: string, message: string) => new ConsoleError(400, message, param);
+const bad = (param: string, message: string) => new ConsoleError('invalid_request', message, param);
 
 function single(query: Record<string, unknown>, name: string): string | undefined {
   const value = query[name];

@@ -33,7 +33,7 @@ export function isHostPort(address: string): boolean {
   return true;
 }
 
-const bad = (param: string, message: string) => new ConsoleError(400, message, param);
+const bad = (param: string, message: string) => new ConsoleError('invalid_request', message, param);
 
 /**
  * The checks of a new revision beyond its JSON schema: host[:port] addresses, unique backend

@@ -42,7 +42,7 @@ export function presentApiKey(key: ApiKey, lastUsedAt: number | null, secret?: s
 export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServices): void {
   const { apiKeys, authenticator } = services;
   const lastUsed = (key: ApiKey) => Math.max(key.lastUsedAt ?? 0, authenticator.pendingLastUsed(key.id) ?? 0) || null;
-  const notFound = () => new ConsoleError(404, 'No API key with that id in this organization.');
+  const notFound = () => new ConsoleError('not_found', 'No API key with that id in this organization.');
 
   /**
    * The type and assistant a key ends up with after an update, checked as at creation: a coding
@@ -56,12 +56,16 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     const codingAssistant = assistant === undefined ? current.codingAssistant : assistant;
     if (type === 'coding_agent' && !codingAssistant)
       throw new ConsoleError(
-        400,
+        'invalid_request',
         'coding_assistant is required when type is coding_agent (claude_code, codex or opencode).',
         'coding_assistant',
       );
     if (type === 'api' && codingAssistant)
-      throw new ConsoleError(400, 'coding_assistant is only allowed when type is coding_agent.', 'coding_assistant');
+      throw new ConsoleError(
+        'invalid_request',
+        'coding_assistant is only allowed when type is coding_agent.',
+        'coding_assistant',
+      );
     return { type, codingAssistant };
   }
 
@@ -73,13 +77,17 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
       const type = body.type ?? 'api';
       if (type === 'coding_agent' && !body.coding_assistant) {
         throw new ConsoleError(
-          400,
+          'invalid_request',
           'coding_assistant is required when type is coding_agent (claude_code, codex or opencode).',
           'coding_assistant',
         );
       }
       if (type === 'api' && body.coding_assistant) {
-        throw new ConsoleError(400, 'coding_assistant is only allowed when type is coding_agent.', 'coding_assistant');
+        throw new ConsoleError(
+          'invalid_request',
+          'coding_assistant is only allowed when type is coding_agent.',
+          'coding_assistant',
+        );
       }
       const { apiKey, secret } = await apiKeys.create({
         organizationId: request.params.orgId,
@@ -166,7 +174,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     async (request) => {
       // Reading a secret is a privileged act even though it is a GET: read-only tokens may list keys, not reveal them.
       if (request.consoleToken.permission === 'read')
-        throw new ConsoleError(403, 'Revealing a key needs a write or admin console token.');
+        throw new ConsoleError('forbidden', 'Revealing a key needs a write or admin console token.');
       const revealed = await apiKeys.reveal(request.params.orgId, request.params.apiKeyId);
       if (!revealed) throw notFound();
       return presentApiKey(revealed.apiKey, lastUsed(revealed.apiKey), revealed.secret);

@@ -28,7 +28,7 @@ export function presentApiToken(token: ConsoleToken, secret?: string) {
 
 /** /v1/api_tokens: console tokens of the caller's organization; admin tokens only (auth/permissions.ts). */
 export function registerApiTokenRoutes(app: FastifyInstance, store: Store): void {
-  const notFound = () => new ConsoleError(404, 'No API token with that id in this organization.');
+  const notFound = () => new ConsoleError('not_found', 'No API token with that id in this organization.');
 
   app.post<{ Body: CreateApiTokenBody }>(
     '/v1/api_tokens',
@@ -54,7 +54,11 @@ export function registerApiTokenRoutes(app: FastifyInstance, store: Store): void
       const { limit, startingAfter } = paging(request.query);
       const page = await listConsoleTokens(store, request.consoleToken.organization_id, limit, startingAfter);
       if (!page)
-        throw new ConsoleError(400, 'starting_after names no API token of this organization.', 'starting_after');
+        throw new ConsoleError(
+          'invalid_request',
+          'starting_after names no API token of this organization.',
+          'starting_after',
+        );
       return listBody(
         '/v1/api_tokens',
         page.data.map((t) => presentApiToken(t)),

@@ -11,7 +11,7 @@ import {
 import { listBody, paging } from '../schemas/paging.js';
 import type { ConsoleCollectorServices } from './console-collector-services.js';
 
-const notFound = () => new ConsoleError(404, 'No public component with that id or slug.');
+const notFound = () => new ConsoleError('not_found', 'No public component with that id or slug.');
 
 /** The public catalogue (spec 2.11): readable with any console token of any organization. */
 export function registerComponentRoutes(app: FastifyInstance, services: ConsoleCollectorServices): void {
@@ -28,7 +28,8 @@ export function registerComponentRoutes(app: FastifyInstance, services: ConsoleC
         ...(startingAfter !== undefined ? { startingAfter } : {}),
         limit,
       });
-      if (!page) throw new ConsoleError(400, 'starting_after names no component of this list.', 'starting_after');
+      if (!page)
+        throw new ConsoleError('invalid_request', 'starting_after names no component of this list.', 'starting_after');
       return listBody('/v1/components', page.data.map(presentComponent), page.hasMore);
     },
   );

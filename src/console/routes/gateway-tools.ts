@@ -40,7 +40,7 @@ export function registerGatewayToolRoutes(app: FastifyInstance, services: Consol
     const tool = tools.registry.get(id);
     if (!tool)
       throw new ConsoleError(
-        404,
+        'not_found',
         `No gateway tool "${id.slice(0, 100)}"; GET /v1/organizations/{orgId}/gateway_tools lists them.`,
       );
     return tool;
@@ -82,7 +82,7 @@ export function registerGatewayToolRoutes(app: FastifyInstance, services: Consol
           const foreign = (body[field] ?? []).filter((id) => !own.has(id));
           if (foreign.length > 0) {
             throw new ConsoleError(
-              400,
+              'invalid_request',
               `${field} holds ids that are not API keys of this organization: ${foreign.slice(0, 20).join(', ')}.`,
               field,
             );

@@ -23,7 +23,8 @@ export function registerCurrentOrganizationRoute(app: FastifyInstance, store: St
     async (request) => {
       const token = request.consoleToken;
       const organization = await findOrganizationById(store, token.organization_id);
-      if (!organization) throw new ConsoleError(404, 'The organization of this console token no longer exists.');
+      if (!organization)
+        throw new ConsoleError('not_found', 'The organization of this console token no longer exists.');
       return {
         object: 'organization' as const,
         id: organization.id,

@@ -35,8 +35,8 @@ export function presentProjectComponent(pc: ProjectComponent, component: Compone
   };
 }
 
-const notFound = () => new ConsoleError(404, 'No project component with that id in this project.');
-const bad = (param: string, message: string) => new ConsoleError(400, message, param);
+const notFound = () => new ConsoleError('not_found', 'No project component with that id in this project.');
+const bad = (param: string, message: string) => new ConsoleError('invalid_request', message, param);
 
 export function registerProjectComponentRoutes(app: FastifyInstance, services: ConsoleCollectorServices): void {
   const { catalogue, projectComponents } = services;

@@ -3,7 +3,6 @@ import type { Static } from '@sinclair/typebox';
 import type { DomainClaim } from '../../store/project-domains.js';
 import { ConsoleError } from '../console-error.js';
 import { dnsChallengeName, wellKnownUrl } from '../domains/challenge.js';
-import { VerifierBusyError } from '../domains/domain-verifier.js';
 import {
   DomainParamsSchema,
   IdParamsSchema,
@@ -34,9 +33,9 @@ export function presentDomain(claim: DomainClaim, httpsPort: number) {
   };
 }
 
-const domainNotFound = () => new ConsoleError(404, 'No such domain in this project.');
+const domainNotFound = () => new ConsoleError('not_found', 'No such domain in this project.');
 const verifiedElsewhere = (domain: string) =>
-  new ConsoleError(409, `The domain ${domain} is verified by another organization.`, 'domain');
+  new ConsoleError('conflict', `The domain ${domain} is verified by another organization.`, 'domain');
 
 /**
  * A project's domain claims and their ownership checks (docs/console-api.md, "Project
@@ -82,7 +81,7 @@ export function registerProjectDomainRoutes(app: FastifyInstance, services: Cons
         request.body ??= {};
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const organizationId = request.consoleToken.organization_id;
       const project = await loadProject(services, request, request.params.id);
       const domain = request.params.domain;
@@ -97,16 +96,12 @@ export function registerProjectDomainRoutes(app: FastifyInstance, services: Cons
         await projectDomains.dropPending(organizationId, domain);
         throw verifiedElsewhere(domain);
       }
-      let result;
-      try {
-        result = await domainVerifier.verify(domain, claim.token, request.body.method);
-      } catch (error) {
-        if (!(error instanceof VerifierBusyError)) throw error;
-        reply.header('retry-after', '1');
-        throw new ConsoleError(429, 'Too many domain verifications are running; try again in a moment.');
-      }
+      const result = await domainVerifier.verify(domain, claim.token, request.body.method);
       if (!result.ok)
-        throw new ConsoleError(422, `The domain ${domain} could not be verified: ${result.reasons.join('; ')}.`);
+        throw new ConsoleError(
+          'domain_not_verified',
+          `The domain ${domain} could not be verified: ${result.reasons.join('; ')}.`,
+        );
       const outcome = await projectDomains.markVerified(
         { organizationId, projectId: project.id, domain },
         result.method,

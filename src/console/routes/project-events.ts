@@ -25,7 +25,11 @@ function decodeCursor(text: string): Cursor {
   } catch {
     // fall through
   }
-  throw new ConsoleError(400, 'starting_after must be a last_key returned by this list.', 'starting_after');
+  throw new ConsoleError(
+    'invalid_request',
+    'starting_after must be a last_key returned by this list.',
+    'starting_after',
+  );
 }
 
 /**

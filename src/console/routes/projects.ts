@@ -28,7 +28,7 @@ export function presentProject(project: Project) {
   };
 }
 
-export const projectNotFound = () => new ConsoleError(404, 'No project with that id in this organization.');
+export const projectNotFound = () => new ConsoleError('not_found', 'No project with that id in this organization.');
 
 /** Object-level authorization: a project of another organization is indistinguishable from none. */
 export async function loadProject(
@@ -42,7 +42,7 @@ export async function loadProject(
 }
 
 function conflict(error: unknown): never {
-  if (error instanceof ProjectConflictError) throw new ConsoleError(409, error.message, error.field);
+  if (error instanceof ProjectConflictError) throw new ConsoleError('conflict', error.message, error.field);
   throw error;
 }
 
@@ -55,7 +55,7 @@ function refuseLocalNames(services: ConsoleCollectorServices, domains: string[],
   const index = domains.findIndex((d) => isLocalName(d) && !held.includes(d));
   if (index >= 0)
     throw new ConsoleError(
-      400,
+      'invalid_request',
       `The domain ${domains[index]} is a local or test name; it can be used only in development mode (GATEWAY_ENV=development).`,
       `domains[${index}]`,
     );
@@ -89,7 +89,12 @@ export function registerProjectRoutes(app: FastifyInstance, services: ConsoleCol
     async (request) => {
       const { limit, startingAfter } = paging(request.query);
       const page = await projects.list(request.consoleToken.organization_id, limit, startingAfter);
-      if (!page) throw new ConsoleError(400, 'starting_after names no project of this organization.', 'starting_after');
+      if (!page)
+        throw new ConsoleError(
+          'invalid_request',
+          'starting_after names no project of this organization.',
+          'starting_after',
+        );
       return listBody('/v1/projects', page.data.map(presentProject), page.hasMore);
     },
   );

@@ -26,7 +26,8 @@ export function presentProxySettings(settings: ProxySettingsRevision) {
   };
 }
 
-const revisionNotFound = () => new ConsoleError(404, 'No proxy settings revision with that number in this project.');
+const revisionNotFound = () =>
+  new ConsoleError('not_found', 'No proxy settings revision with that number in this project.');
 
 export function registerProxySettingsRoutes(app: FastifyInstance, services: ConsoleCollectorServices): void {
   const { proxySettings } = services;
@@ -71,7 +72,7 @@ export function registerProxySettingsRoutes(app: FastifyInstance, services: Cons
     async (request) => {
       const project = await loadProject(services, request, request.params.id);
       const active = await proxySettings.active(project.id);
-      if (!active) throw new ConsoleError(404, 'This project has no active proxy settings revision.');
+      if (!active) throw new ConsoleError('not_found', 'This project has no active proxy settings revision.');
       return presentProxySettings(active);
     },
   );

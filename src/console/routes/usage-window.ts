@@ -27,9 +27,9 @@ export function summaryWindow(query: UsageSummaryQuery, now: number): SummaryWin
   if (query.from !== undefined) {
     from = parseTime(query.from, 'from');
     if (query.to !== undefined) to = parseTime(query.to, 'to');
-    if (to <= from) throw new ConsoleError(400, '`to` must be later than `from`.', 'to');
+    if (to <= from) throw new ConsoleError('invalid_request', '`to` must be later than `from`.', 'to');
   } else if (query.to !== undefined) {
-    throw new ConsoleError(400, '`to` needs `from`; or use `period` for a window ending now.', 'to');
+    throw new ConsoleError('invalid_request', '`to` needs `from`; or use `period` for a window ending now.', 'to');
   } else if (period === 'mtd') {
     const date = new Date(now);
     from = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
@@ -42,7 +42,7 @@ export function summaryWindow(query: UsageSummaryQuery, now: number): SummaryWin
   const count = Math.ceil((to - from) / width);
   if (count > MAX_BUCKETS) {
     throw new ConsoleError(
-      400,
+      'invalid_request',
       `That window has ${count} ${granularity} buckets; the most is ${MAX_BUCKETS}. Use granularity=day or a shorter window.`,
       'granularity',
     );
@@ -53,7 +53,7 @@ export function summaryWindow(query: UsageSummaryQuery, now: number): SummaryWin
 function parseTime(value: string, param: string): number {
   const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : Date.parse(value);
   if (!Number.isFinite(ms))
-    throw new ConsoleError(400, `\`${param}\` is not an ISO 8601 time: "${value.slice(0, 40)}".`, param);
+    throw new ConsoleError('invalid_request', `\`${param}\` is not an ISO 8601 time: "${value.slice(0, 40)}".`, param);
   return ms;
 }
 
