@@ -30,6 +30,10 @@ export interface Settings {
   /** Names of the generated certificate, the operator's CA (docs/configuration.md, "TLS"). */
   tls: TlsSettings;
   secretKey: string | undefined;
+  /** GATEWAY_SECRET_KEY_PREVIOUS: older master keys still accepted (a rotation in progress). */
+  secretKeyPrevious: string | undefined;
+  /** GATEWAY_SECRET_KEY_FILE: a keyring file re-read on every reload (docs/configuration.md). */
+  secretKeyFile: string | undefined;
   configFile: string | undefined;
   logLevel: string;
   /** One line per request on every listener, and the gateway's stored refusals (docs/configuration.md, "Access log"). */
@@ -143,6 +147,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     tlsKeyFile,
     tls: readTlsSettings(env),
     secretKey: env.GATEWAY_SECRET_KEY || undefined,
+    secretKeyPrevious: env.GATEWAY_SECRET_KEY_PREVIOUS || undefined,
+    secretKeyFile: env.GATEWAY_SECRET_KEY_FILE || undefined,
     configFile: env.GATEWAY_CONFIG || undefined,
     logLevel: env.LOG_LEVEL || 'info',
     accessLog: readAccessLogSettings(env),

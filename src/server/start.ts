@@ -5,7 +5,8 @@ import { SURFACE_NAMES, type SurfaceName } from '../config/surface-settings.js';
 import { loadGatewayConfig } from '../config/gateway-config.js';
 import { Catalogue } from '../catalogue/catalogue.js';
 import { openStore, pendingMigrations, type Store } from '../store/database.js';
-import { loadMasterKey } from '../secrets/master-key.js';
+import { loadMasterKeys, masterKeySource } from '../secrets/master-key.js';
+import { Keyring } from '../secrets/keyring.js';
 import { ApiKeyRepository } from '../store/api-keys.js';
 import { KeyAuthenticator } from '../gateway/auth/key-authenticator.js';
 import { buildGatewayApp } from '../gateway/app.js';
@@ -86,8 +87,8 @@ export async function startGateway(
         'an idle database connection failed; it will be replaced',
       ),
   });
-  const masterKey = loadMasterKey(settings.dataDir, settings.secretKey);
-  const apiKeys = new ApiKeyRepository(store, masterKey);
+  const keyring = new Keyring(loadMasterKeys(masterKeySource(settings)));
+  const apiKeys = new ApiKeyRepository(store, keyring);
   const authenticator = new KeyAuthenticator(apiKeys, settings.keyCacheTtlMs);
   const usage = new UsageWriter(store, logger);
   const untrackGauges = [trackUsageQueue(usage), trackBufferedUpstreamBytes(bufferedUpstreamBytes)];
