@@ -24,6 +24,8 @@ export class Catalogue {
   constructor(
     config: GatewayConfig,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    /** Keys of providers with an `api_key_file`, read by the loader (catalogue-loader.ts), by provider id. */
+    private readonly fileKeys: ReadonlyMap<string, string> = new Map(),
   ) {
     const providers = this.providers;
     for (const provider of [...DEFAULT_PROVIDERS, ...(config.providers ?? [])]) providers.set(provider.id, provider);
@@ -105,7 +107,11 @@ export class Catalogue {
   resolveForCall(id: string): CatalogueModel | undefined {
     const known = this.resolve(id);
     if (known || this.namesInactive(id)) return known;
-    return unlistedModel(id, { providers: this.providers, env: this.env }, (providerId) => this.ceilingOf(providerId));
+    return unlistedModel(
+      id,
+      { providers: this.providers, apiKeyOf: (provider) => this.apiKeyOf(provider) },
+      (providerId) => this.ceilingOf(providerId),
+    );
   }
 
   /** Whether `id` names a model the deployment (or the built-in list) has deactivated: that stays a 404, never forwarded. */
@@ -130,9 +136,15 @@ export class Catalogue {
    * Read from the environment on every call, like the keys themselves.
    */
   isConfigured(provider: ProviderConfig): boolean {
-    if (provider.kind === 'local' || !provider.api_key_env) return true;
-    const key = this.env[provider.api_key_env];
+    if (provider.kind === 'local' || (!provider.api_key_env && !provider.api_key_file)) return true;
+    const key = this.apiKeyOf(provider);
     return key !== undefined && key !== '';
+  }
+
+  /** The provider's key: from its `api_key_file` as last (re)loaded, else its `api_key_env` variable. */
+  apiKeyOf(provider: ProviderConfig): string | undefined {
+    if (provider.api_key_file) return this.fileKeys.get(provider.id);
+    return provider.api_key_env ? this.env[provider.api_key_env] : undefined;
   }
 
   /** An active model with at least one configured provider: one a request can be routed to now. */
@@ -160,7 +172,7 @@ export class Catalogue {
         providerId: provider.id,
         kind: provider.kind,
         baseUrl: baseUrl.endsWith('/') ? baseUrl.replace(/\/+$/, '') : baseUrl,
-        apiKey: provider.api_key_env ? this.env[provider.api_key_env] : undefined,
+        apiKey: this.apiKeyOf(provider),
         upstreamModel,
       };
       if (provider.headers) target.headers = provider.headers;

@@ -20,12 +20,13 @@ const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.:@-]{0,127}$/;
 
 export interface UnlistedContext {
   providers: ReadonlyMap<string, ProviderConfig>;
-  env: NodeJS.ProcessEnv;
+  /** The provider's key as the catalogue resolves it (its `api_key_file` or `api_key_env`). */
+  apiKeyOf: (provider: ProviderConfig) => string | undefined;
 }
 
-export function isConfigured(provider: ProviderConfig, env: NodeJS.ProcessEnv): boolean {
+export function isConfigured(provider: ProviderConfig, apiKeyOf: UnlistedContext['apiKeyOf']): boolean {
   if (provider.kind === 'local') return false;
-  return !provider.api_key_env || Boolean(env[provider.api_key_env]);
+  return (!provider.api_key_env && !provider.api_key_file) || Boolean(apiKeyOf(provider));
 }
 
 /** The catalogue model an unlisted but well-formed name stands for, or undefined. */
@@ -39,7 +40,7 @@ export function unlistedModel(
   const providerId = id.slice(0, slash);
   const name = id.slice(slash + 1).trim();
   const provider = context.providers.get(providerId);
-  if (!provider || !NAME.test(name) || !isConfigured(provider, context.env)) return undefined;
+  if (!provider || !NAME.test(name) || !isConfigured(provider, context.apiKeyOf)) return undefined;
   const family = PROVIDER_MODEL_FAMILIES[providerId];
   if (family && !family.test(name.toLowerCase())) return undefined;
   const known = ceiling(providerId);

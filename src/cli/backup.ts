@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readSettings, type Settings } from '../config/settings.js';
-import { loadMasterKey } from '../secrets/master-key.js';
+import { loadMasterKeys, masterKeySource } from '../secrets/master-key.js';
+import { Keyring } from '../secrets/keyring.js';
 import { ApiKeyRepository } from '../store/api-keys.js';
 import { openStore, sqliteFileOf } from '../store/database.js';
 import { backupSqlite, restoreSqlite, sqliteInUse } from '../store/sqlite-backup.js';
@@ -76,12 +77,13 @@ type MasterKeyState = 'opens keys' | 'no sealed keys' | 'missing' | 'does not op
  * make the restored keys unrevealable. Opening the store also migrates a backup of an older version.
  */
 async function checkMasterKey(settings: Settings): Promise<MasterKeyState> {
-  if (!settings.secretKey && !existsSync(join(settings.dataDir, 'secret.key'))) return 'missing';
+  if (!settings.secretKey && !settings.secretKeyFile && !existsSync(join(settings.dataDir, 'secret.key')))
+    return 'missing';
   const store = await openStore({ dataDir: settings.dataDir });
   try {
     const opens = await new ApiKeyRepository(
       store,
-      loadMasterKey(settings.dataDir, settings.secretKey),
+      new Keyring(loadMasterKeys(masterKeySource(settings))),
     ).masterKeyOpensKeys();
     if (opens === undefined) return 'no sealed keys';
     return opens ? 'opens keys' : 'does not open the restored keys';

@@ -3,7 +3,8 @@ import { readSettings, type Settings } from '../config/settings.js';
 import { openStore } from '../store/database.js';
 import { ensureOrganization } from '../store/organizations.js';
 import { ApiKeyRepository } from '../store/api-keys.js';
-import { loadMasterKey } from '../secrets/master-key.js';
+import { loadMasterKeys, masterKeySource } from '../secrets/master-key.js';
+import { Keyring } from '../secrets/keyring.js';
 import { COMPRESSION_MODELS, isCompressionModel } from '../compress/index.js';
 import {
   ASSISTANT_OF,
@@ -99,7 +100,7 @@ async function createKey(
   });
   try {
     const { organization } = await ensureOrganization(store, slug, slug);
-    const keys = new ApiKeyRepository(store, loadMasterKey(settings.dataDir, settings.secretKey));
+    const keys = new ApiKeyRepository(store, new Keyring(loadMasterKeys(masterKeySource(settings))));
     const assistant = ASSISTANT_OF[client];
     const { apiKey, secret } = await keys.create({
       organizationId: organization.id,

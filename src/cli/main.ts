@@ -4,6 +4,7 @@ import { bootstrap } from './bootstrap.js';
 import { backup, restore } from './backup.js';
 import { connect, trust } from './connect.js';
 import { CLIENTS } from './client-profiles.js';
+import { ROTATE_USAGE, rotateMasterKey } from './rotate-master-key.js';
 
 const USAGE = `usage:
   gateway serve                                   start the gateway, console and collector listeners
@@ -16,6 +17,9 @@ const USAGE = `usage:
   gateway admin restore <file> [--force]          check a backup (integrity, migrations) and install it
                                                   in GATEWAY_DATA_DIR; refuses while a gateway has the
                                                   store open, and an existing store without --force
+  gateway admin rotate-master-key [--batch-size <n>] [--check]
+                                                  re-seal every stored secret with the current master
+                                                  key while the gateway serves (--help: the procedure)
   gateway trust [--json]                          the CA clients must trust and the variable each client
                                                   reads (NODE_EXTRA_CA_CERTS, CODEX_CA_CERTIFICATE, …)
   gateway connect <client> [--key <key>] [--org <slug>] [--url <https://host:port>]
@@ -27,6 +31,18 @@ environment: see docs/configuration.md; clients: docs/agents.md`;
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  if (command === 'admin' && rest[0] === 'rotate-master-key') {
+    const { values } = parseArgs({
+      args: rest.slice(1),
+      options: { 'batch-size': { type: 'string' }, check: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+    });
+    if (values.help) {
+      process.stdout.write(ROTATE_USAGE + '\n');
+      return;
+    }
+    return rotateMasterKey({ batchSize: Number(values['batch-size'] ?? 200), check: values.check === true });
+  }
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(USAGE + '\n');
     return;

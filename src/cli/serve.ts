@@ -32,6 +32,9 @@ export async function serve(): Promise<void> {
       },
     );
   };
+  // Re-reads the config file, provider key files, master keys and certificate; this process only
+  // (the console's POST /v1/admin/reload reaches every instance). Failures are logged by the reload.
+  process.on('SIGHUP', () => void running.reload('SIGHUP'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 }

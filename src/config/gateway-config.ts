@@ -11,6 +11,12 @@ const ProviderConfigSchema = Type.Object(
     kind: Type.Union(PROVIDER_KINDS.map((kind) => Type.Literal(kind))),
     base_url: Type.Optional(Type.String({ pattern: '^https?://' })),
     api_key_env: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' })),
+    /**
+     * A file holding the provider's key (a mounted secret), read at start-up and on every reload
+     * (SIGHUP, POST /v1/admin/reload): a key rotated at the provider is picked up without a restart.
+     * Takes precedence over `api_key_env`.
+     */
+    api_key_file: Type.Optional(Type.String({ minLength: 1 })),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
     /**
      * An `openai` provider that also serves OpenAI's Responses API at `{base_url}/responses`:

@@ -30,7 +30,13 @@ export interface Settings {
   /** Names of the generated certificate, the operator's CA (docs/configuration.md, "TLS"). */
   tls: TlsSettings;
   secretKey: string | undefined;
+  /** GATEWAY_SECRET_KEY_PREVIOUS: older master keys still accepted (a rotation in progress). */
+  secretKeyPrevious: string | undefined;
+  /** GATEWAY_SECRET_KEY_FILE: a keyring file re-read on every reload (docs/configuration.md). */
+  secretKeyFile: string | undefined;
   configFile: string | undefined;
+  /** How often each instance checks whether a reload was asked for from the console (GATEWAY_RELOAD_POLL_MS). */
+  reloadPollMs: number;
   logLevel: string;
   /** One line per request on every listener, and the gateway's stored refusals (docs/configuration.md, "Access log"). */
   accessLog: AccessLogSettings;
@@ -143,7 +149,10 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     tlsKeyFile,
     tls: readTlsSettings(env),
     secretKey: env.GATEWAY_SECRET_KEY || undefined,
+    secretKeyPrevious: env.GATEWAY_SECRET_KEY_PREVIOUS || undefined,
+    secretKeyFile: env.GATEWAY_SECRET_KEY_FILE || undefined,
     configFile: env.GATEWAY_CONFIG || undefined,
+    reloadPollMs: positiveInt(env, 'GATEWAY_RELOAD_POLL_MS', 2000),
     logLevel: env.LOG_LEVEL || 'info',
     accessLog: readAccessLogSettings(env),
     bodyLimitBytes: positiveInt(env, 'GATEWAY_BODY_LIMIT_BYTES', 10 * 1024 * 1024),

@@ -4,6 +4,8 @@ export interface TlsSettings {
   extraNames: string[];
   /** TLS_CA_FILE: the CA that signed an operator's certificate, shown by `gateway trust`/`connect`. */
   caFile: string | undefined;
+  /** TLS_WATCH_INTERVAL_MS: how often the certificate and key files are checked for a renewal. */
+  watchIntervalMs: number;
 }
 
 export function readTlsSettings(env: NodeJS.ProcessEnv): TlsSettings {
@@ -13,5 +15,14 @@ export function readTlsSettings(env: NodeJS.ProcessEnv): TlsSettings {
       .map((name) => name.trim())
       .filter((name) => name !== ''),
     caFile: env.TLS_CA_FILE || undefined,
+    watchIntervalMs: watchInterval(env.TLS_WATCH_INTERVAL_MS),
   };
+}
+
+function watchInterval(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 2000;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 50 || value > 3_600_000)
+    throw new Error(`TLS_WATCH_INTERVAL_MS must be an integer from 50 to 3600000, got "${raw}"`);
+  return value;
 }

@@ -11,6 +11,7 @@ import { registerCurrentOrganizationRoute } from './routes/organization.js';
 import { registerWebConsole } from './web-console.js';
 import { registerGatewayToolRoutes } from './routes/gateway-tools.js';
 import { registerConsoleCollectorRoutes } from './routes/console-collector-routes.js';
+import { registerAdminReloadRoute } from './routes/admin-reload.js';
 import type { ConsoleToken } from '../store/console-tokens.js';
 
 export function buildConsoleApp(
@@ -37,6 +38,7 @@ export function buildConsoleApp(
     registerCurrentOrganizationRoute(authenticated, services.store);
     registerConsoleCollectorRoutes(authenticated, services);
     registerGatewayToolRoutes(authenticated, services);
+    if (services.reload) registerAdminReloadRoute(authenticated, services.reload);
   });
   return app;
 }

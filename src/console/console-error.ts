@@ -19,6 +19,7 @@ export const CONSOLE_ERRORS = {
   forbidden: errorEntry(403, 'This console token may not make this request.'),
   conflict: errorEntry(409, 'The request conflicts with what is stored.'),
   domain_not_verified: errorEntry(422, 'No check found the verification token.'),
+  reload_refused: errorEntry(422, 'The reload was refused: what was in use stays in use.'),
   verification_busy: errorEntry(429, 'Too many domain verifications are running; try again in a moment.'),
 } as const satisfies ErrorRegistry;
 

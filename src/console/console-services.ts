@@ -5,6 +5,7 @@ import type { KeyAuthenticator } from '../gateway/auth/key-authenticator.js';
 import type { ConsoleCollectorServices } from './routes/console-collector-services.js';
 import type { GatewayToolsService } from '../gateway-tools/service.js';
 import type { Catalogue } from '../catalogue/catalogue.js';
+import type { BroadcastReload } from '../server/reload-broadcast.js';
 
 export interface ConsoleServices {
   store: Store;
@@ -18,4 +19,6 @@ export interface ConsoleServices {
   gatewayTools?: GatewayToolsService;
   /** Model prices, to put a price on what compression and caching saved (usage/savings). */
   catalogue: Catalogue;
+  /** POST /v1/admin/reload: reloads this instance, then every instance of the store; absent: no such route. */
+  reload?: (requestedBy: string) => Promise<BroadcastReload>;
 }

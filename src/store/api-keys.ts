@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from './database.js';
 import type { ApiKeysTable } from './schema.js';
-import {
-  GATEWAY_KEY_PREFIX,
-  decryptSecret,
-  digestSecret,
-  encryptSecret,
-  generateSecret,
-} from '../secrets/secret-codec.js';
+import { GATEWAY_KEY_PREFIX, digestSecret, generateSecret } from '../secrets/secret-codec.js';
+import type { Keyring } from '../secrets/keyring.js';
 
 export type ApiKeyRow = ApiKeysTable;
 
@@ -93,12 +88,12 @@ export function toApiKey(row: ApiKeyRow): ApiKey {
 }
 
 /** The AES-GCM associated data binds a ciphertext to its key id, so rows cannot swap secrets. */
-const sealContext = (keyId: string) => `api_key:${keyId}`;
+export const sealContext = (keyId: string) => `api_key:${keyId}`;
 
 export class ApiKeyRepository {
   constructor(
     private readonly store: Store,
-    private readonly masterKey: Buffer,
+    private readonly keyring: Keyring,
   ) {}
 
   async create(input: NewApiKey): Promise<{ apiKey: ApiKey; secret: string }> {
@@ -121,7 +116,7 @@ export class ApiKeyRepository {
       tool_surface: input.toolSurface === false ? 0 : 1,
       email: input.email,
       key_digest: digestSecret(secret),
-      key_ciphertext: encryptSecret(this.masterKey, secret, sealContext(id)),
+      key_ciphertext: this.keyring.seal(secret, sealContext(id)),
       created_at: now,
       updated_at: now,
       expires_at: input.expiresInDays === null ? null : now + input.expiresInDays * DAY_MS,
@@ -189,7 +184,7 @@ export class ApiKeyRepository {
   async reveal(organizationId: string, id: string): Promise<{ apiKey: ApiKey; secret: string } | undefined> {
     const row = await this.liveRow(organizationId, id);
     if (!row || !row.key_ciphertext) return undefined;
-    return { apiKey: toApiKey(row), secret: decryptSecret(this.masterKey, row.key_ciphertext, sealContext(row.id)) };
+    return { apiKey: toApiKey(row), secret: this.keyring.open(row.key_ciphertext, sealContext(row.id)) };
   }
 
   /**
@@ -205,7 +200,7 @@ export class ApiKeyRepository {
       .executeTakeFirst();
     if (!row?.key_ciphertext) return undefined;
     try {
-      decryptSecret(this.masterKey, row.key_ciphertext, sealContext(row.id));
+      this.keyring.open(row.key_ciphertext, sealContext(row.id));
       return true;
     } catch {
       return false;

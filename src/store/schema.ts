@@ -242,6 +242,14 @@ export interface StoredResponseContextsTable {
   expires_at: number;
 }
 
+/** The count of reloads asked for from the console, one row (migration 018, store/reload-generation.ts). */
+export interface ReloadGenerationTable {
+  id: number;
+  generation: number;
+  requested_at: number;
+  requested_by: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   console_tokens: ConsoleTokensTable;
@@ -260,4 +268,5 @@ export interface Database {
   warehouse_events: WarehouseEventsTable;
   compression_conversations: CompressionConversationsTable;
   stored_response_contexts: StoredResponseContextsTable;
+  reload_generation: ReloadGenerationTable;
 }

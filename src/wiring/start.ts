@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
+import type { Server as TlsServer } from 'node:tls';
 import { readSettings, type Settings } from '../config/settings.js';
 import { SURFACE_NAMES, type SurfaceName } from '../config/surface-settings.js';
-import { loadGatewayConfig } from '../config/gateway-config.js';
-import { Catalogue } from '../catalogue/catalogue.js';
 import { openStore, pendingMigrations, type Store } from '../store/database.js';
-import { loadMasterKey } from '../secrets/master-key.js';
+import { loadMasterKeys, masterKeySource } from '../secrets/master-key.js';
+import { Keyring } from '../secrets/keyring.js';
 import { ApiKeyRepository } from '../store/api-keys.js';
 import { KeyAuthenticator } from '../gateway/auth/key-authenticator.js';
 import { buildGatewayApp } from '../gateway/app.js';
@@ -39,6 +39,10 @@ import { readTelemetrySettings } from '../config/telemetry-settings.js';
 import { createTracing } from '../telemetry/tracing.js';
 import { RefusalRetention } from '../metering/refusal-retention.js';
 import { Readiness, type ReadinessCheck } from '../server/readiness.js';
+import { LiveConfig } from '../server/live-config.js';
+import { TlsReloader } from '../server/tls-reloader.js';
+import { Reloader, type ReloadReport } from '../server/reloader.js';
+import { ReloadBroadcast } from '../server/reload-broadcast.js';
 
 export interface RunningGateway {
   /**
@@ -50,6 +54,8 @@ export interface RunningGateway {
   apps: Record<SurfaceName, FastifyInstance>;
   served: ReadonlySet<SurfaceName>;
   store: Store;
+  /** Re-reads the config file, provider key files, master keys and certificate (SIGHUP: this instance only). */
+  reload(trigger: string): Promise<ReloadReport>;
   stop(): Promise<void>;
 }
 
@@ -66,18 +72,18 @@ export async function startGateway(
   configureOffload(settings.offload);
   answerLocalRequestsWith(localAnswerOffloaded);
   configureUpstreamLimits(settings.upstreamLimits);
-  const config = loadGatewayConfig(settings.configFile);
-  const catalogue = new Catalogue(config, env);
+  const live = new LiveConfig(settings.configFile, env);
   // Off unless an OTLP endpoint is configured; then the SDK is loaded and each request traced.
   const tracing = await createTracing(readTelemetrySettings(env), logger);
-  const tls = await loadTls({
+  const tlsOptions = {
     dataDir: settings.dataDir,
     certFile: settings.tlsCertFile,
     keyFile: settings.tlsKeyFile,
     caFile: settings.tls.caFile,
     extraNames: settings.tls.extraNames,
     bindHost: settings.host,
-  });
+  };
+  const tls = await loadTls(tlsOptions);
   const store = await openStore({
     dataDir: settings.dataDir,
     databaseUrl: settings.databaseUrl,
@@ -92,8 +98,9 @@ export async function startGateway(
         'an idle database connection failed; it will be replaced',
       ),
   });
-  const masterKey = loadMasterKey(settings.dataDir, settings.secretKey);
-  const apiKeys = new ApiKeyRepository(store, masterKey);
+  const keySource = masterKeySource(settings);
+  const keyring = new Keyring(loadMasterKeys(keySource));
+  const apiKeys = new ApiKeyRepository(store, keyring);
   const authenticator = new KeyAuthenticator(apiKeys, settings.keyCacheTtlMs);
   const usage = new UsageWriter(store, logger);
   const untrackGauges = [trackUsageQueue(usage), trackBufferedUpstreamBytes(bufferedUpstreamBytes)];
@@ -151,11 +158,16 @@ export async function startGateway(
           { ...base, surface: 'gateway' },
           {
             store,
-            catalogue,
+            // Read when a request starts: a reload swaps them for new requests only.
+            get catalogue() {
+              return live.current.catalogue;
+            },
             authenticator,
             usage,
             budget,
-            upstream: upstreamPolicy(config),
+            get upstream() {
+              return live.current.upstream;
+            },
             maxConcurrency: settings.maxConcurrency,
             logger,
             gatewayTools,
@@ -177,7 +189,18 @@ export async function startGateway(
         'console',
         buildConsoleApp(
           { ...base, surface: 'console' },
-          { store, apiKeys, authenticator, logger, gatewayTools, catalogue, collector: collector.console },
+          {
+            store,
+            apiKeys,
+            authenticator,
+            logger,
+            gatewayTools,
+            get catalogue() {
+              return live.current.catalogue;
+            },
+            collector: collector.console,
+            reload: (requestedBy) => broadcast.everywhere(requestedBy),
+          },
         ),
         connections(),
       ),
@@ -209,6 +232,9 @@ export async function startGateway(
       ? undefined
       : new Surface('metrics', buildMetricsApp(base, settings.metrics.token), connections());
   const all = [...surfaces.map((s) => s.surface), ...(metricsSurface ? [metricsSurface] : [])];
+  const tlsReloader = new TlsReloader(tls, { tls: tlsOptions, logger, watchIntervalMs: settings.tls.watchIntervalMs });
+  const reloader = new Reloader({ live, keyring, keySource, tls: tlsReloader, logger });
+  const broadcast = new ReloadBroadcast(store, reloader, settings.reloadPollMs, logger);
   try {
     await Promise.all([
       ...surfaces.map(({ surface, port }) => surface.start(settings.host, port)),
@@ -228,6 +254,8 @@ export async function startGateway(
   }, LAST_USED_FLUSH_MS);
   lastUsedTimer.unref();
   if (served.has('collector')) collector?.start();
+  tlsReloader.start(all.map((surface) => surface.app.server as unknown as TlsServer));
+  await broadcast.start();
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -235,6 +263,8 @@ export async function startGateway(
       // Synchronously with the signal: the next probe already answers 503.
       readiness.startDraining();
       clearInterval(lastUsedTimer);
+      tlsReloader.stop();
+      broadcast.stop();
       budget.stopSweeper();
       const refusalRetentionStopped = refusalRetention.stop();
       // The outbox worker finishes or releases its in-flight deliveries while the listeners drain.
@@ -268,6 +298,7 @@ export async function startGateway(
     apps: servedOnly(byName, (surface) => surface.app),
     served,
     store,
+    reload: (trigger) => reloader.reload(trigger),
     stop,
   };
 }
@@ -338,24 +369,4 @@ function connectionGate(settings: Settings, logger: Logger): ConnectionGate {
     maxConnections: cap,
     maxConnectionsPerAddress: settings.connections.maxConnectionsPerAddress,
   });
-}
-
-/**
- * Defaults suit LLM calls: a non-streamed completion sends its headers only when the whole
- * answer is ready, so the first-byte limit is generous; a stream that goes quiet for two
- * minutes is treated as dead.
- */
-function upstreamPolicy(config: GatewayConfig): UpstreamPolicy {
-  return {
-    timeouts: {
-      connectMs: config.timeouts?.connect_ms ?? 10_000,
-      firstByteMs: config.timeouts?.first_byte_ms ?? 600_000,
-      betweenChunksMs: config.timeouts?.between_chunks_ms ?? 120_000,
-    },
-    retry: {
-      maxAttempts: config.retry?.max_attempts ?? DEFAULT_RETRY.maxAttempts,
-      baseDelayMs: config.retry?.base_delay_ms ?? DEFAULT_RETRY.baseDelayMs,
-      maxDelayMs: config.retry?.max_delay_ms ?? DEFAULT_RETRY.maxDelayMs,
-    },
-  };
 }

@@ -18,6 +18,7 @@ import { httpsClient, runCli, startServe, type CliResult } from './cli-process.j
 import { openStore, sqliteFileOf } from '../../src/store/database.js';
 import { ApiKeyRepository } from '../../src/store/api-keys.js';
 import { loadMasterKey } from '../../src/secrets/master-key.js';
+import { Keyring } from '../../src/secrets/keyring.js';
 import { digestSecret } from '../../src/secrets/secret-codec.js';
 
 /**
@@ -148,7 +149,7 @@ describe('admin backup under load, then admin restore into a fresh data dir (iss
         .where('key_digest', '=', digestSecret(gateway.key))
         .executeTakeFirst();
       assert.ok(key, 'the gateway key is in the restored store');
-      const keys = new ApiKeyRepository(store, loadMasterKey(freshDir, undefined));
+      const keys = new ApiKeyRepository(store, new Keyring([loadMasterKey(freshDir, undefined)]));
       assert.equal((await keys.reveal(key.organization_id, key.id))?.secret, gateway.key);
 
       const project = await store.db

@@ -8,6 +8,7 @@ import { httpsClient, runCli, startServe, type ServeProcess } from './cli-proces
 import { openStore } from '../../src/store/database.js';
 import { ApiKeyRepository } from '../../src/store/api-keys.js';
 import { loadMasterKey } from '../../src/secrets/master-key.js';
+import { Keyring } from '../../src/secrets/keyring.js';
 import { main } from '../../src/cli/main.js';
 
 /**
@@ -78,7 +79,9 @@ describe('gateway trust and gateway connect', () => {
 
     const store = await openStore({ dataDir, databaseUrl: undefined, schema: undefined });
     try {
-      const keys = await new ApiKeyRepository(store, loadMasterKey(dataDir, undefined)).list(profile.organization_id);
+      const keys = await new ApiKeyRepository(store, new Keyring([loadMasterKey(dataDir, undefined)])).list(
+        profile.organization_id,
+      );
       assert.equal(keys.length, 1);
       assert.equal(keys[0]!.id, profile.key_id);
       assert.equal(keys[0]!.type, 'coding_agent');

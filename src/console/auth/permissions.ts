@@ -7,8 +7,8 @@ import { ConsoleError } from '../console-error.js';
  * authentication hook). Token management is admin-only so a leaked write token cannot mint
  * itself a longer-lived successor.
  */
-export function requireAdmin(request: FastifyRequest): void {
+export function requireAdmin(request: FastifyRequest, what = 'Managing console tokens'): void {
   if (request.consoleToken.permission !== 'admin') {
-    throw new ConsoleError('forbidden', 'Managing console tokens needs an admin token.');
+    throw new ConsoleError('forbidden', `${what} needs an admin token.`);
   }
 }

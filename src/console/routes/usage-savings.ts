@@ -33,7 +33,8 @@ type Series = Record<(typeof SERIES)[number], number[]>;
  * from SQL per (bucket, group, model); each cell is priced with its model's catalogue prices.
  */
 export function registerUsageSavingsRoute(app: FastifyInstance, services: ConsoleServices): void {
-  const { store, catalogue } = services;
+  // The catalogue is read per request: a reload swaps it.
+  const { store } = services;
 
   app.get<{ Params: Static<typeof OrgParamsSchema>; Querystring: UsageSavingsQuery }>(
     '/v1/organizations/:orgId/usage/savings',
@@ -57,7 +58,7 @@ export function registerUsageSavingsRoute(app: FastifyInstance, services: Consol
       const groups = new Map<string, SavingsAmounts>();
       const unpriced = new Set<string>();
       for (const cell of cells) {
-        const pricing = catalogue.find(cell.model)?.pricing;
+        const pricing = services.catalogue.find(cell.model)?.pricing;
         if (!pricing && needsPrice(cell)) unpriced.add(cell.model);
         const amounts = priceCell(cell, pricing);
         addAmounts(totals, amounts);

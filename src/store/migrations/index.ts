@@ -16,6 +16,7 @@ import * as keyToolSurface from './014-key-tool-surface.js';
 import * as usageRefusalRetention from './015-usage-refusal-retention.js';
 import * as storedResponseContexts from './016-stored-response-contexts.js';
 import * as compressionPrefixDigest from './017-compression-prefix-digest.js';
+import * as reloadGeneration from './018-reload-generation.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
 const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '015-usage-refusal-retention': usageRefusalRetention,
   '016-stored-response-contexts': storedResponseContexts,
   '017-compression-prefix-digest': compressionPrefixDigest,
+  '018-reload-generation': reloadGeneration,
 };
 
 export const migrationProvider: MigrationProvider = {
