@@ -4,7 +4,8 @@ import SQLite from 'better-sqlite3';
 import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { createRequire } from 'node:module';
 import type { Database } from './schema.js';
-import { MIGRATION_NAMES, migrationProvider } from './migrations/index.js';
+import { KNOWN_MIGRATIONS, MIGRATION_NAMES } from './migrations/index.js';
+import { toleratingNewerMigrations } from './migrations/newer-migrations.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 import { startSqliteCheckpointerOnWrites } from './sqlite-checkpointer.js';
 
@@ -198,10 +199,29 @@ async function ensurePostgresSchema(store: Store): Promise<string> {
   return name;
 }
 
+/**
+ * The names of the migrations the store ran, read before the migrator (which refuses names it was
+ * not given: newer-migrations.ts); none on a fresh store. PostgreSQL: a newer build migrating
+ * between this read and the migrator's own fails this attempt, and migratePostgres tries again.
+ */
+async function executedMigrations(db: Kysely<Database>, schema: string | undefined): Promise<string[]> {
+  const table = schema ? `${schema}.${DEFAULT_MIGRATION_TABLE}` : DEFAULT_MIGRATION_TABLE;
+  // `schema` is set exactly on PostgreSQL (migratePostgres); SQLite has none.
+  const exists = schema
+    ? await sql`select 1 from pg_tables where schemaname = ${schema} and tablename = ${DEFAULT_MIGRATION_TABLE}`.execute(
+        db,
+      )
+    : await sql`select 1 from sqlite_master where type = 'table' and name = ${DEFAULT_MIGRATION_TABLE}`.execute(db);
+  if (exists.rows.length === 0) return [];
+  const rows = await sql<{ name: string }>`select name from ${sql.table(table)}`.execute(db);
+  return rows.rows.map((row) => row.name);
+}
+
 async function runMigrator(db: Kysely<Database>, schema: string | undefined): Promise<void> {
+  const { provider } = toleratingNewerMigrations(KNOWN_MIGRATIONS, await executedMigrations(db, schema));
   const migrator = new Migrator({
     db,
-    provider: migrationProvider,
+    provider,
     // Numbers are reserved per piece of work and land out of order (007 after 008 and 009): a
     // store migrated before a lower number existed runs it then instead of refusing to start.
     allowUnorderedMigrations: true,

@@ -44,5 +44,8 @@ export const migrationProvider: MigrationProvider = {
   getMigrations: async () => migrations,
 };
 
+/** This build's migrations by name (newer-migrations.ts adds the ones a newer build ran). */
+export const KNOWN_MIGRATIONS: Readonly<Record<string, Migration>> = migrations;
+
 /** Every migration this build knows, by name: a store lacking one is not ready for it. */
 export const MIGRATION_NAMES: readonly string[] = Object.keys(migrations);
