@@ -22,10 +22,15 @@ export function opencodeModels(catalogue: Catalogue): Record<string, OpencodeMod
       cost: {
         input: model.pricing.input_per_mtok,
         output: model.pricing.output_per_mtok,
-        cache_read: cache.cacheReadPerMtok,
-        cache_write: cache.cacheWritePerMtok,
+        cache_read: dollars(cache.cacheReadPerMtok),
+        cache_write: dollars(cache.cacheWritePerMtok),
       },
     };
   }
   return models;
+}
+
+/** A derived price without the float noise of its ratio (0.1 × 7 is 0.7000000000000001). */
+function dollars(perMillion: number): number {
+  return Math.round(perMillion * 1e9) / 1e9;
 }

@@ -20,16 +20,43 @@ import { openStore } from '../../src/store/database.js';
  * reports its arguments and variables for what launch hands each agent.
  */
 const FAKE_AGENT = join(dirname(fileURLToPath(import.meta.url)), '..', 'support', 'agents', 'fake-agent.mjs');
-const CLAUDE = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  'node_modules',
-  AGENT_RELEASES.find((release) => release.cli === 'claude-code')!.install,
-  'bin',
-  'claude.exe',
-);
+const CLAUDE = pinnedBinary('claude-code', 'claude.exe');
+/** The pinned binary of the first release of a CLI. */
+function pinnedBinary(cli: 'claude-code' | 'codex' | 'opencode', file: string): string {
+  const release = AGENT_RELEASES.find((candidate) => candidate.cli === cli)!;
+  return join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', release.install, 'bin', file);
+}
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
+
+/**
+ * opencode's default model, at prices and limits of the operator's config file (no public price
+ * list has them): what opencode's cost readout shows must come from the gateway's catalogue.
+ */
+const SONNET_AT_OPERATOR_PRICES = {
+  id: 'anthropic/claude-sonnet-4-6',
+  providers: [{ provider: 'anthropic', model: 'claude-sonnet-4-6' }],
+  pricing: { input_per_mtok: 7, output_per_mtok: 11, cached_input_per_mtok: 0.7, cache_write_per_mtok: 8.75 },
+  context_window: 150_000,
+  max_output_tokens: 32_000,
+};
+
+/** Each step opencode reports (`run --format json`) costs its tokens at SONNET_AT_OPERATOR_PRICES. */
+function assertCostAtCataloguePrices(stdout: string): void {
+  const steps = stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line))
+    .filter((event) => event.type === 'step_finish');
+  assert.ok(steps.length >= 2, stdout.slice(0, 2000));
+  for (const { part } of steps) {
+    const { input, output, cache } = part.tokens;
+    const expected = (input * 7 + output * 11 + cache.read * 0.7 + cache.write * 8.75) / 1e6;
+    assert.ok(
+      part.cost > 0 && Math.abs(part.cost - expected) < 1e-9,
+      `cost ${part.cost}, at catalogue prices ${expected}`,
+    );
+  }
+}
 
 interface AgentReport {
   argv: string[];
@@ -47,7 +74,7 @@ describe('gateway launch', () => {
     mock = await startMockAgentUpstream({ apiKey: UPSTREAM_KEY });
     mock.setScenario(toolRoundTrip(project.dir));
     served = await startServedGateway({
-      config: agentGatewayConfig(mock.baseUrl),
+      config: { ...agentGatewayConfig(mock.baseUrl), models: [SONNET_AT_OPERATOR_PRICES] },
       env: { AGENT_MOCK_KEY: UPSTREAM_KEY },
     });
     env = {
@@ -126,6 +153,35 @@ describe('gateway launch', () => {
       await store.close();
     }
   });
+
+  for (const [cli, binary, variable, args] of [
+    ['codex', pinnedBinary('codex', 'codex.js'), 'GATEWAY_CODEX_BIN', ['exec', PROMPT]],
+    ['opencode', pinnedBinary('opencode', 'opencode.exe'), 'GATEWAY_OPENCODE_BIN', ['run', '--format', 'json', PROMPT]],
+  ] as const) {
+    it(`launch ${cli} ${args[0]} "…" runs the pinned ${cli} through a tool round trip`, async () => {
+      const run = await launch([cli, ...args], {
+        [variable]: binary,
+        // What keeps them off the internet offline (client-profiles.ts quietEnv), as a user may set it.
+        OPENCODE_DISABLE_MODELS_FETCH: '1',
+        OPENCODE_DISABLE_AUTOUPDATE: '1',
+      });
+      assert.equal(run.result.status, 0, run.result.stderr.slice(-2000));
+      assert.match(run.result.stdout, new RegExp(`${FINAL_PREFIX} ${PROBE_CONTENT}`), run.result.stderr.slice(-2000));
+      if (cli === 'opencode') assertCostAtCataloguePrices(run.result.stdout);
+      const store = await openStore({ dataDir: served.dataDir, databaseUrl: undefined, schema: undefined });
+      try {
+        const rows = await store.db
+          .selectFrom('usage_records')
+          .select('tags')
+          .where('api_key_id', '=', run.keyId!)
+          .execute();
+        assert.ok(rows.length >= 2, `usage rows of the launch key: ${rows.length}`);
+        for (const row of rows) assert.ok(JSON.parse(row.tags).includes(`session:${run.session}`), row.tags);
+      } finally {
+        await store.close();
+      }
+    });
+  }
 
   it('a second launch reuses the key with a new session; a deleted key is replaced', async () => {
     const first = await launch(['--org', 'served', 'claude', 'one'], { GATEWAY_CLAUDE_BIN: FAKE_AGENT });
@@ -208,6 +264,11 @@ describe('gateway launch', () => {
       cost: { input: 4, output: 20, cache_read: 0.2, cache_write: 5 },
     });
     assert.equal(anthropic.models['claude-opus-4-1'], undefined, 'an inactive model is not offered');
+    assert.deepEqual(
+      anthropic.models['claude-sonnet-4-6'].limit,
+      { context: 150_000, output: 32_000 },
+      'the config file’s',
+    );
   });
 
   it('forwards SIGTERM to the agent and ends by the same signal', async () => {
