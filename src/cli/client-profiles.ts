@@ -34,6 +34,17 @@ export interface ConnectionInput {
   caBundleFile: string | undefined;
   /** Compression bundle to request by header; undefined: none. */
   bundle: string | undefined;
+  /** More headers every request sends (`gateway launch`: the session id and its tag). */
+  headers?: Record<string, string> | undefined;
+  /** Models opencode's provider lists, with the catalogue's limits and prices (opencode-models.ts). */
+  opencodeModels?: Record<string, OpencodeModel> | undefined;
+}
+
+/** A model entry of opencode's config: its compaction reads `limit`, its cost readout `cost` (USD per million tokens). */
+export interface OpencodeModel {
+  name: string;
+  limit: { context: number; output: number };
+  cost: { input: number; output: number; cache_read: number; cache_write: number };
 }
 
 export interface ProfileFile {
@@ -53,7 +64,11 @@ export interface ClientProfile {
 }
 
 export function clientProfile(client: ClientName, input: ConnectionInput): ClientProfile {
-  const headers: Record<string, string> = input.bundle ? { [COMPRESSION_HEADER]: input.bundle } : {};
+  const headers: Record<string, string> = {
+    ...(input.bundle ? { [COMPRESSION_HEADER]: input.bundle } : {}),
+    ...input.headers,
+  };
+  const headerLines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
   const nodeCa: Record<string, string> = input.caFile ? { NODE_EXTRA_CA_CERTS: input.caFile } : {};
   const pythonCa: Record<string, string> = input.caBundleFile
     ? { SSL_CERT_FILE: input.caBundleFile, REQUESTS_CA_BUNDLE: input.caBundleFile }
@@ -67,7 +82,8 @@ export function clientProfile(client: ClientName, input: ConnectionInput): Clien
           // A Bearer token: interactive Claude Code does not stop to ask whether to use it.
           ANTHROPIC_AUTH_TOKEN: input.apiKey,
           ...nodeCa,
-          ...(input.bundle ? { ANTHROPIC_CUSTOM_HEADERS: `${COMPRESSION_HEADER}: ${input.bundle}` } : {}),
+          // One `Name: value` per line, as Claude Code reads it.
+          ...(headerLines.length ? { ANTHROPIC_CUSTOM_HEADERS: headerLines.join('\n') } : {}),
         },
         quietEnv: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
         files: [],
@@ -89,7 +105,12 @@ export function clientProfile(client: ClientName, input: ConnectionInput): Clien
         client,
         env: { GATEWAY_API_KEY: input.apiKey, ...nodeCa },
         quietEnv: { OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1' },
-        files: [{ path: '~/.config/opencode/opencode.json', content: opencodeConfig(`${input.origin}/v1`, headers) }],
+        files: [
+          {
+            path: '~/.config/opencode/opencode.json',
+            content: opencodeConfig(`${input.origin}/v1`, headers, input.opencodeModels),
+          },
+        ],
         notes: [
           'opencode also reads ANTHROPIC_BASE_URL, but it needs /v1 where Claude Code must not have it: the config file avoids the clash.',
         ],
@@ -127,35 +148,57 @@ export function clientProfile(client: ClientName, input: ConnectionInput): Clien
   }
 }
 
-/** Codex's custom provider (`wire_api = "responses"` is the only one Codex 0.169 accepts). */
-export function codexConfig(baseUrl: string, headers: Record<string, string> = {}): string {
-  const headerLine = Object.keys(headers).length
-    ? `http_headers = { ${Object.entries(headers)
+/** Codex's settings as TOML tables of `key = value` lines ('' is the top level). */
+function codexTables(baseUrl: string, headers: Record<string, string>): Array<[string, Array<[string, string]>]> {
+  const provider: Array<[string, string]> = [
+    ['name', '"LLM gateway"'],
+    ['base_url', JSON.stringify(baseUrl)],
+    ['env_key', '"GATEWAY_API_KEY"'],
+    // The only value Codex 0.169 accepts.
+    ['wire_api', '"responses"'],
+  ];
+  if (Object.keys(headers).length)
+    provider.push([
+      'http_headers',
+      `{ ${Object.entries(headers)
         .map(([k, v]) => `${JSON.stringify(k)} = ${JSON.stringify(v)}`)
-        .join(', ')} }\n`
-    : '';
-  return (
-    `model_provider = "gateway"\n\n` +
-    `[model_providers.gateway]\n` +
-    `name = "LLM gateway"\n` +
-    `base_url = ${JSON.stringify(baseUrl)}\n` +
-    `env_key = "GATEWAY_API_KEY"\n` +
-    `wire_api = "responses"\n` +
-    headerLine +
-    `\n[features]\nplugins = false\n\n[analytics]\nenabled = false\n`
+        .join(', ')} }`,
+    ]);
+  return [
+    ['', [['model_provider', '"gateway"']]],
+    ['model_providers.gateway', provider],
+    ['features', [['plugins', 'false']]],
+    ['analytics', [['enabled', 'false']]],
+  ];
+}
+
+/** Codex's custom provider as its config file. */
+export function codexConfig(baseUrl: string, headers: Record<string, string> = {}): string {
+  return codexTables(baseUrl, headers)
+    .map(([table, lines]) => (table ? `[${table}]\n` : '') + lines.map(([k, v]) => `${k} = ${v}\n`).join(''))
+    .join('\n');
+}
+
+/** The same settings as Codex's `-c key=value` flags, which override its config file for one run. */
+export function codexConfigFlags(baseUrl: string, headers: Record<string, string> = {}): string[] {
+  return codexTables(baseUrl, headers).flatMap(([table, lines]) =>
+    lines.flatMap(([k, v]) => ['-c', `${table ? `${table}.` : ''}${k}=${v}`]),
   );
 }
 
 /** opencode's Anthropic provider pointed at the gateway; the key stays in the environment. */
-export function opencodeConfig(baseUrl: string, headers: Record<string, string> = {}): string {
+export function opencodeConfig(
+  baseUrl: string,
+  headers: Record<string, string> = {},
+  models?: Record<string, OpencodeModel>,
+): string {
   const options = {
     baseURL: baseUrl,
     apiKey: '{env:GATEWAY_API_KEY}',
     ...(Object.keys(headers).length ? { headers } : {}),
   };
-  return (
-    JSON.stringify({ $schema: 'https://opencode.ai/config.json', provider: { anthropic: { options } } }, null, 2) + '\n'
-  );
+  const anthropic = { options, ...(models ? { models } : {}) };
+  return JSON.stringify({ $schema: 'https://opencode.ai/config.json', provider: { anthropic } }, null, 2) + '\n';
 }
 
 /** A value as a POSIX shell word. */

@@ -1,13 +1,7 @@
 import { isIP } from 'node:net';
 import { readSettings, type Settings } from '../config/settings.js';
-import { openStore } from '../store/database.js';
-import { ensureOrganization } from '../store/organizations.js';
-import { ApiKeyRepository } from '../store/api-keys.js';
-import { loadMasterKeys, masterKeySource } from '../secrets/master-key.js';
-import { Keyring } from '../secrets/keyring.js';
 import { COMPRESSION_MODELS, isCompressionModel } from '../compress/index.js';
 import {
-  ASSISTANT_OF,
   BUNDLE_OF,
   CLIENTS,
   clientProfile,
@@ -15,9 +9,9 @@ import {
   type ClientName,
   type ClientProfile,
 } from './client-profiles.js';
-import { formatTrust, trustInfo } from './trust.js';
-
-const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+import { formatTrust, trustInfo, type TrustInfo } from './trust.js';
+import { checkSlug, createClientKey } from './client-keys.js';
+import { probeGateway, probeWarning } from './gateway-probe.js';
 const LOOPBACK_OR_ANY = new Set(['127.0.0.1', '::1', '0.0.0.0', '::', '', 'localhost']);
 
 export interface ConnectOptions {
@@ -61,13 +55,16 @@ export async function connect(options: ConnectOptions): Promise<void> {
   const client = options.client as ClientName;
   if (typeof options.compression === 'string' && !isCompressionModel(options.compression))
     throw new Error(`--compression must be one of: ${COMPRESSION_MODELS.join(', ')}`);
+  const org = options.org ?? 'default';
+  checkSlug(org);
   const settings = readSettings();
   const origin = gatewayOrigin(settings, options.url);
   const trusted = await trustInfo(settings);
   const bundle = options.compression === false ? undefined : (options.compression ?? BUNDLE_OF[client]);
   const created = options.key
     ? undefined
-    : await createKey(settings, client, options.org ?? 'default', bundle !== undefined);
+    : await createClientKey(settings, { client, org, compression: bundle !== undefined, via: 'connect' });
+  await warnUnlessServed(settings, origin, options.key ?? created!.secret, trusted);
   const profile = clientProfile(client, {
     origin,
     apiKey: options.key ?? created!.secret,
@@ -85,39 +82,19 @@ export async function connect(options: ConnectOptions): Promise<void> {
   );
 }
 
-async function createKey(
+/**
+ * Warns on stderr when the gateway clients reach at `origin` is not the one using this data
+ * directory and store (gateway-probe.ts): what the printed key would otherwise meet as a 401.
+ */
+export async function warnUnlessServed(
   settings: Settings,
-  client: ClientName,
-  slug: string,
-  compression: boolean,
-): Promise<{ id: string; organizationId: string; secret: string }> {
-  if (!SLUG.test(slug))
-    throw new Error('--org must be a slug: lowercase letters, digits and dashes, at most 63 characters');
-  const store = await openStore({
-    dataDir: settings.dataDir,
-    databaseUrl: settings.databaseUrl,
-    schema: settings.databaseSchema,
-  });
-  try {
-    const { organization } = await ensureOrganization(store, slug, slug);
-    const keys = new ApiKeyRepository(store, new Keyring(loadMasterKeys(masterKeySource(settings))));
-    const assistant = ASSISTANT_OF[client];
-    const { apiKey, secret } = await keys.create({
-      organizationId: organization.id,
-      name: `${client} (gateway connect, ${new Date().toISOString().slice(0, 10)})`,
-      type: assistant ? 'coding_agent' : 'api',
-      codingAssistant: assistant ?? null,
-      models: [],
-      maxUsageUsd: null,
-      expiresInDays: null,
-      email: null,
-      debugMode: false,
-      compression,
-    });
-    return { id: apiKey.id, organizationId: organization.id, secret };
-  } finally {
-    await store.close();
-  }
+  origin: string,
+  apiKey: string,
+  trusted: TrustInfo,
+): Promise<void> {
+  const outcome = await probeGateway(origin, apiKey, trusted.caFile);
+  const warning = probeWarning(outcome, { origin, dataDir: settings.dataDir, databaseUrl: settings.databaseUrl });
+  if (warning) process.stderr.write(`gateway: warning: ${warning}\n`);
 }
 
 function formatProfile(profile: ClientProfile, created: { id: string } | undefined): string {

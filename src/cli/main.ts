@@ -5,6 +5,8 @@ import { backup, restore } from './backup.js';
 import { connect, trust } from './connect.js';
 import { CLIENTS } from './client-profiles.js';
 import { ROTATE_USAGE, rotateMasterKey } from './rotate-master-key.js';
+import { launch, parseLaunchArgs } from './launch.js';
+import { LAUNCH_AGENTS } from './launch-plan.js';
 
 const USAGE = `usage:
   gateway serve                                   start the gateway, console and collector listeners
@@ -27,10 +29,22 @@ const USAGE = `usage:
                                                   create a key (or use --key) and print the complete
                                                   environment and config files for the client:
                                                   ${CLIENTS.join(', ')}
+  gateway launch [--org <slug>] [--url <https://host:port>] [--compression <bundle> | --no-compression]
+                 [--bin <path>] <agent> [args…]
+                                                  run the agent (${Object.keys(LAUNCH_AGENTS).join(', ')}) wired to this
+                                                  gateway: a key (made once, then reused), the CA and a
+                                                  new session id; every argument after <agent> is the
+                                                  agent's, its exit code is this command's
 environment: see docs/configuration.md; clients: docs/agents.md`;
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  if (command === 'launch') {
+    // Before the --help check below: a --help after the agent's name is the agent's.
+    const parsed = parseLaunchArgs(rest);
+    if (parsed === 'help') return void process.stdout.write(usageOf(['launch']) + '\n');
+    return launch(parsed);
+  }
   if (command === 'admin' && rest[0] === 'rotate-master-key') {
     const { values } = parseArgs({
       args: rest.slice(1),
@@ -44,7 +58,7 @@ export async function main(argv: string[]): Promise<void> {
     return rotateMasterKey({ batchSize: Number(values['batch-size'] ?? 200), check: values.check === true });
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(USAGE + '\n');
+    process.stdout.write(usageOf(argv.filter((word) => !word.startsWith('-')).slice(0, 2)) + '\n');
     return;
   }
   if (command === 'serve') return serve();
@@ -104,4 +118,22 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   throw new Error(`unknown command "${argv.join(' ')}"\n${USAGE}`);
+}
+
+/**
+ * The usage entries of one command (`connect`, `admin`, `admin backup`): an entry is its
+ * `  gateway …` line and the indented lines under it. All of them for an unknown command.
+ */
+function usageOf(words: string[]): string {
+  const lines = USAGE.split('\n');
+  const entries: string[][] = [];
+  for (const line of lines.slice(1, -1))
+    if (line.startsWith('  gateway ')) entries.push([line]);
+    else entries.at(-1)?.push(line);
+  for (let n = words.length; n > 0; n--) {
+    const prefix = `  gateway ${words.slice(0, n).join(' ')}`;
+    const chosen = entries.filter(([first]) => first === prefix || first!.startsWith(`${prefix} `));
+    if (chosen.length) return [lines[0], ...chosen.flat(), lines.at(-1)].join('\n');
+  }
+  return USAGE;
 }

@@ -109,21 +109,23 @@ export interface CliResult {
   stderr: string;
 }
 
+/** The CLI as a child process with piped output, in `cwd` (the repository by default). */
+export function spawnCli(mode: CliMode, args: string[], env: Record<string, string>, cwd = REPO_ROOT): ChildProcess {
+  return spawn(process.execPath, cliArgs(mode, args), { cwd, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
 export async function runCli(
   mode: CliMode,
   args: string[],
   env: Record<string, string>,
   timeoutMs = 30_000,
+  cwd = REPO_ROOT,
 ): Promise<CliResult> {
-  const child = spawn(process.execPath, cliArgs(mode, args), {
-    cwd: REPO_ROOT,
-    env: cliEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnCli(mode, args, env, cwd);
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const [code] = (await once(child, 'close')) as [number | null];
   clearTimeout(timer);
