@@ -86,7 +86,10 @@ async function withKeys<T>(
   });
   try {
     const { organization } = await ensureOrganization(store, slug, slug);
-    return await use(new ApiKeyRepository(store, new Keyring(loadMasterKeys(masterKeySource(settings)))), organization.id);
+    return await use(
+      new ApiKeyRepository(store, new Keyring(loadMasterKeys(masterKeySource(settings)))),
+      organization.id,
+    );
   } finally {
     await store.close();
   }
