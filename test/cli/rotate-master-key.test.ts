@@ -41,7 +41,7 @@ for (const kind of storeKinds()) {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    it('re-seals every gateway key with the new key; no request fails and every key authenticates and reveals throughout', async () => {
+    it('re-seals every gateway key with the new key; no request fails and every key authenticates and reveals throughout', async (t) => {
       const org = await h.organization();
       const keys: Array<{ id: string; key: string }> = [];
       for (let i = 0; i < 12; i++) keys.push(await h.createKey(org, { name: `before ${i}` }));
@@ -84,6 +84,7 @@ for (const kind of storeKinds()) {
         writeFileSync(keyringFile(), `${newKey.toString('hex')}\n${oldKey.toString('hex')}\n`);
         assert.deepEqual(await reload(), [masterKeyId(newKey), masterKeyId(oldKey)]);
         // 3. Everything sealed by the old key is re-sealed, in small batches, while clients call.
+        const callsBefore = load.completed();
         const rotated = await runCli('tsx', ['admin', 'rotate-master-key', '--batch-size', '3'], env, 60_000);
         assert.equal(rotated.status, 0, rotated.stderr);
         const report = JSON.parse(rotated.stdout.trim());
@@ -91,6 +92,9 @@ for (const kind of storeKinds()) {
         assert.ok(report.resealed >= 12, rotated.stdout);
         assert.equal(report.unreadable, 0);
         assert.equal(report.needs_resealing, 0);
+        t.diagnostic(
+          `re-sealed ${report.resealed} keys in batches of 3 while ${load.completed() - callsBefore} calls completed`,
+        );
         const check = await runCli('tsx', ['admin', 'rotate-master-key', '--check'], env, 60_000);
         assert.equal(check.status, 0, check.stdout + check.stderr);
         assert.deepEqual(Object.keys(JSON.parse(check.stdout.trim()).sealed_by_key_id), [masterKeyId(newKey)]);
@@ -101,6 +105,9 @@ for (const kind of storeKinds()) {
       } finally {
         await load.stop();
       }
+      t.diagnostic(
+        `${load.completed()} calls (chats, reveals, key creations) during the rotation, ${load.failures.length} failed`,
+      );
       assert.deepEqual(load.failures, []);
       assert.ok(keys.length > 12, 'keys were created during the rotation');
       for (const { id, key } of keys) {
