@@ -50,9 +50,14 @@ export class Keyring {
     return this.keys.map((key) => key.id);
   }
 
+  /**
+   * With one key the value is written in the format before key ids (`v1`), which a version from
+   * before keyrings, running beside this one during a rolling upgrade, still opens; with several
+   * (a rotation in progress, which every instance must support) it names its key (`v2`).
+   */
   seal(plaintext: string, context: string): string {
     const { id, key } = this.current;
-    return encryptSecret(key, plaintext, context, id);
+    return this.keys.length > 1 ? encryptSecret(key, plaintext, context, id) : encryptSecret(key, plaintext, context);
   }
 
   /**
@@ -79,8 +84,21 @@ export class Keyring {
     throw new Error(`no master key in the keyring opens this value: ${(failure as Error).message}`);
   }
 
-  /** Whether `sealed` is already sealed by the current key (a rotation skips it). */
-  sealedByCurrent(sealed: string): boolean {
-    return parseSealed(sealed).keyId === this.current.id;
+  /**
+   * The id of the key of this ring that sealed `sealed`: named by a v2 value, found by trying
+   * each key for a v1 one; undefined when no key of the ring opens it.
+   */
+  sealerOf(sealed: string, context: string): string | undefined {
+    const { keyId } = parseSealed(sealed);
+    if (keyId !== undefined) return this.keys.some((key) => key.id === keyId) ? keyId : undefined;
+    for (const { id, key } of this.keys) {
+      try {
+        decryptSecret(key, sealed, context);
+        return id;
+      } catch {
+        // not this key
+      }
+    }
+    return undefined;
   }
 }

@@ -1,6 +1,5 @@
 import type { Store } from './database.js';
 import type { Keyring } from '../secrets/keyring.js';
-import { parseSealed } from '../secrets/secret-codec.js';
 import { sealContext } from './api-keys.js';
 
 export interface ResealProgress {
@@ -12,7 +11,7 @@ export interface ResealProgress {
   changedMeanwhile: number;
   /** Ids of keys no key of the ring opens, with why: rotation cannot finish while there are any. */
   unreadable: Array<{ id: string; error: string }>;
-  /** Sealed values by the key id that sealed them (`v1`: before key ids), as found before re-sealing. */
+  /** Sealed values by the id of the key that sealed them (`unreadable`: none of the ring), as found before re-sealing. */
   byKeyId: Record<string, number>;
 }
 
@@ -48,7 +47,7 @@ export async function resealApiKeys(store: Store, keyring: Keyring, options: Res
     const writes: Array<{ id: string; from: string; to: string }> = [];
     for (const row of rows) {
       const sealed = row.key_ciphertext!;
-      const keyId = sealedKeyId(sealed);
+      const keyId = sealerOf(keyring, sealed, sealContext(row.id));
       progress.byKeyId[keyId] = (progress.byKeyId[keyId] ?? 0) + 1;
       if (keyId === keyring.current.id) {
         progress.alreadyCurrent++;
@@ -79,10 +78,10 @@ export async function resealApiKeys(store: Store, keyring: Keyring, options: Res
   }
 }
 
-function sealedKeyId(sealed: string): string {
+function sealerOf(keyring: Keyring, sealed: string, context: string): string {
   try {
-    return parseSealed(sealed).keyId ?? 'v1';
+    return keyring.sealerOf(sealed, context) ?? 'unreadable';
   } catch {
-    return 'unrecognised';
+    return 'unreadable';
   }
 }

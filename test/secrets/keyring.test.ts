@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Keyring, masterKeyId } from '../../src/secrets/keyring.js';
-import { encryptSecret } from '../../src/secrets/secret-codec.js';
+import { decryptSecret, encryptSecret } from '../../src/secrets/secret-codec.js';
 import { loadMasterKeys } from '../../src/secrets/master-key.js';
 
 const oldKey = randomBytes(32);
@@ -17,24 +17,32 @@ describe('keyring', () => {
     const sealed = ring.seal('gw-secret', 'api_key:1');
     assert.equal(sealed.split('.')[0], 'v2');
     assert.equal(sealed.split('.')[1], masterKeyId(newKey));
-    assert.ok(ring.sealedByCurrent(sealed));
+    assert.equal(ring.sealerOf(sealed, 'api_key:1'), masterKeyId(newKey));
     assert.equal(ring.open(sealed, 'api_key:1'), 'gw-secret');
     assert.throws(() => ring.open(sealed, 'api_key:2'));
   });
 
+  it('seals with one key in the format before key ids, which the code before keyrings opens', () => {
+    const sealed = new Keyring([newKey]).seal('gw-secret', 'api_key:1');
+    assert.equal(sealed.split('.')[0], 'v1');
+    assert.equal(decryptSecret(newKey, sealed, 'api_key:1'), 'gw-secret');
+    assert.equal(new Keyring([oldKey, newKey]).sealerOf(sealed, 'api_key:1'), masterKeyId(newKey));
+    assert.equal(new Keyring([oldKey]).sealerOf(sealed, 'api_key:1'), undefined);
+  });
+
   it('opens values sealed by an older key of the ring and by the format before key ids', () => {
-    const before = new Keyring([oldKey]).seal('gw-a', 'api_key:a');
+    const before = new Keyring([oldKey, randomBytes(32)]).seal('gw-a', 'api_key:a');
     const legacy = encryptSecret(oldKey, 'gw-b', 'api_key:b');
     assert.equal(legacy.split('.')[0], 'v1');
     const ring = new Keyring([newKey, oldKey]);
     assert.equal(ring.open(before, 'api_key:a'), 'gw-a');
     assert.equal(ring.open(legacy, 'api_key:b'), 'gw-b');
-    assert.equal(ring.sealedByCurrent(before), false);
-    assert.equal(ring.sealedByCurrent(legacy), false);
+    assert.equal(ring.sealerOf(before, 'api_key:a'), masterKeyId(oldKey));
+    assert.equal(ring.sealerOf(legacy, 'api_key:b'), masterKeyId(oldKey));
   });
 
   it('names the missing key when a value was sealed by a key dropped from the ring', () => {
-    const before = new Keyring([oldKey]).seal('gw-a', 'api_key:a');
+    const before = new Keyring([oldKey, newKey]).seal('gw-a', 'api_key:a');
     const ring = new Keyring([newKey]);
     assert.throws(() => ring.open(before, 'api_key:a'), new RegExp(`master key ${masterKeyId(oldKey)}`));
     assert.throws(() => ring.open(encryptSecret(oldKey, 'x', 'c'), 'c'), /no master key in the keyring opens/);

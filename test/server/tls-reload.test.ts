@@ -1,10 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
-import { connect, type TLSSocket } from 'node:tls';
+import { connect, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -12,6 +12,8 @@ import { Agent } from 'undici';
 import { readSettings } from '../../src/config/settings.js';
 import { startGateway, type RunningGateway } from '../../src/wiring/start.js';
 import { createCa, issueServerCertificate, type CaMaterial } from '../../src/server/local-ca.js';
+import { loadTls, serverNames } from '../../src/server/tls.js';
+import { TlsReloader } from '../../src/server/tls-reloader.js';
 import { ensureOrganization } from '../../src/store/organizations.js';
 import { createConsoleToken } from '../../src/store/console-tokens.js';
 import { startMockOpenAI, type MockUpstream } from '../support/mock-upstreams/index.js';
@@ -180,5 +182,59 @@ describe('certificate renewal without a restart', () => {
     assert.deepEqual(freshConnections.failures, []);
     assert.ok(load.completed() >= 60, `calls completed: ${load.completed()}`);
     assert.ok(logged.some((line) => line.includes('TLS certificate reloaded')));
+  });
+});
+
+describe('the local CA leaf changing while the gateway runs', () => {
+  it('re-issues an expired leaf on reload but never installs one not valid now; follows a leaf another process renewed', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tls-renew-'));
+    const logger = pino({ level: 'silent' });
+    try {
+      const options = { dataDir, extraNames: [] as string[] };
+      const material = await loadTls(options);
+      assert.ok(material.generated);
+      const swapped: string[] = [];
+      const server = { setSecureContext: (context: { cert: string }) => void swapped.push(context.cert) };
+      // 400 days on: the 397-day leaf has expired by then, the 10-year CA has not.
+      const later = new TlsReloader(material, {
+        tls: { ...options, now: new Date(Date.now() + 400 * 24 * 3600 * 1000) },
+        logger,
+        watchIntervalMs: 60_000,
+      });
+      later.start([server as unknown as TlsServer]);
+      try {
+        const renewed = await later.reload();
+        // The clock is ahead, so the re-issued leaf starts in 400 days: the validity check refuses it
+        // (a real renewal, 30 days before expiry, issues one valid now).
+        assert.equal(renewed.result, 'rejected');
+        assert.match((renewed as { error: string }).error, /valid only from/);
+        assert.equal(swapped.length, 0, 'a pair not valid now is never installed');
+      } finally {
+        later.stop();
+      }
+
+      // Another instance sharing the data dir renews the leaf: this one follows the files.
+      const reloader = new TlsReloader(await loadTls(options), { tls: options, logger, watchIntervalMs: 50 });
+      reloader.start([server as unknown as TlsServer]);
+      try {
+        const ca = {
+          cert: readFileSync(join(dataDir, 'tls', 'ca.pem'), 'utf8'),
+          key: readFileSync(join(dataDir, 'tls', 'ca-key.pem'), 'utf8'),
+        };
+        const leaf = await issueServerCertificate(ca, serverNames({}));
+        writeFileSync(join(dataDir, 'tls', 'key.pem'), leaf.key);
+        writeFileSync(join(dataDir, 'tls', 'cert.pem'), leaf.cert + ca.cert);
+        await waitFor(() => swapped.length > 0 || undefined, {
+          timeoutMs: 5_000,
+          what: 'the renewed leaf to be installed',
+        });
+        assert.equal(swapped.at(-1), leaf.cert + ca.cert);
+        assert.equal(reloader.cert, leaf.cert + ca.cert);
+      } finally {
+        reloader.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
