@@ -47,11 +47,21 @@ const CODE_FOR_PROBLEM: Record<HttpProblem['kind'], HttpKitErrorCode> = {
   internal: 'internal_error',
 };
 
-/** The code of an answer given before any request exists (create-app.ts, `clientErrorBody`). */
-const CODE_FOR_CLIENT_ERROR: Record<number, HttpKitErrorCode> = {
-  408: 'request_timeout',
-  431: 'headers_too_large',
-};
+/** The first kit code of each status: 408 request_timeout, 431 headers_too_large, … */
+const CODE_FOR_STATUS = new Map<number, HttpKitErrorCode>();
+for (const [code, entry] of Object.entries(HTTP_KIT_ERRORS) as Array<[HttpKitErrorCode, ErrorEntry]>)
+  if (!CODE_FOR_STATUS.has(entry.status)) CODE_FOR_STATUS.set(entry.status, code);
+
+/**
+ * The code of a refusal: its kind's, unless the refusal has another status (a body that arrived
+ * too slowly is a `validation` problem with status 408), then the kit's code of that status, so
+ * that the code and the status agree with the registry. A status no code has (499, for a client
+ * that left and reads nothing) keeps its kind's code.
+ */
+function kitCodeOf(kind: HttpProblem['kind'], status: number): HttpKitErrorCode {
+  const byKind = CODE_FOR_PROBLEM[kind];
+  return HTTP_KIT_ERRORS[byKind].status === status ? byKind : (CODE_FOR_STATUS.get(status) ?? byKind);
+}
 
 /** The envelope's body; `param` only when one member of the request is at fault. */
 export function errorBody(
@@ -111,12 +121,18 @@ export function sendRegisteredError<Code extends string>(
 
 /** A refusal of the HTTP kit, in this envelope (its status kept: 499 for a client that left). */
 export function sendProblem(reply: FastifyReply, problem: HttpProblem): FastifyReply {
-  return sendErrorAnswer(reply, problem.status, CODE_FOR_PROBLEM[problem.kind], problem.message, problem.param);
+  return sendErrorAnswer(
+    reply,
+    problem.status,
+    kitCodeOf(problem.kind, problem.status),
+    problem.message,
+    problem.param,
+  );
 }
 
 /** The body of an answer given before any request exists (400, 408, 431). */
 export function clientErrorBody(status: number, message: string): Record<string, unknown> {
-  return errorBody(status, CODE_FOR_CLIENT_ERROR[status] ?? 'invalid_request', message, null);
+  return errorBody(status, kitCodeOf('validation', status), message, null);
 }
 
 /** The envelope with every code of `registry`, for the surface's OpenAPI document. */

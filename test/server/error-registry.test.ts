@@ -6,7 +6,7 @@ import { GATEWAY_ERRORS } from '../../src/pipeline/errors.js';
 import { STATUS_CODES } from 'node:http';
 import { CONSOLE_ERRORS } from '../../src/console/console-error.js';
 import { COLLECTOR_ERRORS } from '../../src/collector/collector-errors.js';
-import type { ErrorRegistry } from '../../src/server/error-registry.js';
+import { clientErrorBody, HTTP_KIT_ERRORS, type ErrorRegistry } from '../../src/server/error-registry.js';
 
 interface DocumentedCode {
   /** One value: this code (OpenAPI 3.0 tools read `enum` better than `const`). */
@@ -106,5 +106,17 @@ describe('error registries in the OpenAPI documents', () => {
       'console not_found',
       'console unauthorized',
     ]);
+  });
+
+  it('an answer given before any request exists has the code of its status (408, 431, 400)', () => {
+    for (const [status, code] of [
+      [408, 'request_timeout'],
+      [431, 'headers_too_large'],
+      [400, 'invalid_request'],
+    ] as const) {
+      const body = clientErrorBody(status, 'm');
+      assert.deepEqual(body, { error: STATUS_CODES[status], code, message: 'm' });
+      assert.equal(HTTP_KIT_ERRORS[code].status, status);
+    }
   });
 });
