@@ -42,7 +42,7 @@ for (const store of storeKinds()) {
         });
         const what = `${route.method} ${route.path}`;
         assert.equal(result.status, 403, what);
-        assert.deepEqual(Object.keys(result.json).sort(), ['code', 'error', 'message'], what);
+        assert.deepEqual(Object.keys(result.json).sort(), ['error', 'message'], what);
         assert.equal(result.json.error, 'Forbidden', what);
         assert.ok(!result.text.includes(aKey.key), what);
         assert.ok(!result.text.includes('secret-project-alpha'), what);
@@ -83,7 +83,7 @@ for (const store of storeKinds()) {
             ...(route.body ? { body: route.body } : {}),
           });
           assert.equal(result.status, 404, `${route.method} ${route.path}`);
-          assert.deepEqual(Object.keys(result.json).sort(), ['code', 'error', 'message']);
+          assert.deepEqual(Object.keys(result.json).sort(), ['error', 'message']);
         }
       }
     });
