@@ -7,7 +7,8 @@
 // floor and import only config and canonical types; the catalogue (models, prices, upstream
 // targets) is data the providers' floor already knows how to reach, so it sits beside them; offload
 // (the worker pool that tokenizes and compresses big inputs off the event loop) runs the adapters'
-// CPU-heavy functions, and the local provider calls it, so it sits on their floor.
+// CPU-heavy functions, so it sits on their floor and imports them, never the reverse (the local
+// provider's offloaded answerer is handed to it by the wiring).
 // A folder holds one floor: src/server/ is the HTTP kit every surface builds on (Fastify app
 // factory, listener, TLS, body parsing, the outbound address guard), src/wiring/ starts the surfaces.
 /** @type {{ name: string, paths: string[] }[]} */

@@ -2,11 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createApp, type AppOptions } from '../server/create-app.js';
 import {
   COLLECTOR_ERROR_DOCS,
+  COLLECTOR_ERRORS,
   CollectorError,
   sendCollectorError,
   type CollectorErrorCode,
 } from './collector-errors.js';
-import { clientErrorBody, sendErrorAnswer, sendProblem } from '../server/error-registry.js';
+import { sendErrorAnswer, sendProblem } from '../server/error-registry.js';
 import { collectBodySchema, type CollectBody } from './event-schema.js';
 import { buildEvents } from './build-events.js';
 import { hostnameOf, type ProjectDirectory, type ResolvedProject } from './project-directory.js';
@@ -71,7 +72,6 @@ export function buildCollectorApp(
     errors: COLLECTOR_ERROR_DOCS,
     // Refused before its Host named a project: no id.
     principal: (request) => (request.collectorProject as ResolvedProject | null | undefined)?.id,
-    clientErrorBody,
     sendError: sendProblem,
     handleError: (error, _request, reply) => {
       if (error instanceof CollectorError) return sendCollectorError(reply, error);
@@ -197,7 +197,7 @@ function sendTooMany(
   message: string,
 ): FastifyReply {
   reply.header('retry-after', String(retryAfterSeconds));
-  return sendErrorAnswer(reply, 429, code, message);
+  return sendErrorAnswer(reply, COLLECTOR_ERRORS, code, message);
 }
 
 function penaltyMessage(boxedMs: number): string {

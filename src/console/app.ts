@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createApp, type AppOptions } from '../server/create-app.js';
 import { CONSOLE_ERROR_DOCS, ConsoleError, sendConsoleError } from './console-error.js';
-import { clientErrorBody, sendProblem } from '../server/error-registry.js';
+import { sendProblem } from '../server/error-registry.js';
 import type { ConsoleServices } from './console-services.js';
 import { registerConsoleAuth, registerOrganizationScope } from './auth/console-auth.js';
 import { registerApiKeyRoutes } from './routes/api-keys.js';
@@ -23,7 +23,6 @@ export function buildConsoleApp(
     errors: CONSOLE_ERROR_DOCS,
     // The web console's files and 404s are served without a token.
     principal: (request) => (request.consoleToken as ConsoleToken | null | undefined)?.id,
-    clientErrorBody,
     sendError: sendProblem,
     handleError: (error, _request, reply) =>
       error instanceof ConsoleError ? sendConsoleError(reply, error) : undefined,

@@ -25,7 +25,7 @@ const SURFACES: Record<DocumentedSurface, { title: string; description: string; 
   console: {
     title: 'Console API',
     description:
-      'Manage an organization: gateway keys, usage and cost. Authenticate with a console token: `Authorization: Bearer <console token>`. Errors are `{error, message}`. The web console is served at `/` by this listener.',
+      'Manage an organization: gateway keys, usage and cost. Authenticate with a console token: `Authorization: Bearer <console token>`. Errors are `{error, code, message}` (docs/errors.md). The web console is served at `/` by this listener.',
     bearer: 'A console token (`bin/gateway admin bootstrap` prints the first one).',
   },
   collector: {

@@ -5,11 +5,12 @@ import type { DocumentedErrors } from './api-docs.js';
 import type { HttpProblem } from './http-problem.js';
 
 /**
- * The registry pattern of the surfaces whose errors are `{error, code, message, param?}` (the
- * console and the collector; the gateway keeps OpenAI's envelope, pipeline/errors.ts): each
- * surface declares every code it answers with, its status and default message, in one registry;
- * it throws and sends only codes of that registry, and its OpenAPI document publishes the
- * registry whole (`registryDocs`). `error` stays the status's HTTP reason phrase (spec 7).
+ * The registry pattern of the surfaces whose errors are `{error, message, param?}` (the console
+ * and the collector; the gateway keeps OpenAI's envelope, pipeline/errors.ts): each surface
+ * declares every code it answers with, its status and default message, in one registry; it
+ * throws and sends only codes of that registry, and its OpenAPI document publishes the registry
+ * whole (`registryDocs`). On the wire `error` is the status's HTTP reason phrase (spec 7), as it
+ * always was; the document says which codes each reason phrase stands for.
  */
 export interface ErrorEntry {
   readonly status: number;
@@ -21,8 +22,8 @@ export type ErrorRegistry = Readonly<Record<string, ErrorEntry>>;
 export const errorEntry = (status: number, message: string): ErrorEntry => ({ status, message });
 
 /**
- * The codes of the HTTP kit's own refusals (create-app.ts: bodies, routes, deadlines), which a
- * surface answers before its handlers run: every registry of this envelope starts from them.
+ * The HTTP kit's own refusals (create-app.ts: bodies, routes, deadlines), which a surface
+ * answers before its handlers run: every registry of this envelope starts from them.
  */
 export const HTTP_KIT_ERRORS = {
   invalid_json: errorEntry(400, 'The request body is not valid JSON.'),
@@ -36,33 +37,18 @@ export const HTTP_KIT_ERRORS = {
   internal_error: errorEntry(500, 'An internal error occurred.'),
 } as const satisfies ErrorRegistry;
 
-export type HttpKitErrorCode = keyof typeof HTTP_KIT_ERRORS;
-
-const CODE_FOR_PROBLEM: Record<HttpProblem['kind'], HttpKitErrorCode> = {
-  invalid_json: 'invalid_json',
-  validation: 'invalid_request',
-  too_large: 'request_too_large',
-  unsupported_media_type: 'unsupported_media_type',
-  not_found: 'not_found',
-  internal: 'internal_error',
-};
-
-/** The code of an answer given before any request exists (create-app.ts, `clientErrorBody`). */
-const CODE_FOR_CLIENT_ERROR: Record<number, HttpKitErrorCode> = {
-  408: 'request_timeout',
-  431: 'headers_too_large',
-};
-
 /** The envelope's body; `param` only when one member of the request is at fault. */
-export function errorBody(
-  status: number,
-  code: string,
-  message: string,
-  param: string | null,
-): Record<string, unknown> {
-  const body: Record<string, unknown> = { error: STATUS_CODES[status] ?? 'Error', code, message };
+function errorBody(status: number, message: string, param: string | null): Record<string, unknown> {
+  const body: Record<string, unknown> = { error: STATUS_CODES[status] ?? 'Error', message };
   if (param) body.param = param;
   return body;
+}
+
+/** The access log records the reason phrase, as it always has for these surfaces. */
+function sendBody(reply: FastifyReply, status: number, message: string, param: string | null): FastifyReply {
+  const body = errorBody(status, message, param);
+  noteErrorCode(reply, body.error as string);
+  return reply.code(status).type('application/json').send(body);
 }
 
 /** A client-facing error of one surface, by a code of its registry. */
@@ -74,7 +60,7 @@ export class RegisteredError<Code extends string> extends Error {
   constructor(
     registry: Readonly<Record<Code, ErrorEntry>>,
     readonly code: Code,
-    options: { message?: string; param?: string | null; headers?: Record<string, string> } = {},
+    options: { message?: string | undefined; param?: string | null; headers?: Record<string, string> } = {},
   ) {
     const entry = registry[code];
     super(options.message ?? entry.message);
@@ -84,64 +70,61 @@ export class RegisteredError<Code extends string> extends Error {
   }
 }
 
-/**
- * Writes an error of the envelope. Without an Error: the collector answers floods of refusals
- * this way, where an Error's stack would cost as much as the rest of the answer. The access log
- * records the reason phrase, as it always has for these surfaces.
- */
-export function sendErrorAnswer(
-  reply: FastifyReply,
-  status: number,
-  code: string,
-  message: string,
-  param: string | null = null,
-): FastifyReply {
-  const body = errorBody(status, code, message, param);
-  noteErrorCode(reply, body.error as string);
-  return reply.code(status).type('application/json').send(body);
-}
-
 export function sendRegisteredError<Code extends string>(
   reply: FastifyReply,
   error: RegisteredError<Code>,
 ): FastifyReply {
   if (error.headers) reply.headers(error.headers);
-  return sendErrorAnswer(reply, error.status, error.code, error.message, error.param);
+  return sendBody(reply, error.status, error.message, error.param);
+}
+
+/**
+ * Answers a registry code without an Error: the collector answers floods of refusals this way,
+ * where an Error's stack would cost as much as the rest of the answer.
+ */
+export function sendErrorAnswer<Code extends string>(
+  reply: FastifyReply,
+  registry: Readonly<Record<Code, ErrorEntry>>,
+  code: Code,
+  message: string = registry[code].message,
+): FastifyReply {
+  return sendBody(reply, registry[code].status, message, null);
 }
 
 /** A refusal of the HTTP kit, in this envelope (its status kept: 499 for a client that left). */
 export function sendProblem(reply: FastifyReply, problem: HttpProblem): FastifyReply {
-  return sendErrorAnswer(reply, problem.status, CODE_FOR_PROBLEM[problem.kind], problem.message, problem.param);
+  return sendBody(reply, problem.status, problem.message, problem.param);
 }
 
-/** The body of an answer given before any request exists (400, 408, 431). */
-export function clientErrorBody(status: number, message: string): Record<string, unknown> {
-  return errorBody(status, CODE_FOR_CLIENT_ERROR[status] ?? 'invalid_request', message, null);
-}
-
-/** The envelope with every code of `registry`, for the surface's OpenAPI document. */
+/**
+ * The envelope for the surface's OpenAPI document: `error` lists the reason phrase of every
+ * status the registry holds, each with the codes it stands for (`x-codes`: code → default message).
+ */
 export function registryDocs(name: string, registry: ErrorRegistry, description: string): DocumentedErrors {
-  const statuses = [...new Set(Object.values(registry).map((entry) => entry.status))].sort((a, b) => a - b);
+  const byStatus = new Map<number, Record<string, string>>();
+  for (const [code, entry] of Object.entries(registry)) {
+    const codes = byStatus.get(entry.status) ?? {};
+    codes[code] = entry.message;
+    byStatus.set(entry.status, codes);
+  }
   return {
     name,
     schema: {
       type: 'object',
       description,
-      required: ['error', 'code', 'message'],
+      required: ['error', 'message'],
       properties: {
         error: {
-          oneOf: statuses.map((status) => ({
-            enum: [STATUS_CODES[status]],
-            description: `HTTP ${status}`,
-            'x-status': status,
-          })),
-        },
-        code: {
-          oneOf: Object.entries(registry).map(([code, entry]) => ({
-            enum: [code],
-            description: `HTTP ${entry.status}: ${entry.message}`,
-            'x-status': entry.status,
-          })),
+          oneOf: [...byStatus.entries()]
+            .sort(([a], [b]) => a - b)
+            .map(([status, codes]) => ({
+              enum: [STATUS_CODES[status]],
+              description: `HTTP ${status}: ${Object.entries(codes)
+                .map(([code, message]) => `${code} (${message})`)
+                .join('; ')}`,
+              'x-status': status,
+              'x-codes': codes,
+            })),
         },
         message: { type: 'string' },
         param: { type: 'string', description: 'The request field at fault, when there is one.' },
