@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { isatty } from 'node:tty';
 import { parseArgs } from 'node:util';
 import { readSettings } from '../config/settings.js';
 import { loadGatewayConfig } from '../config/gateway-config.js';
@@ -119,7 +120,8 @@ async function runForwarding(
 ): Promise<void> {
   const child = spawn(command, args, { stdio: 'inherit', env });
   const forward = (signal: NodeJS.Signals) => {
-    if (signal === 'SIGINT' && process.stdin.isTTY) return;
+    // isatty, not process.stdin: creating stdin's stream could take terminal input from the agent.
+    if (signal === 'SIGINT' && isatty(0)) return;
     child.kill(signal);
   };
   for (const signal of FORWARDED) process.on(signal, forward);

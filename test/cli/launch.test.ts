@@ -271,24 +271,25 @@ describe('gateway launch', () => {
     );
   });
 
-  it('forwards SIGTERM to the agent and ends by the same signal', async () => {
-    writeFileSync(reportFile, '');
-    const child = spawnCli(
-      'bin',
-      ['launch', '--url', served.serve.urls.gateway, 'codex'],
-      { ...env, FAKE_AGENT_WAIT: '1' },
-      project.dir,
-    );
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-    // The agent reports once it runs (its signal handlers set).
-    for (let i = 0; i < 300 && !readFileSync(reportFile, 'utf8'); i++) await new Promise((r) => setTimeout(r, 100));
-    child.kill('SIGTERM');
-    const [code, signal] = await exited;
-    assert.equal(signal, 'SIGTERM', `exit code ${code}; ${stderr}`);
-    assert.match(readFileSync(reportFile, 'utf8'), /"signal":"SIGTERM"/);
-  });
+  for (const sent of ['SIGTERM', 'SIGINT'] as const)
+    it(`forwards ${sent} to the agent (no terminal) and ends by the same signal`, async () => {
+      writeFileSync(reportFile, '');
+      const child = spawnCli(
+        'bin',
+        ['launch', '--url', served.serve.urls.gateway, 'codex'],
+        { ...env, FAKE_AGENT_WAIT: '1' },
+        project.dir,
+      );
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+      // The agent reports once it runs (its signal handlers set).
+      for (let i = 0; i < 300 && !readFileSync(reportFile, 'utf8'); i++) await new Promise((r) => setTimeout(r, 100));
+      child.kill(sent);
+      const [code, signal] = await exited;
+      assert.equal(signal, sent, `exit code ${code}; ${stderr}`);
+      assert.match(readFileSync(reportFile, 'utf8'), new RegExp(`"signal":"${sent}"`));
+    });
 
   it('warns when the gateway clients reach is not the one using this data dir', async () => {
     const other = mkdtempSync(join(tmpdir(), 'gateway-launch-other-'));
@@ -318,6 +319,23 @@ describe('gateway launch', () => {
       assert.doesNotMatch(served_.stderr, /warning/);
     } finally {
       rmSync(other, { recursive: true, force: true });
+    }
+  });
+
+  it('every command’s --help prints that command’s usage', async () => {
+    for (const command of [
+      ['serve'],
+      ['admin', 'bootstrap'],
+      ['admin', 'backup'],
+      ['trust'],
+      ['connect'],
+      ['launch'],
+    ]) {
+      const help = await runCli('bin', [...command, '--help'], env);
+      assert.equal(help.status, 0, help.stderr);
+      const entries = help.stdout.split('\n').filter((line) => line.startsWith('  gateway '));
+      assert.equal(entries.length, 1, help.stdout);
+      assert.ok(entries[0]!.startsWith(`  gateway ${command.join(' ')}`), help.stdout);
     }
   });
 
