@@ -3,14 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { isatty } from 'node:tty';
 import { parseArgs } from 'node:util';
 import { readSettings } from '../config/settings.js';
-import { loadGatewayConfig } from '../config/gateway-config.js';
-import { Catalogue } from '../catalogue/catalogue.js';
 import { COMPRESSION_MODELS, isCompressionModel } from '../compress/index.js';
 import { BUNDLE_OF, COMPRESSION_HEADER, clientProfile } from './client-profiles.js';
 import { launchKey } from './client-keys.js';
 import { gatewayOrigin, warnUnlessServed } from './connect.js';
 import { LAUNCH_AGENTS, launchAgent, launchPlan, sessionHeaders } from './launch-plan.js';
-import { opencodeModels } from './opencode-models.js';
+import { deploymentOpencodeModels } from './opencode-models.js';
 import { trustInfo } from './trust.js';
 
 export interface LaunchOptions {
@@ -71,7 +69,7 @@ export async function launch(options: LaunchOptions): Promise<void> {
   const settings = readSettings();
   const origin = gatewayOrigin(settings, options.url);
   // Before anything is made: a bad config file fails here, not after a key was created.
-  const catalogue = agent.client === 'opencode' ? new Catalogue(loadGatewayConfig(settings.configFile)) : undefined;
+  const models = agent.client === 'opencode' ? deploymentOpencodeModels(settings) : undefined;
   const trusted = await trustInfo(settings);
   const bundle = options.compression === false ? undefined : (options.compression ?? BUNDLE_OF[agent.client]);
   const key = await launchKey(settings, {
@@ -90,7 +88,7 @@ export async function launch(options: LaunchOptions): Promise<void> {
     caBundleFile: trusted.caBundleFile,
     bundle,
     headers,
-    opencodeModels: catalogue && opencodeModels(catalogue),
+    opencodeModels: models,
   });
   const plan = launchPlan(agent, profile, {
     args: options.args,
