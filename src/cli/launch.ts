@@ -4,7 +4,7 @@ import { isatty } from 'node:tty';
 import { parseArgs } from 'node:util';
 import { readSettings } from '../config/settings.js';
 import { COMPRESSION_MODELS, isCompressionModel } from '../compress/index.js';
-import { BUNDLE_OF, COMPRESSION_HEADER, clientProfile } from './client-profiles.js';
+import { BUNDLE_OF, clientProfile, type ConnectionInput } from './client-profiles.js';
 import { launchKey } from './client-keys.js';
 import { gatewayOrigin, warnUnlessServed } from './connect.js';
 import { LAUNCH_AGENTS, launchAgent, launchPlan, sessionHeaders } from './launch-plan.js';
@@ -80,21 +80,20 @@ export async function launch(options: LaunchOptions): Promise<void> {
   await warnUnlessServed(settings, origin, key.secret, trusted);
 
   const sessionId = randomUUID();
-  const headers = sessionHeaders(sessionId);
-  const profile = clientProfile(agent.client, {
+  const connection: ConnectionInput = {
     origin,
     apiKey: key.secret,
     caFile: trusted.caFile,
     caBundleFile: trusted.caBundleFile,
     bundle,
-    headers,
+    headers: sessionHeaders(sessionId),
     opencodeModels: models,
-  });
-  const plan = launchPlan(agent, profile, {
+  };
+  const plan = launchPlan(agent, clientProfile(agent.client, connection), {
     args: options.args,
     baseEnv: process.env,
     binary: options.bin,
-    codex: { baseUrl: `${origin}/v1`, headers: { ...(bundle ? { [COMPRESSION_HEADER]: bundle } : {}), ...headers } },
+    connection,
   });
   process.stderr.write(
     `gateway launch: ${plan.command} → ${origin} (key ${key.id}${key.reused ? '' : ', new'}; session ${sessionId})\n`,

@@ -24,16 +24,16 @@ describe('gateway launch arguments', () => {
   });
 
   it('finds the binary by --bin, then its variable, then its name on PATH', () => {
-    const profile = clientProfile('claude-code', {
+    const connection = {
       origin: 'https://gw:8443',
       apiKey: 'gw-k',
       caFile: undefined,
       caBundleFile: undefined,
       bundle: undefined,
-    });
+    };
+    const profile = clientProfile('claude-code', connection);
     const plan = (binary: string | undefined, baseEnv: NodeJS.ProcessEnv) =>
-      launchPlan(LAUNCH_AGENTS.claude!, profile, { args: [], baseEnv, binary, codex: { baseUrl: '', headers: {} } })
-        .command;
+      launchPlan(LAUNCH_AGENTS.claude!, profile, { args: [], baseEnv, binary, connection }).command;
     assert.equal(plan('/opt/a', { GATEWAY_CLAUDE_BIN: '/opt/b' }), '/opt/a');
     assert.equal(plan(undefined, { GATEWAY_CLAUDE_BIN: '/opt/b' }), '/opt/b');
     assert.equal(plan(undefined, {}), 'claude');
