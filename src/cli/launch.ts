@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { isatty } from 'node:tty';
 import { parseArgs } from 'node:util';
 import { readSettings } from '../config/settings.js';
@@ -9,6 +10,7 @@ import { launchKey } from './client-keys.js';
 import { gatewayOrigin, warnUnlessServed } from './connect.js';
 import { LAUNCH_AGENTS, launchAgent, launchPlan, sessionHeaders } from './launch-plan.js';
 import { deploymentOpencodeModels } from './opencode-models.js';
+import { nodeExtraCaFile } from './node-extra-ca.js';
 import { trustInfo } from './trust.js';
 
 export interface LaunchOptions {
@@ -95,6 +97,12 @@ export async function launch(options: LaunchOptions): Promise<void> {
     binary: options.bin,
     connection,
   });
+  if (plan.env.NODE_EXTRA_CA_CERTS && trusted.caFile)
+    plan.env.NODE_EXTRA_CA_CERTS = nodeExtraCaFile(
+      trusted.caFile,
+      process.env.NODE_EXTRA_CA_CERTS,
+      join(settings.dataDir, 'tls'),
+    );
   process.stderr.write(
     `gateway launch: ${plan.command} → ${origin} (key ${key.id}${key.reused ? '' : ', new'}; session ${sessionId})\n`,
   );

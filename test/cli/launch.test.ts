@@ -5,6 +5,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { generate } from 'selfsigned';
 import { runCli, spawnCli } from './cli-process.js';
 import { startServedGateway, type ServedGateway } from '../support/served-gateway.js';
 import { startMockAgentUpstream, type MockUpstream } from '../support/mock-upstreams/index.js';
@@ -210,17 +211,28 @@ describe('gateway launch', () => {
 
   it('passes every argument and the exit code; Claude Code gets its variables and the session headers', async () => {
     const args = ['-p', 'a "quoted" word', '--help', '--', '$HOME', ''];
+    const userCa = join(project.home, 'company-ca.pem');
+    const companyCa = await generate([{ name: 'commonName', value: 'company-proxy.test' }], {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+    });
+    writeFileSync(userCa, companyCa.cert);
     const run = await launch(['claude', ...args], {
       GATEWAY_CLAUDE_BIN: FAKE_AGENT,
       FAKE_AGENT_EXIT: '7',
       ANTHROPIC_API_KEY: 'sk-user-own',
+      // The user's own extra CA (a company proxy's, say): kept beside the gateway's.
+      NODE_EXTRA_CA_CERTS: userCa,
     });
     assert.equal(run.result.status, 7);
     assert.deepEqual(run.report!.argv, args, '--help after the agent is the agent’s');
     const seen = run.report!.env;
     assert.equal(seen.ANTHROPIC_BASE_URL, served.serve.urls.gateway);
     assert.equal(seen.ANTHROPIC_API_KEY, undefined, 'a key of the user’s own would be sent beside the gateway’s');
-    assert.equal(seen.NODE_EXTRA_CA_CERTS, join(served.dataDir, 'tls', 'ca.pem'));
+    const extraCa = readFileSync(seen.NODE_EXTRA_CA_CERTS!, 'utf8');
+    assert.ok(extraCa.includes(readFileSync(join(served.dataDir, 'tls', 'ca.pem'), 'utf8').trim()));
+    assert.ok(extraCa.includes(readFileSync(userCa, 'utf8').trim()));
     assert.equal(
       seen.ANTHROPIC_CUSTOM_HEADERS,
       `X-Gateway-Compression-Model: claude\nX-Gateway-Session-Id: ${run.session}\nX-Gateway-Tags: session:${run.session}`,
