@@ -10,7 +10,7 @@ import { launchKey } from './client-keys.js';
 import { gatewayOrigin, warnUnlessServed } from './connect.js';
 import { LAUNCH_AGENTS, launchAgent, launchPlan, sessionHeaders } from './launch-plan.js';
 import { deploymentOpencodeModels } from './opencode-models.js';
-import { nodeExtraCaFile } from './node-extra-ca.js';
+import { mergedCaFile } from './merged-ca-file.js';
 import { trustInfo } from './trust.js';
 
 export interface LaunchOptions {
@@ -97,17 +97,17 @@ export async function launch(options: LaunchOptions): Promise<void> {
     binary: options.bin,
     connection,
   });
-  if (plan.env.NODE_EXTRA_CA_CERTS && trusted.caFile)
-    plan.env.NODE_EXTRA_CA_CERTS = nodeExtraCaFile(
-      trusted.caFile,
-      process.env.NODE_EXTRA_CA_CERTS,
-      join(settings.dataDir, 'tls'),
-    );
+  for (const variable of MERGED_CA_VARIABLES)
+    if (plan.env[variable] && trusted.caFile)
+      plan.env[variable] = mergedCaFile(variable, trusted.caFile, process.env[variable], join(settings.dataDir, 'tls'));
   process.stderr.write(
     `gateway launch: ${plan.command} → ${origin} (key ${key.id}${key.reused ? '' : ', new'}; session ${sessionId})\n`,
   );
   await runForwarding(plan.command, plan.args, plan.env, agent.binaryVariable);
 }
+
+/** CA variables that add to a client's trust: the user's value is kept beside the gateway's CA. */
+const MERGED_CA_VARIABLES = ['NODE_EXTRA_CA_CERTS', 'CODEX_CA_CERTIFICATE'];
 
 const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 

@@ -241,6 +241,12 @@ describe('gateway launch', () => {
 
   it('codex gets its provider as -c flags before the user’s arguments, and the CA', async () => {
     const run = await launch(['--no-compression', 'codex', 'exec', 'do it'], { FAKE_AGENT_EXIT: '0' });
+    const ownCa = await launch(['codex'], { CODEX_CA_CERTIFICATE: join(served.dataDir, 'tls', 'cert.pem') });
+    assert.equal(
+      readFileSync(ownCa.report!.env.CODEX_CA_CERTIFICATE!, 'utf8'),
+      `${readFileSync(join(served.dataDir, 'tls', 'ca.pem'), 'utf8').trimEnd()}\n${readFileSync(join(served.dataDir, 'tls', 'cert.pem'), 'utf8').trimEnd()}\n`,
+      'the user’s own CA file kept beside the gateway’s',
+    );
     assert.equal(run.result.status, 0, run.result.stderr);
     const { argv, env: seen } = run.report!;
     assert.deepEqual(argv.slice(-2), ['exec', 'do it']);
