@@ -63,11 +63,13 @@ export interface ClientProfile {
   notes: string[];
 }
 
+/** The headers every request of the client carries: the compression bundle's, then the caller's. */
+export function requestHeaders(input: Pick<ConnectionInput, 'bundle' | 'headers'>): Record<string, string> {
+  return { ...(input.bundle ? { [COMPRESSION_HEADER]: input.bundle } : {}), ...input.headers };
+}
+
 export function clientProfile(client: ClientName, input: ConnectionInput): ClientProfile {
-  const headers: Record<string, string> = {
-    ...(input.bundle ? { [COMPRESSION_HEADER]: input.bundle } : {}),
-    ...input.headers,
-  };
+  const headers = requestHeaders(input);
   const headerLines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
   const nodeCa: Record<string, string> = input.caFile ? { NODE_EXTRA_CA_CERTS: input.caFile } : {};
   const pythonCa: Record<string, string> = input.caBundleFile

@@ -12,6 +12,7 @@ import {
 import { formatTrust, trustInfo, type TrustInfo } from './trust.js';
 import { checkSlug, createClientKey } from './client-keys.js';
 import { probeGateway, probeWarning } from './gateway-probe.js';
+import { deploymentOpencodeModels } from './opencode-models.js';
 const LOOPBACK_OR_ANY = new Set(['127.0.0.1', '::1', '0.0.0.0', '::', '', 'localhost']);
 
 export interface ConnectOptions {
@@ -59,6 +60,7 @@ export async function connect(options: ConnectOptions): Promise<void> {
   checkSlug(org);
   const settings = readSettings();
   const origin = gatewayOrigin(settings, options.url);
+  const models = client === 'opencode' ? deploymentOpencodeModels(settings) : undefined;
   const trusted = await trustInfo(settings);
   const bundle = options.compression === false ? undefined : (options.compression ?? BUNDLE_OF[client]);
   const created = options.key
@@ -71,6 +73,7 @@ export async function connect(options: ConnectOptions): Promise<void> {
     caFile: trusted.caFile,
     caBundleFile: trusted.caBundleFile,
     bundle,
+    opencodeModels: models,
   });
   process.stdout.write(
     options.json

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'undici';
+import { UndiciAgent, requestThrough } from '../server/undici-parts.js';
 
 /**
  * Whether the gateway clients will reach at `origin` is the one whose data directory a CLI
@@ -17,16 +17,15 @@ export type ProbeOutcome =
 const PROBE_TIMEOUT_MS = 3_000;
 
 export async function probeGateway(origin: string, apiKey: string, caFile: string | undefined): Promise<ProbeOutcome> {
-  const dispatcher = new Agent({
+  const dispatcher = new UndiciAgent({
     connect: { ...(caFile ? { ca: readFileSync(caFile, 'utf8') } : {}), timeout: PROBE_TIMEOUT_MS },
     headersTimeout: PROBE_TIMEOUT_MS,
     bodyTimeout: PROBE_TIMEOUT_MS,
   });
   try {
-    const response = await request(`${origin}/v1/models`, {
+    const response = await requestThrough(dispatcher, `${origin}/v1/models`, {
       method: 'GET',
       headers: { authorization: `Bearer ${apiKey}` },
-      dispatcher,
       signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
     });
     await response.body.dump();

@@ -1,4 +1,10 @@
-import { codexConfigFlags, type ClientName, type ClientProfile } from './client-profiles.js';
+import {
+  codexConfigFlags,
+  requestHeaders,
+  type ClientName,
+  type ClientProfile,
+  type ConnectionInput,
+} from './client-profiles.js';
 
 /**
  * What `gateway launch` runs for each agent: which command, found how, and how the connection
@@ -60,8 +66,8 @@ export function launchPlan(
     baseEnv: NodeJS.ProcessEnv;
     /** --bin, when given. */
     binary: string | undefined;
-    /** What Codex's flags carry: its base URL (origin + /v1) and request headers. */
-    codex: { baseUrl: string; headers: Record<string, string> };
+    /** What the profile was made from (Codex's flags are made from it too). */
+    connection: ConnectionInput;
   },
 ): LaunchPlan {
   const command = input.binary || input.baseEnv[agent.binaryVariable] || agent.command;
@@ -70,7 +76,11 @@ export function launchPlan(
   Object.assign(env, profile.env);
   switch (profile.client) {
     case 'codex':
-      return { command, args: [...codexConfigFlags(input.codex.baseUrl, input.codex.headers), ...input.args], env };
+      return {
+        command,
+        args: [...codexConfigFlags(`${input.connection.origin}/v1`, requestHeaders(input.connection)), ...input.args],
+        env,
+      };
     case 'opencode':
       return { command, args: input.args, env: { ...env, OPENCODE_CONFIG_CONTENT: profile.files[0]!.content } };
     default:

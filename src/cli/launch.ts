@@ -1,15 +1,16 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { isatty } from 'node:tty';
 import { parseArgs } from 'node:util';
 import { readSettings } from '../config/settings.js';
-import { loadGatewayConfig } from '../config/gateway-config.js';
-import { Catalogue } from '../catalogue/catalogue.js';
 import { COMPRESSION_MODELS, isCompressionModel } from '../compress/index.js';
-import { BUNDLE_OF, COMPRESSION_HEADER, clientProfile } from './client-profiles.js';
+import { BUNDLE_OF, clientProfile, type ConnectionInput } from './client-profiles.js';
 import { launchKey } from './client-keys.js';
 import { gatewayOrigin, warnUnlessServed } from './connect.js';
 import { LAUNCH_AGENTS, launchAgent, launchPlan, sessionHeaders } from './launch-plan.js';
-import { opencodeModels } from './opencode-models.js';
+import { deploymentOpencodeModels } from './opencode-models.js';
+import { mergedCaFile } from './merged-ca-file.js';
 import { trustInfo } from './trust.js';
 
 export interface LaunchOptions {
@@ -70,7 +71,7 @@ export async function launch(options: LaunchOptions): Promise<void> {
   const settings = readSettings();
   const origin = gatewayOrigin(settings, options.url);
   // Before anything is made: a bad config file fails here, not after a key was created.
-  const catalogue = agent.client === 'opencode' ? new Catalogue(loadGatewayConfig(settings.configFile)) : undefined;
+  const models = agent.client === 'opencode' ? deploymentOpencodeModels(settings) : undefined;
   const trusted = await trustInfo(settings);
   const bundle = options.compression === false ? undefined : (options.compression ?? BUNDLE_OF[agent.client]);
   const key = await launchKey(settings, {
@@ -81,27 +82,32 @@ export async function launch(options: LaunchOptions): Promise<void> {
   await warnUnlessServed(settings, origin, key.secret, trusted);
 
   const sessionId = randomUUID();
-  const headers = sessionHeaders(sessionId);
-  const profile = clientProfile(agent.client, {
+  const connection: ConnectionInput = {
     origin,
     apiKey: key.secret,
     caFile: trusted.caFile,
     caBundleFile: trusted.caBundleFile,
     bundle,
-    headers,
-    opencodeModels: catalogue && opencodeModels(catalogue),
-  });
-  const plan = launchPlan(agent, profile, {
+    headers: sessionHeaders(sessionId),
+    opencodeModels: models,
+  };
+  const plan = launchPlan(agent, clientProfile(agent.client, connection), {
     args: options.args,
     baseEnv: process.env,
     binary: options.bin,
-    codex: { baseUrl: `${origin}/v1`, headers: { ...(bundle ? { [COMPRESSION_HEADER]: bundle } : {}), ...headers } },
+    connection,
   });
+  for (const variable of MERGED_CA_VARIABLES)
+    if (plan.env[variable] && trusted.caFile)
+      plan.env[variable] = mergedCaFile(variable, trusted.caFile, process.env[variable], join(settings.dataDir, 'tls'));
   process.stderr.write(
     `gateway launch: ${plan.command} → ${origin} (key ${key.id}${key.reused ? '' : ', new'}; session ${sessionId})\n`,
   );
   await runForwarding(plan.command, plan.args, plan.env, agent.binaryVariable);
 }
+
+/** CA variables that add to a client's trust: the user's value is kept beside the gateway's CA. */
+const MERGED_CA_VARIABLES = ['NODE_EXTRA_CA_CERTS', 'CODEX_CA_CERTIFICATE'];
 
 const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
@@ -119,7 +125,8 @@ async function runForwarding(
 ): Promise<void> {
   const child = spawn(command, args, { stdio: 'inherit', env });
   const forward = (signal: NodeJS.Signals) => {
-    if (signal === 'SIGINT' && process.stdin.isTTY) return;
+    // isatty, not process.stdin: creating stdin's stream could take terminal input from the agent.
+    if (signal === 'SIGINT' && isatty(0)) return;
     child.kill(signal);
   };
   for (const signal of FORWARDED) process.on(signal, forward);

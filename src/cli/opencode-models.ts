@@ -1,6 +1,13 @@
-import type { Catalogue } from '../catalogue/catalogue.js';
+import { Catalogue } from '../catalogue/catalogue.js';
+import { loadGatewayConfig } from '../config/gateway-config.js';
+import type { Settings } from '../config/settings.js';
 import { cachePricingOfModel } from '../catalogue/cache-pricing.js';
 import type { OpencodeModel } from './client-profiles.js';
+
+/** The models of the catalogue this deployment serves: the built-in one merged with GATEWAY_CONFIG's. */
+export function deploymentOpencodeModels(settings: Settings): Record<string, OpencodeModel> {
+  return opencodeModels(new Catalogue(loadGatewayConfig(settings.configFile)));
+}
 
 /**
  * The catalogue's Anthropic models as opencode's `anthropic` provider lists them: by the bare

@@ -5,6 +5,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { generate } from 'selfsigned';
 import { runCli, spawnCli } from './cli-process.js';
 import { startServedGateway, type ServedGateway } from '../support/served-gateway.js';
 import { startMockAgentUpstream, type MockUpstream } from '../support/mock-upstreams/index.js';
@@ -210,17 +211,28 @@ describe('gateway launch', () => {
 
   it('passes every argument and the exit code; Claude Code gets its variables and the session headers', async () => {
     const args = ['-p', 'a "quoted" word', '--help', '--', '$HOME', ''];
+    const userCa = join(project.home, 'company-ca.pem');
+    const companyCa = await generate([{ name: 'commonName', value: 'company-proxy.test' }], {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+    });
+    writeFileSync(userCa, companyCa.cert);
     const run = await launch(['claude', ...args], {
       GATEWAY_CLAUDE_BIN: FAKE_AGENT,
       FAKE_AGENT_EXIT: '7',
       ANTHROPIC_API_KEY: 'sk-user-own',
+      // The user's own extra CA (a company proxy's, say): kept beside the gateway's.
+      NODE_EXTRA_CA_CERTS: userCa,
     });
     assert.equal(run.result.status, 7);
     assert.deepEqual(run.report!.argv, args, '--help after the agent is the agent’s');
     const seen = run.report!.env;
     assert.equal(seen.ANTHROPIC_BASE_URL, served.serve.urls.gateway);
     assert.equal(seen.ANTHROPIC_API_KEY, undefined, 'a key of the user’s own would be sent beside the gateway’s');
-    assert.equal(seen.NODE_EXTRA_CA_CERTS, join(served.dataDir, 'tls', 'ca.pem'));
+    const extraCa = readFileSync(seen.NODE_EXTRA_CA_CERTS!, 'utf8');
+    assert.ok(extraCa.includes(readFileSync(join(served.dataDir, 'tls', 'ca.pem'), 'utf8').trim()));
+    assert.ok(extraCa.includes(readFileSync(userCa, 'utf8').trim()));
     assert.equal(
       seen.ANTHROPIC_CUSTOM_HEADERS,
       `X-Gateway-Compression-Model: claude\nX-Gateway-Session-Id: ${run.session}\nX-Gateway-Tags: session:${run.session}`,
@@ -229,6 +241,12 @@ describe('gateway launch', () => {
 
   it('codex gets its provider as -c flags before the user’s arguments, and the CA', async () => {
     const run = await launch(['--no-compression', 'codex', 'exec', 'do it'], { FAKE_AGENT_EXIT: '0' });
+    const ownCa = await launch(['codex'], { CODEX_CA_CERTIFICATE: join(served.dataDir, 'tls', 'cert.pem') });
+    assert.equal(
+      readFileSync(ownCa.report!.env.CODEX_CA_CERTIFICATE!, 'utf8'),
+      `${readFileSync(join(served.dataDir, 'tls', 'ca.pem'), 'utf8').trimEnd()}\n${readFileSync(join(served.dataDir, 'tls', 'cert.pem'), 'utf8').trimEnd()}\n`,
+      'the user’s own CA file kept beside the gateway’s',
+    );
     assert.equal(run.result.status, 0, run.result.stderr);
     const { argv, env: seen } = run.report!;
     assert.deepEqual(argv.slice(-2), ['exec', 'do it']);
@@ -271,24 +289,25 @@ describe('gateway launch', () => {
     );
   });
 
-  it('forwards SIGTERM to the agent and ends by the same signal', async () => {
-    writeFileSync(reportFile, '');
-    const child = spawnCli(
-      'bin',
-      ['launch', '--url', served.serve.urls.gateway, 'codex'],
-      { ...env, FAKE_AGENT_WAIT: '1' },
-      project.dir,
-    );
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-    // The agent reports once it runs (its signal handlers set).
-    for (let i = 0; i < 300 && !readFileSync(reportFile, 'utf8'); i++) await new Promise((r) => setTimeout(r, 100));
-    child.kill('SIGTERM');
-    const [code, signal] = await exited;
-    assert.equal(signal, 'SIGTERM', `exit code ${code}; ${stderr}`);
-    assert.match(readFileSync(reportFile, 'utf8'), /"signal":"SIGTERM"/);
-  });
+  for (const sent of ['SIGTERM', 'SIGINT'] as const)
+    it(`forwards ${sent} to the agent (no terminal) and ends by the same signal`, async () => {
+      writeFileSync(reportFile, '');
+      const child = spawnCli(
+        'bin',
+        ['launch', '--url', served.serve.urls.gateway, 'codex'],
+        { ...env, FAKE_AGENT_WAIT: '1' },
+        project.dir,
+      );
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+      // The agent reports once it runs (its signal handlers set).
+      for (let i = 0; i < 300 && !readFileSync(reportFile, 'utf8'); i++) await new Promise((r) => setTimeout(r, 100));
+      child.kill(sent);
+      const [code, signal] = await exited;
+      assert.equal(signal, sent, `exit code ${code}; ${stderr}`);
+      assert.match(readFileSync(reportFile, 'utf8'), new RegExp(`"signal":"${sent}"`));
+    });
 
   it('warns when the gateway clients reach is not the one using this data dir', async () => {
     const other = mkdtempSync(join(tmpdir(), 'gateway-launch-other-'));
@@ -318,6 +337,23 @@ describe('gateway launch', () => {
       assert.doesNotMatch(served_.stderr, /warning/);
     } finally {
       rmSync(other, { recursive: true, force: true });
+    }
+  });
+
+  it('every command’s --help prints that command’s usage', async () => {
+    for (const command of [
+      ['serve'],
+      ['admin', 'bootstrap'],
+      ['admin', 'backup'],
+      ['trust'],
+      ['connect'],
+      ['launch'],
+    ]) {
+      const help = await runCli('bin', [...command, '--help'], env);
+      assert.equal(help.status, 0, help.stderr);
+      const entries = help.stdout.split('\n').filter((line) => line.startsWith('  gateway '));
+      assert.equal(entries.length, 1, help.stdout);
+      assert.ok(entries[0]!.startsWith(`  gateway ${command.join(' ')}`), help.stdout);
     }
   });
 

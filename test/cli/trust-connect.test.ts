@@ -111,6 +111,18 @@ describe('gateway trust and gateway connect', () => {
     assert.match(profile.files[0].content, /^http_headers = \{ "X-Gateway-Compression-Model" = "codex" \}$/m);
   });
 
+  it('connect opencode prints a provider whose models carry the catalogue’s limits and prices', async () => {
+    const result = await runCli('tsx', ['connect', 'opencode', '--key', 'gw-given', '--json'], env);
+    assert.equal(result.status, 0, result.stderr);
+    const profile = JSON.parse(result.stdout);
+    const config = JSON.parse(profile.files[0].content);
+    assert.deepEqual(config.provider.anthropic.models['claude-haiku-5-5'], {
+      name: 'claude-haiku-5-5',
+      limit: { context: 200_000, output: 128_000 },
+      cost: { input: 0.5, output: 2.5, cache_read: 0.05, cache_write: 0.625 },
+    });
+  });
+
   it('connect refuses an unknown client, an unknown bundle and a plain-HTTP URL before touching anything', async () => {
     const result = await runCli('tsx', ['connect', 'emacs'], env);
     assert.equal(result.status, 1);
