@@ -81,7 +81,7 @@ export async function spawnGateway(
     urls,
     runtime: compiledEntry ? 'compiled' : 'tsx',
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return; // a gateway killed by a signal (out of memory) has exited too
       child.kill('SIGTERM');
       await once(child, 'exit');
     },
