@@ -15,7 +15,6 @@
 // the outputs of the previous request is kept (by the sequence of outputs that produced it) and
 // only the new outputs are processed. The state is a cache, never a source of truth: computed
 // from scratch, the result is the same.
-import { getHeapStatistics } from 'node:v8';
 import { toolKind } from '../bundles.js';
 import { BoundedCache, registerCache } from '../cache.js';
 import { commandText, outputKind, type OutputKind } from '../filters/classify.js';
@@ -26,6 +25,7 @@ import { footer, withoutFooter } from '../filters/status-footer.js';
 import type { StrategyContext } from '../strategies/strategy.js';
 import type { ToolResult } from '../types.js';
 import { countTextTokens } from '../../tokenize/index.js';
+import { heapShare } from '../../config/heap-share.js';
 import { callArguments } from './call-arguments.js';
 import { LineIndex, referenceSeenLines } from './line-runs.js';
 
@@ -214,7 +214,7 @@ function advance(
 // that in heap, more than a 128 MB heap: bench/README.md, "soak"). At most an eighth of the heap
 // V8 may grow to, so a capped heap (--max-old-space-size) caps the states with it.
 const BYTES_PER_INDEXED_LINE = 180;
-const MAX_STATE_BYTES = Math.min(64 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 8));
+const MAX_STATE_BYTES = heapShare(1 / 8, 64 * 1024 * 1024);
 const states = new Map<string, { state: State; bytes: number }>();
 let stateBytes = 0;
 
