@@ -1,6 +1,7 @@
 // The soak's per-minute statistics: what each minute counts, its summary and printed line, and the
 // least-squares slope of the RSS samples.
 import type { Kind } from './requests.js';
+import type { MetricsSample } from './metrics-sample.js';
 
 export interface Minute {
   requests: number;
@@ -10,6 +11,8 @@ export interface Minute {
   latencies: number[];
   byKind: Record<Kind, number[]>;
   rss: number[];
+  /** The gateway's /metrics, read every few seconds. */
+  metrics: MetricsSample[];
 }
 
 export function emptyMinute(): Minute {
@@ -21,6 +24,7 @@ export function emptyMinute(): Minute {
     latencies: [],
     byKind: { chat: [], stream: [], count_tokens: [], compress: [] },
     rss: [],
+    metrics: [],
   };
 }
 
@@ -42,6 +46,10 @@ export function slope(points: Array<[number, number]>): number | null {
 
 export const round = (x: number | null | undefined, digits = 1) =>
   x === null || x === undefined ? null : Number(x.toFixed(digits));
+
+function maxOf(samples: MetricsSample[], field: keyof MetricsSample): number | null {
+  return samples.length ? Math.max(...samples.map((sample) => sample[field])) : null;
+}
 
 export function summarizeMinute(m: Minute | undefined, index: number) {
   if (!m) return undefined;
@@ -70,6 +78,13 @@ export function summarizeMinute(m: Minute | undefined, index: number) {
     },
     rss_mb: round(m.rss.at(-1)),
     rss_mb_mean: round(m.rss.length ? m.rss.reduce((s, x) => s + x, 0) / m.rss.length : null),
+    heap_used_mb: round(m.metrics.at(-1)?.heapUsedMb),
+    heap_used_mb_max: round(maxOf(m.metrics, 'heapUsedMb')),
+    heap_total_mb: round(m.metrics.at(-1)?.heapTotalMb),
+    event_loop_delay_p99_ms_max: round(maxOf(m.metrics, 'loopDelayP99Ms')),
+    connections_open_max: maxOf(m.metrics, 'connectionsOpen'),
+    handshakes_queued_max: maxOf(m.metrics, 'handshakesQueued'),
+    buffered_upstream_kb_max: round(maxOf(m.metrics, 'bufferedUpstreamKb')),
   };
 }
 
@@ -78,6 +93,8 @@ export function printMinute(m: Minute | undefined, index: number): void {
   if (!s) return;
   console.log(
     `minute ${String(s.minute).padStart(2)}: ${s.requests} requests, ${s.ok} ok, ${s.error_count} errors${s.requests - s.ok - s.error_count > 0 ? ` (${s.requests - s.ok - s.error_count} still in flight)` : ''}${s.error_count ? ` ${JSON.stringify(s.errors)}` : ''}, ${s.skipped} skipped, ` +
-      `p50 ${s.p50_ms} ms, p99 ${s.p99_ms} ms (chat ${s.p99_ms_by_kind.chat}, stream ${s.p99_ms_by_kind.stream}, count_tokens ${s.p99_ms_by_kind.count_tokens}, compress ${s.p99_ms_by_kind.compress}), RSS ${s.rss_mb} MB`,
+      `p50 ${s.p50_ms} ms, p99 ${s.p99_ms} ms (chat ${s.p99_ms_by_kind.chat}, stream ${s.p99_ms_by_kind.stream}, count_tokens ${s.p99_ms_by_kind.count_tokens}, compress ${s.p99_ms_by_kind.compress}), RSS ${s.rss_mb} MB, ` +
+      `heap ${s.heap_used_mb}/${s.heap_total_mb} MB (max used ${s.heap_used_mb_max}), loop delay p99 ≤ ${s.event_loop_delay_p99_ms_max} ms, ` +
+      `≤ ${s.connections_open_max} connections, ≤ ${s.handshakes_queued_max} handshakes queued, ≤ ${s.buffered_upstream_kb_max} KiB buffered upstream`,
   );
 }

@@ -4,17 +4,20 @@
  *   node --import tsx bench/soak/run.ts                 # 10 minutes, 40 requests/s
  *   node --import tsx bench/soak/run.ts --minutes 2     # or SOAK_MINUTES=2
  *   node --import tsx bench/soak/run.ts --rate 80 --no-build
+ *   node --import tsx bench/soak/run.ts --rate 80 --heap-mb 128   # the gateway's old space capped
  *
  * Three processes, all on 127.0.0.1: the mock upstream (bench/soak/mock-upstream.ts), the gateway
  * (`gateway serve` compiled to JavaScript, SQLite in a temp dir; `--no-build` runs it under tsx),
  * and this load generator. Open loop: requests start on a fixed schedule whatever the answers
  * do (at most --max-in-flight outstanding; beyond that a request is counted as `skipped`), mixed
  * 40 % chat JSON, 30 % chat streamed, 15 % /v1/count_tokens, 15 % /v1/compress, over a key with a
- * monthly ceiling and one without. Every 5 s the gateway's RSS is read from /proc/<pid>/status.
+ * monthly ceiling and one without. Every 5 s the gateway's RSS is read from /proc/<pid>/status and
+ * its /metrics scraped (heap used and total, event-loop delay, connections, queued handshakes,
+ * buffered upstream bytes). `--heap-mb N` starts the gateway with --max-old-space-size=N.
  *
- * Reports per minute: requests, errors by kind, p50/p99 latency (full response), RSS; and the
- * slope of a least-squares line through the RSS samples after the first minute (MB per minute;
- * near zero means no growth trend). Writes JSON to bench/.results/soak-<time>.json. Every child
+ * Reports per minute: requests, errors by kind, p50/p99 latency (full response), RSS and the
+ * /metrics figures; and the slope of a least-squares line through the RSS samples after the first
+ * and after the second minute (MB per minute; near zero means no growth trend). Writes JSON to bench/.results/soak-<time>.json. Every child
  * is killed on exit, also on Ctrl-C.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -28,6 +31,7 @@ import { REPO, compileGateway, spawnGateway, type SpawnedGateway } from '../supp
 import { seedOrganization } from '../support/seed-organization.js';
 import { emptyMinute, printMinute, round, slope, summarizeMinute, type Minute } from './minute-stats.js';
 import { MIX, requestFor, type Kind } from './requests.js';
+import { scrapeMetrics } from './metrics-sample.js';
 
 const { values } = parseArgs({
   options: {
@@ -35,12 +39,16 @@ const { values } = parseArgs({
     rate: { type: 'string', default: process.env.SOAK_RATE ?? '40' },
     'max-in-flight': { type: 'string', default: '200' },
     'no-build': { type: 'boolean', default: false },
+    'heap-mb': { type: 'string' },
   },
 });
 const MINUTES = Number(values.minutes);
 const RATE = Number(values.rate);
 const MAX_IN_FLIGHT = Number(values['max-in-flight']);
+const HEAP_MB = values['heap-mb'] === undefined ? undefined : Number(values['heap-mb']);
 if (!(MINUTES > 0) || !(RATE > 0)) throw new Error('--minutes and --rate must be positive numbers');
+if (HEAP_MB !== undefined && !(Number.isInteger(HEAP_MB) && HEAP_MB > 0))
+  throw new Error('--heap-mb must be a positive whole number of MB');
 const DURATION_MS = Math.round(MINUTES * 60_000);
 const RSS_EVERY_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -115,6 +123,7 @@ const gateway: SpawnedGateway = await spawnGateway(
     MOCK_KEY: 'sk-soak',
   },
   build?.entry,
+  HEAP_MB === undefined ? [] : [`--max-old-space-size=${HEAP_MB}`],
 );
 children.push(gateway.child);
 const pid = gateway.child.pid!;
@@ -173,22 +182,38 @@ async function fire(kind: Kind, n: number, startedAt: number): Promise<void> {
 // ---- the run -----------------------------------------------------------------------------------
 
 console.log(
-  `soak: ${MINUTES} min at ${RATE} req/s (${MIX.map(([k, w]) => `${k} ${w * 100}%`).join(', ')}), gateway pid ${pid} (${gateway.runtime}), mock upstream ${mockUrl}`,
+  `soak: ${MINUTES} min at ${RATE} req/s${HEAP_MB === undefined ? '' : `, heap capped at ${HEAP_MB} MB`} (${MIX.map(([k, w]) => `${k} ${w * 100}%`).join(', ')}), gateway pid ${pid} (${gateway.runtime}), mock upstream ${mockUrl}`,
 );
 const t0 = performance.now();
+// A gateway that dies (out of memory under --heap-mb) ends the run: what follows would only count refusals.
+let gatewayExit: { at_minute: number; code: number | null; signal: string | null } | undefined;
+let runEnded = false;
+gateway.child.once('exit', (code, signal) => {
+  if (runEnded) return;
+  gatewayExit = { at_minute: round((performance.now() - t0) / 60_000, 2)!, code, signal };
+  console.error(`gateway exited (${code ?? signal}) at minute ${gatewayExit.at_minute}: the run stops`);
+});
+let metricsFailures = 0;
 const rssTimer = setInterval(() => {
   const at = performance.now() - t0;
   const rss = rssMb(pid);
   if (rss === undefined) return;
   rssSamples.push([at / 60_000, rss]);
   minuteOf(Math.min(at, DURATION_MS - 1)).rss.push(rss);
+  scrapeMetrics(gateway.urls.gateway, dispatcher).then(
+    (sample) => minuteOf(Math.min(at, DURATION_MS - 1)).metrics.push(sample),
+    (error: Error) => {
+      metricsFailures++;
+      console.error(`metrics scrape failed: ${error.message}`);
+    },
+  );
 }, RSS_EVERY_MS);
 const initialRss = rssMb(pid);
 
 const pending = new Set<Promise<void>>();
 let n = 0;
 let printed = 0;
-while (performance.now() - t0 < DURATION_MS) {
+while (performance.now() - t0 < DURATION_MS && !gatewayExit) {
   const due = Math.floor(((performance.now() - t0) / 1000) * RATE);
   while (n < due) {
     let pick = (((n * 0.6180339887) % 1) + 1) % 1;
@@ -218,11 +243,13 @@ while (performance.now() - t0 < DURATION_MS) {
   await delay(5);
 }
 await Promise.allSettled([...pending]);
+runEnded = true;
 clearInterval(rssTimer);
-while (printed < Math.ceil(DURATION_MS / 60_000)) printMinute(minutes[printed], printed++);
+while (printed < minutes.length) printMinute(minutes[printed], printed++);
 
 const perMinute = minutes.map((m, i) => summarizeMinute(m, i)).filter((s) => s !== undefined);
 const afterWarmup = rssSamples.filter(([minute]) => minute >= 1);
+const afterMinute2 = rssSamples.filter(([minute]) => minute >= 2);
 const result = {
   started_at: new Date(Date.now() - (performance.now() - t0)).toISOString(),
   minutes: MINUTES,
@@ -230,10 +257,15 @@ const result = {
   mix: Object.fromEntries(MIX),
   gateway_runtime: gateway.runtime,
   store: 'sqlite',
+  heap_cap_mb: HEAP_MB ?? null,
+  node: process.version,
+  metrics_scrape_failures: metricsFailures,
+  gateway_exit: gatewayExit ?? null,
   rss_mb_initial: round(initialRss),
   rss_mb_minute_1: perMinute[0]?.rss_mb ?? null,
   rss_mb_last_minute: perMinute.at(-1)?.rss_mb ?? null,
   rss_slope_mb_per_min_after_minute_1: round(slope(afterWarmup), 3),
+  rss_slope_mb_per_min_after_minute_2: round(slope(afterMinute2), 3),
   rss_slope_mb_per_min_all: round(slope(rssSamples), 3),
   rss_samples: rssSamples.map(([minute, mb]) => [round(minute, 3), round(mb)]),
   totals: {
@@ -246,7 +278,7 @@ const result = {
 };
 console.log(
   `RSS: ${result.rss_mb_initial} MB at start, ${result.rss_mb_minute_1} MB at minute 1, ${result.rss_mb_last_minute} MB at minute ${perMinute.length}; ` +
-    `slope after minute 1: ${result.rss_slope_mb_per_min_after_minute_1} MB/min (all samples: ${result.rss_slope_mb_per_min_all} MB/min)`,
+    `slope after minute 1: ${result.rss_slope_mb_per_min_after_minute_1} MB/min, after minute 2: ${result.rss_slope_mb_per_min_after_minute_2} MB/min (all samples: ${result.rss_slope_mb_per_min_all} MB/min)`,
 );
 console.log(
   `totals: ${result.totals.requests} requests, ${result.totals.ok} ok, ${result.totals.errors} errors, ${result.totals.skipped} skipped`,

@@ -42,12 +42,19 @@ export interface SpawnedGateway {
   stop(): Promise<void>;
 }
 
-/** `gateway serve` as a child process; resolves with the URLs of its `listening` line. */
-export async function spawnGateway(env: Record<string, string>, compiledEntry?: string): Promise<SpawnedGateway> {
+/**
+ * `gateway serve` as a child process; resolves with the URLs of its `listening` line. `nodeArgs`
+ * go before the entry (e.g. `--max-old-space-size=128`, the heap cap an operator sets).
+ */
+export async function spawnGateway(
+  env: Record<string, string>,
+  compiledEntry?: string,
+  nodeArgs: string[] = [],
+): Promise<SpawnedGateway> {
   const args = compiledEntry
     ? // The V8 flag bin/gateway's shebang and `npm start` pass.
-      ['--max-semi-space-size=8', compiledEntry, 'serve']
-    : ['--import', 'tsx', join(REPO, 'test', 'support', 'gateway-process.ts')];
+      ['--max-semi-space-size=8', ...nodeArgs, compiledEntry, 'serve']
+    : [...nodeArgs, '--import', 'tsx', join(REPO, 'test', 'support', 'gateway-process.ts')];
   const child = spawn(process.execPath, args, {
     cwd: REPO,
     env: {
@@ -74,7 +81,7 @@ export async function spawnGateway(env: Record<string, string>, compiledEntry?: 
     urls,
     runtime: compiledEntry ? 'compiled' : 'tsx',
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return; // a gateway killed by a signal (out of memory) has exited too
       child.kill('SIGTERM');
       await once(child, 'exit');
     },

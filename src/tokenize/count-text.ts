@@ -1,11 +1,15 @@
+import { heapShare } from '../config/heap-share.js';
 import { bpeTokenCount, preloadRanks } from './bpe.js';
 import { LineCounter } from './line-counter.js';
 import { PieceCounter } from './piece-counter.js';
 import { TextTokenCache, type TextTokenCacheStats } from './text-token-cache.js';
 import type { TokenizerName } from './tokenizer-names.js';
 
-/** Held text ≤ 32 Mi UTF-16 code units (≤ 64 MiB); one entry ≤ 2 Mi code units. */
-export const TEXT_CACHE_MAX_CHARS = 32 * 1024 * 1024;
+/**
+ * Held text ≤ 32 Mi UTF-16 code units (≤ 64 MiB), and ≤ an eighth of the heap limit counted at
+ * two bytes a unit under a capped heap (heap-share.ts); one entry ≤ 2 Mi code units.
+ */
+export const TEXT_CACHE_MAX_CHARS = Math.floor(heapShare(1 / 8, 64 * 1024 * 1024) / 2);
 export const TEXT_CACHE_MAX_ENTRY_CHARS = 2 * 1024 * 1024;
 
 const cache = new TextTokenCache({

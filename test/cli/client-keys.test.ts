@@ -9,6 +9,7 @@ import { LAUNCH_KEYS_FILE, launchKey } from '../../src/cli/client-keys.js';
 import { openStore } from '../../src/store/database.js';
 import { ApiKeyRepository } from '../../src/store/api-keys.js';
 import { loadMasterKey } from '../../src/secrets/master-key.js';
+import { Keyring } from '../../src/secrets/keyring.js';
 import { dropSchema } from '../support/gateway-harness.js';
 
 /**
@@ -33,7 +34,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     async function withKeys<T>(use: (keys: ApiKeyRepository) => Promise<T>): Promise<T> {
       const store = await openStore({ dataDir, databaseUrl: settings.databaseUrl, schema: settings.databaseSchema });
       try {
-        return await use(new ApiKeyRepository(store, loadMasterKey(dataDir, undefined)));
+        return await use(new ApiKeyRepository(store, new Keyring([loadMasterKey(dataDir, undefined)])));
       } finally {
         await store.close();
       }

@@ -46,6 +46,14 @@ describe('migrations are expand-only between releases', () => {
     ]);
   });
 
+  it('finds the previous release in releases.json when tags were not fetched, at the tag’s commit', { skip }, () => {
+    assert.ok(release.found);
+    const recorded = previousRelease({ useTags: false });
+    assert.ok(recorded.found, recorded.found ? '' : recorded.why);
+    assert.equal(recorded.source, 'releases.json');
+    if (release.source === 'git tag') assert.deepEqual([recorded.tag, recorded.commit], [release.tag, release.commit]);
+  });
+
   it(`migrations newer than the previous release only expand, or contract what it no longer uses`, { skip }, () => {
     assert.ok(release.found);
     const released = new Set(filesAtRelease(release.commit, MIGRATIONS));

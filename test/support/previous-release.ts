@@ -20,10 +20,14 @@ function git(args: string[]): { ok: boolean; out: string } {
 const isStrictAncestor = (commit: string, head: string) =>
   commit !== head && git(['merge-base', '--is-ancestor', commit, head]).ok;
 
-export function previousRelease(): PreviousRelease {
+/** `useTags: false` reads releases.json only, as a clone without tags does. */
+export function previousRelease(options: { useTags?: boolean } = {}): PreviousRelease {
   const head = git(['rev-parse', 'HEAD']);
   if (!head.ok) return { found: false, why: 'not a git checkout' };
-  const tags = git(['tag', '--list', 'v*', '--merged', 'HEAD', '--sort=-v:refname']).out.split('\n').filter(Boolean);
+  const tags =
+    options.useTags === false
+      ? []
+      : git(['tag', '--list', 'v*', '--merged', 'HEAD', '--sort=-v:refname']).out.split('\n').filter(Boolean);
   for (const tag of tags) {
     const commit = git(['rev-list', '-n', '1', tag]).out;
     if (isStrictAncestor(commit, head.out)) return { found: true, tag, commit, source: 'git tag' };

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TEXT_CACHE_MAX_CHARS, TEXT_CACHE_MAX_ENTRY_CHARS } from '../../src/tokenize/index.js';
@@ -52,8 +53,10 @@ describe('TextTokenCache', () => {
     assert.deepEqual(cache.stats(), { entries: 0, chars: 0, hits: 0, misses: 0 });
   });
 
-  it('the shared cache is bounded to 32 Mi code units (≤ 64 MiB of text)', () => {
-    assert.equal(TEXT_CACHE_MAX_CHARS, 32 * 1024 * 1024);
+  it('the shared cache is bounded to 32 Mi code units (≤ 64 MiB of text), and to an eighth of a capped heap', () => {
+    const heapLimit = getHeapStatistics().heap_size_limit;
+    assert.equal(TEXT_CACHE_MAX_CHARS, Math.min(32 * 1024 * 1024, Math.floor(Math.floor(heapLimit / 8) / 2)));
+    assert.ok(TEXT_CACHE_MAX_CHARS * 2 <= heapLimit / 8);
     assert.ok(TEXT_CACHE_MAX_ENTRY_CHARS < TEXT_CACHE_MAX_CHARS);
   });
 });

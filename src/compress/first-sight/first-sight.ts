@@ -25,6 +25,7 @@ import { footer, withoutFooter } from '../filters/status-footer.js';
 import type { StrategyContext } from '../strategies/strategy.js';
 import type { ToolResult } from '../types.js';
 import { countTextTokens } from '../../tokenize/index.js';
+import { heapShare } from '../../config/heap-share.js';
 import { callArguments } from './call-arguments.js';
 import { LineIndex, referenceSeenLines } from './line-runs.js';
 
@@ -206,27 +207,34 @@ function advance(
 }
 
 // States by the outputs that produced them; a conversation's next request finds its previous
-// one and continues from there. Bounded by the characters they hold.
-const MAX_STATE_CHARS = 64 * 1024 * 1024;
-const states = new Map<string, State>();
-let stateChars = 0;
+// one and continues from there (a cache: a state not found is rebuilt from the outputs, with the
+// same result). Bounded by an estimate of their heap: the characters they hold undercount it,
+// since each indexed line also costs a key object, a slice, a posting and array slots (~180 bytes
+// a line, from heap snapshots of bench/soak, where 64 Mi characters of states came to ~2.6 times
+// that in heap, more than a 128 MB heap: bench/README.md, "soak"). At most an eighth of the heap
+// V8 may grow to, so a capped heap (--max-old-space-size) caps the states with it.
+const BYTES_PER_INDEXED_LINE = 180;
+const MAX_STATE_BYTES = heapShare(1 / 8, 64 * 1024 * 1024);
+const states = new Map<string, { state: State; bytes: number }>();
+let stateBytes = 0;
 
 function remember(key: string, state: State): void {
-  states.set(key, state);
-  stateChars += state.chars;
-  for (const [k, s] of states) {
-    if (stateChars <= MAX_STATE_CHARS) break;
+  const bytes = state.chars + BYTES_PER_INDEXED_LINE * state.index.lineCount;
+  states.set(key, { state, bytes });
+  stateBytes += bytes;
+  for (const [k, kept] of states) {
+    if (stateBytes <= MAX_STATE_BYTES) break;
     states.delete(k);
-    stateChars -= s.chars;
+    stateBytes -= kept.bytes;
   }
 }
 
 function takeState(key: string): State | undefined {
-  const state = states.get(key);
-  if (state === undefined) return undefined;
+  const kept = states.get(key);
+  if (kept === undefined) return undefined;
   states.delete(key);
-  stateChars -= state.chars;
-  return state;
+  stateBytes -= kept.bytes;
+  return kept.state;
 }
 
 // Short ids for output texts, so that a sequence of outputs has a short key.
@@ -282,8 +290,13 @@ export function applyFirstSight(results: ToolResult[], ctx: StrategyContext): st
   return refs;
 }
 
+/** The kept states' estimated bytes and their bound (tests). */
+export function firstSightStatesHeld(): { count: number; bytes: number; limit: number } {
+  return { count: states.size, bytes: stateBytes, limit: MAX_STATE_BYTES };
+}
+
 /** Forgets every kept state (tests and the cold benchmark). */
 export function clearFirstSightStates(): void {
   states.clear();
-  stateChars = 0;
+  stateBytes = 0;
 }

@@ -34,6 +34,8 @@ const plainKey = (line: string): LineKey => ({ key: line, number: undefined, pre
 /** Every literal line of the outputs (and arguments) seen so far, by key: where it occurs. */
 export class LineIndex {
   readonly outputs: IndexedOutput[] = [];
+  /** Lines indexed so far, outputs and arguments: what the index costs beyond their text. */
+  lineCount = 0;
   private readonly postings = new Map<string, { output: number; line: number }[]>();
 
   /** An output; `literal` tells marker lines (never referenced) from the output's own lines. */
@@ -61,6 +63,7 @@ export class LineIndex {
 
   private insert(entry: IndexedOutput): void {
     const at = this.outputs.push(entry) - 1;
+    this.lineCount += entry.lines.length;
     entry.keys.forEach((k, i) => {
       if (!entry.literal[i] || k.key.trim().length < MIN_ANCHOR_CHARS) return;
       const list = this.postings.get(k.key);
