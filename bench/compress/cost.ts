@@ -248,6 +248,8 @@ const engineFor = (s: Scenario, total: number) =>
 // Experiments: the real number of requests left (an upper bound for any estimate), no risk budget.
 const ORACLE = args.includes('--oracle');
 const NO_BUDGET = args.includes('--no-budget');
+// `--per-session`: each session's cost change under the three price models (for hold-out checks).
+const PER_SESSION = args.includes('--per-session');
 // Outputs of the latest N turns never masked, instead of the engine's 4 (what a narrower window would save).
 const KEEP_TURNS = one('--keep-turns') === undefined ? undefined : Number(one('--keep-turns'));
 // `--shapes`: each dataset as recorded (`native`) and as Codex would have sent it, in either of
@@ -330,6 +332,17 @@ for (const dir of DATASETS)
         `  ${s.name.padEnd(42)} ${fmt(pct(c - b, b)).padStart(9)}  ${String(deltas.filter((d) => d > 0).length).padStart(6)} ${String(deltas.filter((d) => d > 0.5).length).padStart(6)}  ${fmt(Math.max(...deltas)).padStart(8)}  ${hitB.toFixed(1)} % → ${hitC.toFixed(1)} %`,
       );
     }
+    if (PER_SESSION)
+      any.forEach((r, i) =>
+        console.log(
+          `    ${r.name.slice(0, 48).padEnd(48)} ${String(r.requests).padStart(4)} req  ${SCENARIOS.slice(0, 3)
+            .map((sc) => {
+              const x = perScenario[sc.name]![i]!;
+              return fmt(pct(x.compressed.cost - x.base.cost, x.base.cost)).padStart(8);
+            })
+            .join(' ')}`,
+        ),
+      );
     // A chat-completions client that sends no cache_control to Claude: direct, no caching at all.
     const direct = sum(any, (r) => r.base.tokens) * ANTHROPIC.inputPerMtok;
     console.log(`client without cache_control to Claude, input cost vs direct (no caching):`);

@@ -7,9 +7,10 @@
 // - the prompt nears the model's context window: a rewrite is cheaper than a refused request;
 // - more requests are expected to follow than the breakeven R* of this rewrite, and either the
 //   extra cost it adds now is covered by what compression already saved in this conversation (so
-//   even if the conversation ended right after, it would not cost more than uncompressed), or the
-//   key's record of finished conversations says nearly none that got this far stopped before
-//   such a rewrite paid back.
+//   even if the conversation ended right after, it would not cost more than uncompressed) and
+//   its expected loss (that cost times the chance the conversation stops before R* more requests)
+//   by half of it, or the key's record of finished conversations says nearly none that got this
+//   far stopped before such a rewrite paid back.
 import { relativePrices, rewriteBreakeven, type CachePricing } from '../catalogue/cache-pricing.js';
 import type { ConversationState } from './conversation-state.js';
 import type { ToolResult } from './types.js';
@@ -42,7 +43,10 @@ const CONTEXT_HEADROOM = 0.8;
 const LINDY = 0.5;
 /** Finished conversations needed before their lengths replace the Lindy estimate. */
 const MIN_HISTORY = 8;
-/** Share of the savings so far a rewrite may put at risk (the estimate is within ±30 %). */
+/**
+ * Share of the savings so far a rewrite's expected loss (its extra cost times the chance the
+ * conversation stops before it paid back) may take: the estimates are within ±30 %.
+ */
 const RISK_SHARE = 0.5;
 /**
  * A rewrite's loss if the conversation stops is certain and immediate, its gain accrues one read
@@ -95,6 +99,24 @@ export function recordVouches(n: number, breakeven: number, history: readonly nu
     if (length - n < breakeven) stoppedEarly++;
   }
   return longer >= MIN_RECORD && stoppedEarly <= RECORD_SHARE * longer;
+}
+
+/**
+ * The chance a conversation at its `n`-th request stops before `breakeven` more follow: from the
+ * key's finished conversations that got this far when there are enough of them, else the Lindy
+ * survival of a heavy-tailed length (one that lasted n requests reaches n + k with odds n / (n + k)).
+ */
+export function stopRisk(n: number, breakeven: number, history: readonly number[] | undefined): number {
+  if (!Number.isFinite(breakeven)) return 1;
+  let longer = 0;
+  let stoppedEarly = 0;
+  for (const length of history ?? []) {
+    if (length < n) continue;
+    longer++;
+    if (length - n < breakeven) stoppedEarly++;
+  }
+  if (longer >= MIN_HISTORY) return stoppedEarly / longer;
+  return breakeven / (n + breakeven);
 }
 
 export interface PolicyInput {
@@ -170,11 +192,14 @@ export function decideRewrite(input: PolicyInput): RewriteDecision {
   const extra = Math.max(0, (write - read) * Math.max(0, changed - saved) - read * saved);
   if (input.totalTokens > pricing.contextWindow * CONTEXT_HEADROOM) return decision('context_window', extra);
   if (expected <= breakeven * MARGIN) return decision(undefined, 0);
-  // The extra cost is certain if the conversation stops now: it must fit in what compression
-  // saved so far, unless the key's record says conversations this far along go on long enough.
+  // The extra cost is lost only if the conversation stops before the rewrite paid back: what it
+  // puts at risk is that cost times the chance of such a stop, which must fit in a share of what
+  // compression saved so far; and even the stop right after it must leave the conversation no
+  // dearer than uncompressed. Else the key's record must say conversations this far along go on.
+  const atRisk = stopRisk(state.requests + 1, breakeven, input.history) * extra;
   if (
     input.riskBudget === false ||
-    extra <= state.savedUnits * RISK_SHARE ||
+    (atRisk <= state.savedUnits * RISK_SHARE && extra <= state.savedUnits) ||
     recordVouches(state.requests + 1, breakeven, input.history)
   )
     return decision('breakeven', extra);
