@@ -74,6 +74,11 @@ export interface ConversationOutcome {
    * of the boundary turn; -1 when none. The gateway's Anthropic breakpoint goes there.
    */
   anchorItem: number;
+  /**
+   * When this request moved the boundary: the previous boundary's anchor, where the cache it can
+   * read ends (the gateway keeps a breakpoint there for this request); -1 otherwise.
+   */
+  readAnchorItem: number;
   /** Estimated money saved on this request, in uncached-input-token units. */
   savedUnits: number;
   /**
@@ -241,6 +246,8 @@ function rewriteForConversation(
     if (itemTokens && item < itemTokens.length) itemTokens[item]! -= saved;
     total -= saved;
   }
+  // Where the cache this request can read ends: taken before any output is masked.
+  const currentAnchor = boundaryAnchorItem(conversation, current, bundle);
   const policy = (savedTokens: number, firstChangedItem: number) =>
     decideRewrite({
       pricing: options.pricing,
@@ -251,7 +258,7 @@ function rewriteForConversation(
       itemTokens,
       totalTokens: total,
       lastAssistantItem: conversation.lastAssistantItem,
-      anchorItem: boundaryAnchorItem(conversation, current, bundle),
+      anchorItem: currentAnchor,
       savedTokens,
       firstChangedItem,
       breakpointRules: options.pricing.rules.kind === 'breakpoints',
@@ -317,6 +324,7 @@ function rewriteForConversation(
     },
     decision,
     anchorItem: boundaryAnchorItem(conversation, decision.maskBefore, bundle),
+    readAnchorItem: decision.maskBefore === current ? -1 : currentAnchor,
     savedUnits,
     removed,
     restarted: verified.restarted,
