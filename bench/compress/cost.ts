@@ -5,6 +5,7 @@
 //
 //   node --import tsx bench/compress/cost.ts [--dataset DIR]... [--interval SECONDS] [--engine gateway|first-sight|ceiling]
 //     [--order file|reverse|shuffle:SEED] [--oracle] [--no-budget] [--keep-turns N] [--tools FILE [--no-tool-surface]]
+//     [--half a|b] [--per-session]
 //
 // `--tools FILE` (chat-form tool definitions, e.g. bench/compress/fixtures/agent-tools.json) is sent
 // with every request, as an agent sends its tool list; the key's record of which tool groups its
@@ -214,6 +215,18 @@ function ordered<T>(items: T[], order: string): T[] {
   return out;
 }
 
+/**
+ * `--half a|b`: every other session in file order (a subagent goes with its main thread), to
+ * check on one half what was measured on the other.
+ */
+function half(conversations: Conversation[], which: string | undefined): Conversation[] {
+  if (which === undefined) return conversations;
+  if (which !== 'a' && which !== 'b') throw new Error(`--half: a or b, not ${which}`);
+  const sessions = [...new Set(conversations.map((c) => c.name.split('/')[0]!))];
+  const kept = new Set(sessions.filter((_, i) => i % 2 === (which === 'a' ? 0 : 1)));
+  return conversations.filter((c) => kept.has(c.name.split('/')[0]!));
+}
+
 const pct = (a: number, b: number) => (b === 0 ? 0 : (100 * a) / b);
 const fmt = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} %`;
 
@@ -265,7 +278,7 @@ for (const dir of DATASETS)
   for (const shape of SHAPES) {
     const recorded = loadDataset(dir);
     const asSent = shape === 'native' ? recorded : recorded.map((c) => toCodexShape(c, shape));
-    const conversations = ordered(asSent, one('--order') ?? 'file');
+    const conversations = ordered(half(asSent, one('--half')), one('--order') ?? 'file');
     const dataset = `${dir.replace(/\/+$/, '').split('/').pop()!}${shape === 'native' ? '' : ` (codex ${shape})`}`;
     const requests = conversations.reduce((n, c) => n + prefixes(c).length, 0);
     console.log(
