@@ -8,7 +8,12 @@ import { expandReferences } from './first-sight/line-references.js';
 import { POINTER_RE } from './filters/markers.js';
 import { callArguments } from './first-sight/call-arguments.js';
 import { maskedText, maskingPlan, OBSERVATION_MASKING } from './strategies/observation-masking.js';
-import { mayBeSuperseded, SUPERSEDED_INPUT_ELISION, supersededInputPlan } from './strategies/superseded-inputs.js';
+import {
+  isRestating,
+  mayBeSuperseded,
+  SUPERSEDED_INPUT_ELISION,
+  supersededInputPlan,
+} from './strategies/superseded-inputs.js';
 import type { ToolResult } from './types.js';
 import type { StrategyContext } from './strategies/strategy.js';
 import { toolSurfaceReduction } from './strategies/tool-surface-reduction.js';
@@ -58,14 +63,27 @@ export interface PipelineOptions {
  * is no tool result at or after that turn.
  */
 export function boundaryAnchorItem(conversation: Conversation, maskBefore: number, bundle: Bundle): number {
-  let first = -1;
+  // The latest restating call (a todo list) before the boundary is not elided yet, and the next
+  // one will supersede it: the next rewrite changes it, so the breakpoint goes before it.
+  const restated = new Map<string, number>();
+  let anchor = -1;
   for (const r of conversation.results) {
-    if (r.turn < maskBefore) continue;
-    if (first < 0) first = r.item - 1;
-    if (mayBeSuperseded(r.call, bundle)) return Math.min(r.call!.argsItem!, r.item) - 1;
-    if (maskedText(r) !== undefined) return r.item - 1;
+    if (r.turn < maskBefore) {
+      if (isRestating(r.call)) restated.set(r.call!.name, r.call!.argsItem! - 1);
+      continue;
+    }
+    if (anchor < 0) anchor = r.item - 1;
+    if (mayBeSuperseded(r.call, bundle)) {
+      anchor = Math.min(r.call!.argsItem!, r.item) - 1;
+      break;
+    }
+    if (maskedText(r) !== undefined) {
+      anchor = r.item - 1;
+      break;
+    }
   }
-  return first;
+  for (const item of restated.values()) if (anchor < 0 || item < anchor) anchor = item;
+  return anchor;
 }
 
 /** The masking boundary actually used: the latest `keep` turns always stay whole. */

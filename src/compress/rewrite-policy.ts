@@ -49,6 +49,15 @@ const MIN_HISTORY = 8;
  */
 const RISK_SHARE = 0.5;
 /**
+ * How much dearer than uncompressed a conversation that stops right after a rewrite may end, as a
+ * share of what it cost so far: half the 0.5 % no conversation may exceed (issue 28), the other
+ * half left for the error of the estimates. Without it the first rewrite of a conversation whose
+ * outputs first sight barely shortens never comes: its extra cost grows with the conversation
+ * faster than the savings it must fit in, and whether it came at all hung on a few tokens.
+ */
+const STOP_TOLERANCE = 0.0025;
+
+/**
  * A rewrite's loss if the conversation stops is certain and immediate, its gain accrues one read
  * per request: it must be expected to pay back twice over. Measured on the mini-swe-agent
  * sessions (docs/compression.md): at a margin of 1, the rewrites the risk budget allowed cost
@@ -142,6 +151,11 @@ export interface PolicyInput {
   expectedRemaining?: number | undefined;
   /** Lengths (in requests) of finished conversations of the same key, newest first. */
   history?: readonly number[] | undefined;
+  /**
+   * What the conversation's earlier requests cost uncompressed, at least (uncached-input-token
+   * units): the allowance STOP_TOLERANCE is a share of.
+   */
+  spentUnits?: number;
   /** Whether the extra cost must fit in what the conversation saved so far (default true). */
   riskBudget?: boolean;
 }
@@ -169,7 +183,13 @@ export function decideRewrite(input: PolicyInput): RewriteDecision {
   };
   if (input.candidate <= input.current || input.savedTokens <= 0) return none;
   // Q: what was cached after the point the cache will be read up to again.
-  const from = input.breakpointRules ? Math.min(input.anchorItem + 1, input.firstChangedItem) : input.firstChangedItem;
+  // Under breakpoint rules the cache is read at the boundary breakpoint, or, when the rewrite
+  // changes something before it, at the end of the system prompt: no other breakpoint is there.
+  const from = !input.breakpointRules
+    ? input.firstChangedItem
+    : input.firstChangedItem <= input.anchorItem
+      ? 0
+      : input.anchorItem + 1;
   let changed = 0;
   const items = input.itemTokens;
   if (items) for (let i = Math.max(0, from); i < input.lastAssistantItem && i < items.length; i++) changed += items[i]!;
@@ -199,7 +219,7 @@ export function decideRewrite(input: PolicyInput): RewriteDecision {
   const atRisk = stopRisk(state.requests + 1, breakeven, input.history) * extra;
   if (
     input.riskBudget === false ||
-    (atRisk <= state.savedUnits * RISK_SHARE && extra <= state.savedUnits) ||
+    (atRisk <= state.savedUnits * RISK_SHARE && extra <= state.savedUnits + STOP_TOLERANCE * (input.spentUnits ?? 0)) ||
     recordVouches(state.requests + 1, breakeven, input.history)
   )
     return decision('breakeven', extra);
