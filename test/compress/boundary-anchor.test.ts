@@ -1,7 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { cachePricingFor } from '../../src/catalogue/cache-pricing.js';
+import { bundleFor } from '../../src/compress/bundles.js';
+import { readRequest } from '../../src/compress/formats/index.js';
 import { compressPayload } from '../../src/compress/index.js';
+import { boundaryAnchorItem } from '../../src/compress/pipeline.js';
 
 type Obj = Record<string, unknown>;
 
@@ -43,5 +46,15 @@ describe('the boundary breakpoint', () => {
       { role: 'tool', tool_call_id: 'w', content: 'ok' },
     ];
     assert.equal(anchorOf(chat(write, statusTurn, listingTurn, lastTurn)), 1);
+  });
+
+  it('sits before the latest todo list under the boundary: the next move of the boundary supersedes it', () => {
+    const todos = (id: string) => [
+      call(id, 'TodoWrite', { todos: [{ content: `step ${id} `.repeat(60), status: 'pending' }] }),
+      { role: 'tool', tool_call_id: id, content: 'Todos have been modified successfully.' },
+    ];
+    // Turns: todo 1 (items 2–3), todo 2 (4–5), status, listing, and five more; boundary at turn 3.
+    const turns = [todos('t1'), todos('t2'), statusTurn, listingTurn, lastTurn, lastTurn, lastTurn, lastTurn, lastTurn];
+    assert.equal(boundaryAnchorItem(readRequest(chat(...turns)).conversation, 3, bundleFor(undefined)), 3);
   });
 });

@@ -90,6 +90,26 @@ describe('rewrite policy', () => {
     assert.equal(d.changedTokens, 36_000); // items 3..38
   });
 
+  it('under Anthropic rules a rewrite that changes something before the boundary breakpoint is re-read from the system prompt', () => {
+    const d = decideRewrite(
+      input({
+        pricing: anthropic,
+        breakpointRules: true,
+        anchorItem: 12,
+        firstChangedItem: 10,
+        expectedRemaining: 100,
+      }),
+    );
+    assert.equal(d.changedTokens, 39_000); // items 0..38
+  });
+
+  it('may leave a conversation that stops right after the rewrite dearer by at most 0.25 % of what it cost so far', () => {
+    // extra 6,100 against 6,000 saved: within 6,000 + 0.25 % of 100,000 spent, not of 20,000.
+    const poor = state({ savedUnits: 6000 });
+    assert.equal(decideRewrite(input({ expectedRemaining: 50, state: poor, spentUnits: 100_000 })).reason, 'breakeven');
+    assert.equal(decideRewrite(input({ expectedRemaining: 50, state: poor, spentUnits: 20_000 })).reason, undefined);
+  });
+
   it('a cold cache makes the rewrite free: after the TTL, or when the upstream read and wrote nothing', () => {
     assert.equal(
       decideRewrite(input({ state: state({ lastRequestAt: NOW - 301_000, savedUnits: 0 }) })).reason,
