@@ -105,7 +105,7 @@ export function gatewayEngine(s: Scenario, session: SessionContext, experiment: 
       const outcome = result.conversation!;
       state = outcome.state;
       return s.gatewayBreakpoints && s.pricing.rules.kind === 'breakpoints'
-        ? placeBreakpoints(result.body, outcome.anchorItem).body
+        ? placeBreakpoints(result.body, outcome.anchorItem, outcome.readAnchorItem).body
         : result.body;
     },
     observe(usage) {

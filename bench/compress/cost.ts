@@ -5,6 +5,7 @@
 //
 //   node --import tsx bench/compress/cost.ts [--dataset DIR]... [--interval SECONDS] [--engine gateway|first-sight|ceiling]
 //     [--order file|reverse|shuffle:SEED] [--oracle] [--no-budget] [--keep-turns N] [--tools FILE [--no-tool-surface]]
+//     [--half a|b] [--per-session]
 //
 // `--tools FILE` (chat-form tool definitions, e.g. bench/compress/fixtures/agent-tools.json) is sent
 // with every request, as an agent sends its tool list; the key's record of which tool groups its
@@ -214,6 +215,18 @@ function ordered<T>(items: T[], order: string): T[] {
   return out;
 }
 
+/**
+ * `--half a|b`: every other session in file order (a subagent goes with its main thread), to
+ * check on one half what was measured on the other.
+ */
+function half(conversations: Conversation[], which: string | undefined): Conversation[] {
+  if (which === undefined) return conversations;
+  if (which !== 'a' && which !== 'b') throw new Error(`--half: a or b, not ${which}`);
+  const sessions = [...new Set(conversations.map((c) => c.name.split('/')[0]!))];
+  const kept = new Set(sessions.filter((_, i) => i % 2 === (which === 'a' ? 0 : 1)));
+  return conversations.filter((c) => kept.has(c.name.split('/')[0]!));
+}
+
 const pct = (a: number, b: number) => (b === 0 ? 0 : (100 * a) / b);
 const fmt = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} %`;
 
@@ -248,6 +261,8 @@ const engineFor = (s: Scenario, total: number) =>
 // Experiments: the real number of requests left (an upper bound for any estimate), no risk budget.
 const ORACLE = args.includes('--oracle');
 const NO_BUDGET = args.includes('--no-budget');
+// `--per-session`: each session's cost change under the three price models (for hold-out checks).
+const PER_SESSION = args.includes('--per-session');
 // Outputs of the latest N turns never masked, instead of the engine's 4 (what a narrower window would save).
 const KEEP_TURNS = one('--keep-turns') === undefined ? undefined : Number(one('--keep-turns'));
 // `--shapes`: each dataset as recorded (`native`) and as Codex would have sent it, in either of
@@ -263,7 +278,7 @@ for (const dir of DATASETS)
   for (const shape of SHAPES) {
     const recorded = loadDataset(dir);
     const asSent = shape === 'native' ? recorded : recorded.map((c) => toCodexShape(c, shape));
-    const conversations = ordered(asSent, one('--order') ?? 'file');
+    const conversations = ordered(half(asSent, one('--half')), one('--order') ?? 'file');
     const dataset = `${dir.replace(/\/+$/, '').split('/').pop()!}${shape === 'native' ? '' : ` (codex ${shape})`}`;
     const requests = conversations.reduce((n, c) => n + prefixes(c).length, 0);
     console.log(
@@ -330,6 +345,17 @@ for (const dir of DATASETS)
         `  ${s.name.padEnd(42)} ${fmt(pct(c - b, b)).padStart(9)}  ${String(deltas.filter((d) => d > 0).length).padStart(6)} ${String(deltas.filter((d) => d > 0.5).length).padStart(6)}  ${fmt(Math.max(...deltas)).padStart(8)}  ${hitB.toFixed(1)} % → ${hitC.toFixed(1)} %`,
       );
     }
+    if (PER_SESSION)
+      any.forEach((r, i) =>
+        console.log(
+          `    ${r.name.slice(0, 48).padEnd(48)} ${String(r.requests).padStart(4)} req  ${SCENARIOS.slice(0, 3)
+            .map((sc) => {
+              const x = perScenario[sc.name]![i]!;
+              return fmt(pct(x.compressed.cost - x.base.cost, x.base.cost)).padStart(8);
+            })
+            .join(' ')}`,
+        ),
+      );
     // A chat-completions client that sends no cache_control to Claude: direct, no caching at all.
     const direct = sum(any, (r) => r.base.tokens) * ANTHROPIC.inputPerMtok;
     console.log(`client without cache_control to Claude, input cost vs direct (no caching):`);

@@ -77,9 +77,13 @@ function markChatMessage(message: Obj): Obj | undefined {
 
 /**
  * The body with the gateway's breakpoints added (a chat body or an Anthropic Messages body);
- * `anchorItem` is the message index of the rewrite boundary (-1: none).
+ * `anchorItem` is the message index of the rewrite boundary (-1: none). `readAnchorItem`, in the
+ * request that moves the boundary, is where the previous boundary's breakpoint was: the cache
+ * entry this request can still read. Anthropic looks for it only up to 20 blocks before one of
+ * the request's breakpoints, so without a breakpoint of its own there the rewrite would read no
+ * more than the system prompt and write the whole conversation again.
  */
-export function placeBreakpoints(body: Obj, anchorItem: number): PlacedBreakpoints {
+export function placeBreakpoints(body: Obj, anchorItem: number, readAnchorItem = -1): PlacedBreakpoints {
   const client = countBreakpoints(body);
   const messages = Array.isArray(body.messages) ? (body.messages as Obj[]) : [];
   const messagesShape =
@@ -127,6 +131,7 @@ export function placeBreakpoints(body: Obj, anchorItem: number): PlacedBreakpoin
     }
     markAt(nextMessages.length - 1);
   }
+  if (readAnchorItem < anchorItem) markAt(readAnchorItem);
   if (anchorItem < nextMessages.length - 1) markAt(anchorItem);
   if (added === 0) return { body, client, added };
   out.messages = nextMessages;

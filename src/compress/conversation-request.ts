@@ -169,7 +169,7 @@ export async function compressConversationRequest(
 
   let breakpointsAdded = 0;
   if (breakpoints && request.addCacheHints) {
-    const placed = placeBreakpoints(out, outcome?.anchorItem ?? -1);
+    const placed = placeBreakpoints(out, outcome?.anchorItem ?? -1, outcome?.readAnchorItem ?? -1);
     out = placed.body;
     breakpointsAdded = placed.added;
   }

@@ -74,6 +74,11 @@ export interface ConversationOutcome {
    * of the boundary turn; -1 when none. The gateway's Anthropic breakpoint goes there.
    */
   anchorItem: number;
+  /**
+   * When this request moved the boundary: the previous boundary's anchor, where the cache it can
+   * read ends (the gateway keeps a breakpoint there for this request); -1 otherwise.
+   */
+  readAnchorItem: number;
   /** Estimated money saved on this request, in uncached-input-token units. */
   savedUnits: number;
   /**
@@ -241,6 +246,9 @@ function rewriteForConversation(
     if (itemTokens && item < itemTokens.length) itemTokens[item]! -= saved;
     total -= saved;
   }
+  const spentUnits = spentBefore(conversation, counted, relativePrices(options.pricing).read);
+  // Where the cache this request can read ends: taken before any output is masked.
+  const currentAnchor = boundaryAnchorItem(conversation, current, bundle);
   const policy = (savedTokens: number, firstChangedItem: number) =>
     decideRewrite({
       pricing: options.pricing,
@@ -251,13 +259,14 @@ function rewriteForConversation(
       itemTokens,
       totalTokens: total,
       lastAssistantItem: conversation.lastAssistantItem,
-      anchorItem: boundaryAnchorItem(conversation, current),
+      anchorItem: currentAnchor,
       savedTokens,
       firstChangedItem,
       breakpointRules: options.pricing.rules.kind === 'breakpoints',
       expectedRemaining: options.expectedRemaining,
       history: options.history,
       riskBudget: options.riskBudget,
+      spentUnits,
     });
   // Most requests move nothing: ask first with the most the rewrite could save (every output it
   // may touch removed) and the least it could change; only if that could pay is it rendered.
@@ -316,11 +325,32 @@ function rewriteForConversation(
       savedUnits: state.savedUnits + savedUnits,
     },
     decision,
-    anchorItem: boundaryAnchorItem(conversation, decision.maskBefore),
+    anchorItem: boundaryAnchorItem(conversation, decision.maskBefore, bundle),
+    readAnchorItem: decision.maskBefore === current ? -1 : currentAnchor,
     savedUnits,
     removed,
     restarted: verified.restarted,
   };
+}
+
+/**
+ * What the conversation's earlier requests cost uncompressed, at least: each one read its prompt
+ * (everything before the assistant turn it produced) at the read price; the writes are left out.
+ * Taken from this request's own items, so it needs no state.
+ */
+function spentBefore(conversation: Conversation, counted: BodyCount, read: number): number {
+  const items = counted.items;
+  if (!items) return 0;
+  const turnStarts = new Set<number>();
+  for (const r of conversation.results) if (r.call?.argsItem !== undefined) turnStarts.add(r.call.argsItem);
+  let prefix = counted.total;
+  for (const tokens of items) prefix -= tokens;
+  let spent = 0;
+  for (let i = 0; i < items.length; i++) {
+    if (turnStarts.has(i)) spent += read * prefix;
+    prefix += items[i]!;
+  }
+  return spent;
 }
 
 /** A short, safe rendering of a client value for an error message (String() can throw on objects). */

@@ -8,7 +8,12 @@ import { expandReferences } from './first-sight/line-references.js';
 import { POINTER_RE } from './filters/markers.js';
 import { callArguments } from './first-sight/call-arguments.js';
 import { maskedText, maskingPlan, OBSERVATION_MASKING } from './strategies/observation-masking.js';
-import { SUPERSEDED_INPUT_ELISION, supersededInputPlan } from './strategies/superseded-inputs.js';
+import {
+  isRestating,
+  mayBeSuperseded,
+  SUPERSEDED_INPUT_ELISION,
+  supersededInputPlan,
+} from './strategies/superseded-inputs.js';
 import type { ToolResult } from './types.js';
 import type { StrategyContext } from './strategies/strategy.js';
 import { toolSurfaceReduction } from './strategies/tool-surface-reduction.js';
@@ -49,14 +54,36 @@ export interface PipelineOptions {
 }
 
 /**
- * The item after which the next history rewrite can change anything: the assistant message that
- * issued the first calls of turn `maskBefore` (the turns before it are masked already and
- * messages are never rewritten). The gateway puts a cache breakpoint there, so the next rewrite
- * re-reads everything up to it. -1 when there is no tool result at or after that turn.
+ * The item after which no later history rewrite can change anything: before the first output of
+ * turn `maskBefore` or later that masking would replace, and before the first call from there on
+ * whose input could be elided (the turns before it are masked already; an output too short to
+ * mask, and the call that issued it, stay as they are). The gateway puts a cache breakpoint there
+ * and every request refreshes it, so the next rewrite re-reads everything up to it. Without
+ * either, the assistant message that issued the first calls of turn `maskBefore`; -1 when there
+ * is no tool result at or after that turn.
  */
-export function boundaryAnchorItem(conversation: Conversation, maskBefore: number): number {
-  const first = conversation.results.find((r) => r.turn >= maskBefore);
-  return first ? first.item - 1 : -1;
+export function boundaryAnchorItem(conversation: Conversation, maskBefore: number, bundle: Bundle): number {
+  // The latest restating call (a todo list) before the boundary is not elided yet, and the next
+  // one will supersede it: the next rewrite changes it, so the breakpoint goes before it.
+  const restated = new Map<string, number>();
+  let anchor = -1;
+  for (const r of conversation.results) {
+    if (r.turn < maskBefore) {
+      if (isRestating(r.call)) restated.set(r.call!.name, r.call!.argsItem! - 1);
+      continue;
+    }
+    if (anchor < 0) anchor = r.item - 1;
+    if (mayBeSuperseded(r.call, bundle)) {
+      anchor = Math.min(r.call!.argsItem!, r.item) - 1;
+      break;
+    }
+    if (maskedText(r) !== undefined) {
+      anchor = r.item - 1;
+      break;
+    }
+  }
+  for (const item of restated.values()) if (anchor < 0 || item < anchor) anchor = item;
+  return anchor;
 }
 
 /** The masking boundary actually used: the latest `keep` turns always stay whole. */

@@ -7,9 +7,10 @@
 // - the prompt nears the model's context window: a rewrite is cheaper than a refused request;
 // - more requests are expected to follow than the breakeven R* of this rewrite, and either the
 //   extra cost it adds now is covered by what compression already saved in this conversation (so
-//   even if the conversation ended right after, it would not cost more than uncompressed), or the
-//   key's record of finished conversations says nearly none that got this far stopped before
-//   such a rewrite paid back.
+//   even if the conversation ended right after, it would not cost more than uncompressed) and
+//   its expected loss (that cost times the chance the conversation stops before R* more requests)
+//   by half of it, or the key's record of finished conversations says nearly none that got this
+//   far stopped before such a rewrite paid back.
 import { relativePrices, rewriteBreakeven, type CachePricing } from '../catalogue/cache-pricing.js';
 import type { ConversationState } from './conversation-state.js';
 import type { ToolResult } from './types.js';
@@ -42,8 +43,20 @@ const CONTEXT_HEADROOM = 0.8;
 const LINDY = 0.5;
 /** Finished conversations needed before their lengths replace the Lindy estimate. */
 const MIN_HISTORY = 8;
-/** Share of the savings so far a rewrite may put at risk (the estimate is within ±30 %). */
+/**
+ * Share of the savings so far a rewrite's expected loss (its extra cost times the chance the
+ * conversation stops before it paid back) may take: the estimates are within ±30 %.
+ */
 const RISK_SHARE = 0.5;
+/**
+ * How much dearer than uncompressed a conversation that stops right after a rewrite may end, as a
+ * share of what it cost so far: half the 0.5 % no conversation may exceed (issue 28), the other
+ * half left for the error of the estimates. Without it the first rewrite of a conversation whose
+ * outputs first sight barely shortens never comes: its extra cost grows with the conversation
+ * faster than the savings it must fit in, and whether it came at all hung on a few tokens.
+ */
+const STOP_TOLERANCE = 0.0025;
+
 /**
  * A rewrite's loss if the conversation stops is certain and immediate, its gain accrues one read
  * per request: it must be expected to pay back twice over. Measured on the mini-swe-agent
@@ -97,6 +110,24 @@ export function recordVouches(n: number, breakeven: number, history: readonly nu
   return longer >= MIN_RECORD && stoppedEarly <= RECORD_SHARE * longer;
 }
 
+/**
+ * The chance a conversation at its `n`-th request stops before `breakeven` more follow: from the
+ * key's finished conversations that got this far when there are enough of them, else the Lindy
+ * survival of a heavy-tailed length (one that lasted n requests reaches n + k with odds n / (n + k)).
+ */
+export function stopRisk(n: number, breakeven: number, history: readonly number[] | undefined): number {
+  if (!Number.isFinite(breakeven)) return 1;
+  let longer = 0;
+  let stoppedEarly = 0;
+  for (const length of history ?? []) {
+    if (length < n) continue;
+    longer++;
+    if (length - n < breakeven) stoppedEarly++;
+  }
+  if (longer >= MIN_HISTORY) return stoppedEarly / longer;
+  return breakeven / (n + breakeven);
+}
+
 export interface PolicyInput {
   pricing: CachePricing;
   state: ConversationState;
@@ -120,6 +151,11 @@ export interface PolicyInput {
   expectedRemaining?: number | undefined;
   /** Lengths (in requests) of finished conversations of the same key, newest first. */
   history?: readonly number[] | undefined;
+  /**
+   * What the conversation's earlier requests cost uncompressed, at least (uncached-input-token
+   * units): the allowance STOP_TOLERANCE is a share of.
+   */
+  spentUnits?: number;
   /** Whether the extra cost must fit in what the conversation saved so far (default true). */
   riskBudget?: boolean;
 }
@@ -147,7 +183,13 @@ export function decideRewrite(input: PolicyInput): RewriteDecision {
   };
   if (input.candidate <= input.current || input.savedTokens <= 0) return none;
   // Q: what was cached after the point the cache will be read up to again.
-  const from = input.breakpointRules ? Math.min(input.anchorItem + 1, input.firstChangedItem) : input.firstChangedItem;
+  // Under breakpoint rules the cache is read at the boundary breakpoint, or, when the rewrite
+  // changes something before it, at the end of the system prompt: no other breakpoint is there.
+  const from = !input.breakpointRules
+    ? input.firstChangedItem
+    : input.firstChangedItem <= input.anchorItem
+      ? 0
+      : input.anchorItem + 1;
   let changed = 0;
   const items = input.itemTokens;
   if (items) for (let i = Math.max(0, from); i < input.lastAssistantItem && i < items.length; i++) changed += items[i]!;
@@ -170,11 +212,14 @@ export function decideRewrite(input: PolicyInput): RewriteDecision {
   const extra = Math.max(0, (write - read) * Math.max(0, changed - saved) - read * saved);
   if (input.totalTokens > pricing.contextWindow * CONTEXT_HEADROOM) return decision('context_window', extra);
   if (expected <= breakeven * MARGIN) return decision(undefined, 0);
-  // The extra cost is certain if the conversation stops now: it must fit in what compression
-  // saved so far, unless the key's record says conversations this far along go on long enough.
+  // The extra cost is lost only if the conversation stops before the rewrite paid back: what it
+  // puts at risk is that cost times the chance of such a stop, which must fit in a share of what
+  // compression saved so far; and even the stop right after it must leave the conversation no
+  // dearer than uncompressed. Else the key's record must say conversations this far along go on.
+  const atRisk = stopRisk(state.requests + 1, breakeven, input.history) * extra;
   if (
     input.riskBudget === false ||
-    extra <= state.savedUnits * RISK_SHARE ||
+    (atRisk <= state.savedUnits * RISK_SHARE && extra <= state.savedUnits + STOP_TOLERANCE * (input.spentUnits ?? 0)) ||
     recordVouches(state.requests + 1, breakeven, input.history)
   )
     return decision('breakeven', extra);

@@ -7,6 +7,7 @@ import {
   expectedRemaining,
   isCold,
   recordVouches,
+  stopRisk,
   type PolicyInput,
 } from '../../src/compress/rewrite-policy.js';
 
@@ -52,10 +53,25 @@ describe('rewrite policy', () => {
     assert.equal(decideRewrite(input({ expectedRemaining: 5 })).reason, undefined);
   });
 
-  it('never risks more than half of what the conversation saved so far', () => {
-    const d = decideRewrite(input({ expectedRemaining: 50, state: state({ savedUnits: 1000 }) }));
+  it('never risks more than the conversation saved so far', () => {
+    // extra = 0.9 · (29k − 20k) − 0.1 · 20k = 6,100 units.
+    const d = decideRewrite(input({ expectedRemaining: 50, state: state({ savedUnits: 6000 }) }));
     assert.equal(d.reason, undefined);
     assert.equal(d.maskBefore, 0);
+  });
+
+  it('risks the extra cost when the chance of a stop before it pays back keeps the expected loss within half the savings', () => {
+    // At request 31 with R* = 3.05, a heavy-tailed length stops that soon with odds 3.05 / 34.05:
+    // the expected loss is 546 units, within half of 6,200, though the extra (6,100) is not.
+    const d = decideRewrite(input({ expectedRemaining: 50, state: state({ savedUnits: 6200 }) }));
+    assert.equal(d.reason, 'breakeven');
+    assert.ok(Math.abs(d.extraUnits - 6100) < 1e-6);
+    // The key's finished conversations say those that got this far stopped within R*: refused.
+    const stoppedSoon = new Array<number>(10).fill(33);
+    const refused = decideRewrite(
+      input({ expectedRemaining: 50, state: state({ savedUnits: 6200 }), history: stoppedSoon }),
+    );
+    assert.equal(refused.reason, undefined);
   });
 
   it("beyond the risk budget only when the key's record says conversations this far along go on", () => {
@@ -72,6 +88,26 @@ describe('rewrite policy', () => {
   it('under Anthropic rules the rewrite is read again from the boundary breakpoint, not from the change', () => {
     const d = decideRewrite(input({ pricing: anthropic, breakpointRules: true, expectedRemaining: 100 }));
     assert.equal(d.changedTokens, 36_000); // items 3..38
+  });
+
+  it('under Anthropic rules a rewrite that changes something before the boundary breakpoint is re-read from the system prompt', () => {
+    const d = decideRewrite(
+      input({
+        pricing: anthropic,
+        breakpointRules: true,
+        anchorItem: 12,
+        firstChangedItem: 10,
+        expectedRemaining: 100,
+      }),
+    );
+    assert.equal(d.changedTokens, 39_000); // items 0..38
+  });
+
+  it('may leave a conversation that stops right after the rewrite dearer by at most 0.25 % of what it cost so far', () => {
+    // extra 6,100 against 6,000 saved: within 6,000 + 0.25 % of 100,000 spent, not of 20,000.
+    const poor = state({ savedUnits: 6000 });
+    assert.equal(decideRewrite(input({ expectedRemaining: 50, state: poor, spentUnits: 100_000 })).reason, 'breakeven');
+    assert.equal(decideRewrite(input({ expectedRemaining: 50, state: poor, spentUnits: 20_000 })).reason, undefined);
   });
 
   it('a cold cache makes the rewrite free: after the TTL, or when the upstream read and wrote nothing', () => {
@@ -120,5 +156,18 @@ describe('expected remaining requests', () => {
 
   it('a conversation longer than nearly all the history expects little more', () => {
     assert.equal(expectedRemaining(100, [10, 20, 30, 40, 50, 60, 70, 80, 90, 200]), 0);
+  });
+});
+
+describe('chance of a stop before a rewrite pays back', () => {
+  it('without enough history: the Lindy survival, breakeven / (requests so far + breakeven)', () => {
+    assert.equal(stopRisk(10, 10, undefined), 0.5);
+    assert.equal(stopRisk(30, 3, [40, 50]), 3 / 33);
+    assert.equal(stopRisk(30, Number.POSITIVE_INFINITY, undefined), 1);
+  });
+
+  it('with 8 or more finished conversations that got this far: the share of them that stopped within the breakeven', () => {
+    const history = [12, 14, 20, 30, 40, 50, 60, 70, 5, 6];
+    assert.equal(stopRisk(10, 5, history), 2 / 8);
   });
 });

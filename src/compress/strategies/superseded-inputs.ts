@@ -158,6 +158,20 @@ function elidedHeredoc(call: ToolCallInfo, bundle: Bundle): Record<string, unkno
   return { ...call.args, [shell.arg]: `${firstLine}\n${placeholder}` };
 }
 
+/** A call that restates the whole of something (a todo list): the next such call supersedes it. */
+export function isRestating(call: ToolCallInfo | undefined): boolean {
+  return call?.args !== undefined && call.argsItem !== undefined && RESTATING_TOOLS.has(call.name);
+}
+
+/**
+ * Whether a later rewrite could ever elide this call's input: a restating call, or one that writes
+ * a file from its own text. Depends on the call alone, so it is the same in every request.
+ */
+export function mayBeSuperseded(call: ToolCallInfo | undefined, bundle: Bundle): boolean {
+  if (!call?.args || call.argsItem === undefined) return false;
+  return RESTATING_TOOLS.has(call.name) || touchOf(call, bundle)?.written !== undefined;
+}
+
 /**
  * The replacement arguments of every call before turn `before` whose input a later call before
  * that turn superseded: the text of a file (Write, Edit, a heredoc) that a later call read or
