@@ -40,7 +40,7 @@ export type CacheProviderKind = ProviderConfig['kind'];
 const FIVE_MINUTES = 5 * 60_000;
 
 /** Provider defaults where the catalogue lists no cache price (ratios of the input price). */
-const DEFAULTS: Record<CacheProviderKind, { read: number; write: number; contextWindow: number }> = {
+const DEFAULTS: Record<string, { read: number; write: number; contextWindow: number } | undefined> = {
   anthropic: { read: 0.1, write: 1.25, contextWindow: 200_000 },
   openai: { read: 1, write: 1, contextWindow: 128_000 },
   gemini: { read: 0.25, write: 1, contextWindow: 1_000_000 },
@@ -53,7 +53,8 @@ const DEFAULTS: Record<CacheProviderKind, { read: number; write: number; context
  * automatic caching writes at the input price.
  */
 export function cachePricingFor(kind: CacheProviderKind, pricing: Pricing, contextWindow?: number): CachePricing {
-  const d = DEFAULTS[kind];
+  // A kind without listed defaults (a provider added without cache rules) is priced as uncached.
+  const d = DEFAULTS[kind] ?? DEFAULTS.local!;
   const input = pricing.input_per_mtok;
   const window = contextWindow ?? d.contextWindow;
   switch (kind) {
@@ -78,7 +79,7 @@ export function cachePricingFor(kind: CacheProviderKind, pricing: Pricing, conte
         rules: { kind: 'automatic', blockTokens: kind === 'openai' ? 128 : 1 },
         contextWindow: window,
       };
-    case 'local':
+    default:
       return {
         inputPerMtok: input,
         cacheReadPerMtok: input,

@@ -7,12 +7,8 @@ import { Value } from '@sinclair/typebox/value';
 const ProviderConfigSchema = Type.Object(
   {
     id: Type.String({ pattern: '^[a-zA-Z0-9_.-]{1,64}$' }),
-    kind: Type.Union([
-      Type.Literal('openai'),
-      Type.Literal('anthropic'),
-      Type.Literal('gemini'),
-      Type.Literal('local'),
-    ]),
+    /** A provider kind of src/providers/registry.ts (openai, anthropic, gemini, local); the catalogue refuses any other. */
+    kind: Type.String({ pattern: '^[a-z][a-z0-9_-]{0,31}$' }),
     base_url: Type.Optional(Type.String({ pattern: '^https?://' })),
     api_key_env: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' })),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),

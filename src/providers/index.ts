@@ -2,7 +2,8 @@
 export * from './types.js';
 // What adapters return is canonical (src/canonical/completion.ts); re-exported because it is also their interface.
 export type * from '../canonical/completion.js';
-export { adapters, getAdapter, isProviderKind, speaksNatively } from './registry.js';
+export { adapters, getAdapter, registerProvider, speaksNatively } from './registry.js';
+export { isProviderKind } from './kinds.js';
 export {
   callWithFallback,
   streamWithFallback,

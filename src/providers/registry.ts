@@ -3,6 +3,7 @@ import { geminiAdapter } from './gemini/index.js';
 import { localAdapter } from './local/index.js';
 import { openaiAdapter } from './openai/index.js';
 import type { NativeWire, ProviderAdapter, ProviderKind, UpstreamTarget, WireFormat } from './types.js';
+import { markProviderKind } from './kinds.js';
 
 /**
  * The only place provider kinds meet. A new provider is one line here plus its folder; what it
@@ -21,9 +22,19 @@ export function getAdapter(kind: ProviderKind): ProviderAdapter {
   return adapter;
 }
 
-/** Whether `kind` names a registered provider (the catalogue refuses a provider of any other kind). */
-export function isProviderKind(kind: string): kind is ProviderKind {
-  return Object.hasOwn(adapters, kind);
+/**
+ * Adds a provider at run time (a provider folder outside src/, e.g. a test's): its adapter under
+ * its kind, which the catalogue then accepts in the config. Returns what removes it again.
+ */
+export function registerProvider(adapter: Omit<ProviderAdapter, 'kind'> & { readonly kind: string }): () => void {
+  const table = adapters as Record<string, ProviderAdapter>;
+  if (table[adapter.kind]) throw new Error(`provider kind ${adapter.kind} is registered already`);
+  table[adapter.kind] = adapter as ProviderAdapter;
+  markProviderKind(adapter.kind, true);
+  return () => {
+    delete table[adapter.kind];
+    markProviderKind(adapter.kind, false);
+  };
 }
 
 /** The wire format's native call of `adapter` when it accepts `format` for `target`; else undefined. */

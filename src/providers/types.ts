@@ -10,7 +10,9 @@ import type { ProviderCompletion, ProviderStreamEvent, TokenUsage } from '../can
  * and the gateway writes the client's wire format.
  */
 
-export type ProviderKind = 'openai' | 'anthropic' | 'gemini' | 'local';
+import type { ProviderKind } from './kinds.js';
+
+export type { ProviderKind };
 
 /** One configured upstream: where to send, with which credential, as which upstream model. */
 export interface UpstreamTarget {
