@@ -8,7 +8,7 @@ import { relayStream, sendJson, type StreamEncoder } from './relay.js';
 import type { RelayedEvents } from './relayed-events.js';
 import { singleJson, singleStream, type UpstreamStream } from './single-call.js';
 import { hasGatewayTools, ToolLoop, toolLoopJson, toolLoopStream } from './tool-loop.js';
-import type { NativePlan } from './plan.js';
+import type { Plan } from './plan.js';
 
 /**
  * How one surface writes its answers: a translated answer (a provider-neutral completion or
@@ -70,18 +70,9 @@ export class ServedStream<E> implements CanonicalStream {
  * failed in a way another provider might not is followed by the translated plan that
  * `translatedFallback` builds.
  */
-export async function serve(call: Call, codec: AnswerCodec): Promise<FastifyReply | undefined> {
-  const stream = call.admission.stream;
-  try {
-    // The reply of a JSON answer is returned to Fastify: its body leaves once the usage row is committed.
-    if (!stream) return await serveJson(call, codec);
-    await serveStream(call, codec);
-    return undefined;
-  } catch (error) {
-    // Whatever escaped a strategy unsettled (building a fallback plan, a codec): failed here, once.
-    if (call.isSettled) throw error;
-    throw call.fail(error, stream, call);
-  }
+export function serve(call: Call, codec: AnswerCodec): Promise<FastifyReply | undefined> {
+  // The reply of a JSON answer is returned to Fastify: its body leaves once the usage row is committed.
+  return call.admission.stream ? serveStream(call, codec) : serveJson(call, codec);
 }
 
 async function serveJson(call: Call, codec: AnswerCodec): Promise<FastifyReply> {
@@ -93,51 +84,69 @@ async function serveJson(call: Call, codec: AnswerCodec): Promise<FastifyReply> 
         const answer = await nativeJson(call, plan);
         call.answered(answer.usage);
         return sendJson(call, nativeCodec(codec).nativeBody(answer.body, call.extras()));
-      } else if (hasGatewayTools(call)) {
+      }
+      if (hasGatewayTools(call)) {
         const loop = new ToolLoop(call, plan);
         charged = loop;
         const completion = await toolLoopJson(loop);
         call.answered(loop.usage);
         return sendJson(call, codec.completion(completion, { ...call.extras(), ...loop.gatewayExtras() }));
-      } else {
-        const completion = await singleJson(call, plan);
-        call.answered(completion.usage);
-        return sendJson(call, codec.completion(completion, call.extras()));
       }
+      const completion = await singleJson(call, plan);
+      call.answered(completion.usage);
+      return sendJson(call, codec.completion(completion, call.extras()));
     } catch (error) {
+      // Answered already: what broke is the codec's, the request is metered.
       if (call.isSettled) throw error;
-      if (plan.native && (await fellBack(call, plan, error))) continue;
+      if (await fellBack(call, plan, error, false)) continue;
       throw call.fail(error, false, charged);
     }
   }
 }
 
-async function serveStream(call: Call, codec: AnswerCodec): Promise<void> {
+async function serveStream(call: Call, codec: AnswerCodec): Promise<undefined> {
   for (;;) {
     const plan = call.plan;
     let charged: Charge = call;
-    let served: ServedStream<NativeEvent> | ServedStream<ProviderStreamEvent>;
+    let opened: { cancel(): void } | undefined;
     try {
       if (plan.native) {
         const native = new ServedStream(call, relayed(call, await nativeStream(call, plan)), undefined);
-        return await relayStream(call, native.events, nativeCodec(codec).nativeEvents(native));
+        opened = native.events;
+        await relayStream(call, native.events, nativeCodec(codec).nativeEvents(native));
+        return undefined;
       }
       const loop = hasGatewayTools(call) ? new ToolLoop(call, plan) : undefined;
       if (loop) charged = loop;
       const upstream = loop ? await toolLoopStream(loop) : await singleStream(call, plan);
-      served = new ServedStream(call, relayed(call, upstream), loop);
+      const served = new ServedStream(call, relayed(call, upstream), loop);
+      opened = served.events;
+      await relayStream(call, served.events, codec.events(served));
+      return undefined;
     } catch (error) {
+      // Relayed streams settle themselves (end, failure, abandonment): what broke after is rethrown.
       if (call.isSettled) throw error;
-      if (plan.native && (await fellBack(call, plan, error))) continue;
-      throw call.fail(error, true, charged);
+      if (!opened && (await fellBack(call, plan, error, true))) continue;
+      const clientError = call.fail(error, true, charged);
+      // An upstream opened but never relayed (its encoder failed to build) is closed.
+      opened?.cancel();
+      throw clientError;
     }
-    return relayStream(call, served.events, codec.events(served));
   }
 }
 
-/** Whether a translated plan takes over from the failed native `plan` (it is then the call's). */
-async function fellBack(call: Call, plan: NativePlan, error: unknown): Promise<boolean> {
-  const next = await translatedFallback(call, plan, error);
+/**
+ * Whether a translated plan takes over from a failed native `plan` (it is then the call's). A
+ * failure to build it (compression refused the canonical body) fails the call.
+ */
+async function fellBack(call: Call, plan: Plan, error: unknown, stream: boolean): Promise<boolean> {
+  if (!plan.native) return false;
+  let next: Plan | undefined;
+  try {
+    next = await translatedFallback(call, plan, error);
+  } catch (fallbackError) {
+    throw call.fail(fallbackError, stream, call);
+  }
   if (!next) return false;
   call.plan = next;
   return true;
