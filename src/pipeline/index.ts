@@ -7,7 +7,7 @@
 export { openCall, Call, CLIENT_CLOSED_REQUEST, type Outcome } from './call.js';
 export type { Admission } from './admit.js';
 export type { NativeOffer, NativePlan, Plan, TranslatedPlan } from './plan.js';
-export { serve, type AnswerCodec, type CanonicalStream } from './serve.js';
+export { serve, type AnswerCodec, type StreamSession } from './serve.js';
 export { relayStream, sendJson, type StreamEncoder } from './relay.js';
 export { GatewayError, type GatewayErrorCode } from './errors.js';
 export type { CoreServices, UpstreamPolicy } from './services.js';

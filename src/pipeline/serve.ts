@@ -20,15 +20,15 @@ export interface AnswerCodec {
   /** The client's body for a translated answer in one piece. */
   completion(completion: ProviderCompletion, extras: Record<string, unknown>): unknown;
   /** How a translated stream is framed. */
-  events(session: CanonicalStream): StreamEncoder<ProviderStreamEvent>;
+  events(session: StreamSession): StreamEncoder<ProviderStreamEvent>;
   /** The client's body for the upstream's own answer in one piece (a surface with a native offer). */
   nativeBody?(answer: Record<string, unknown>, extras: Record<string, unknown>): unknown;
   /** How the upstream's own stream is framed (a surface with a native offer). */
-  nativeEvents?(session: CanonicalStream): StreamEncoder<NativeEvent>;
+  nativeEvents?(session: StreamSession): StreamEncoder<NativeEvent>;
 }
 
 /** A stream as a codec's encoder sees it: usage and extras are valid once its events have ended. */
-export interface CanonicalStream {
+export interface StreamSession {
   /** The usage the request was settled with. */
   usage(): TokenUsage;
   /** The gateway members of the final event (compression, debug, and the gateway tools' when the loop ran). */
@@ -41,7 +41,7 @@ export interface CanonicalStream {
 }
 
 /** The stream `serve` relays: its events already metered, settled once when they end. */
-export class ServedStream<E> implements CanonicalStream {
+export class ServedStream<E> implements StreamSession {
   constructor(
     private readonly call: Call,
     readonly events: RelayedEvents<E>,

@@ -7,7 +7,7 @@ import {
   serve,
   type AnswerCodec,
   type Call,
-  type CanonicalStream,
+  type StreamSession,
   type StreamEncoder,
 } from '../../pipeline/index.js';
 import {
@@ -62,7 +62,7 @@ class ChatCompletionCodec implements AnswerCodec, CompletionIdentity {
     return formatCompletion(this, completion, extras);
   }
 
-  events(session: CanonicalStream): StreamEncoder<ProviderStreamEvent> {
+  events(session: StreamSession): StreamEncoder<ProviderStreamEvent> {
     // The gateway members (compression, debug) ride on the final chunk: the usage chunk when the
     // client asked for one, else the finish chunk, which then waits for the end of the stream.
     const includeUsage = this.body.stream_options?.include_usage === true;
@@ -75,7 +75,7 @@ class ChatCompletionCodec implements AnswerCodec, CompletionIdentity {
 /** Chat completion chunks; with gateway tools, their members ride on the finish chunk too. */
 function chunkEncoder(
   identity: CompletionIdentity,
-  session: CanonicalStream,
+  session: StreamSession,
   includeUsage: boolean,
   extrasOnFinish: boolean,
 ): StreamEncoder<ProviderStreamEvent> {

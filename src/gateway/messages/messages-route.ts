@@ -2,7 +2,7 @@ import { randomBase64Url } from '../../server/random-ids.js';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayServices } from '../gateway-services.js';
 import type { ProviderCompletion } from '../../canonical/completion.js';
-import { openCall, serve, type AnswerCodec, type CanonicalStream } from '../../pipeline/index.js';
+import { openCall, serve, type AnswerCodec, type StreamSession } from '../../pipeline/index.js';
 import { namedEventEncoder } from '../chat/named-event-stream.js';
 import { withDefaultAuthor } from '../routes/default-author.js';
 import { MessagesRequestSchema, type MessagesRequest } from './messages-schema.js';
@@ -64,7 +64,7 @@ class MessagesCodec implements AnswerCodec, MessageIdentity {
     return formatMessage(this, completion, extras);
   }
 
-  events(session: CanonicalStream) {
+  events(session: StreamSession) {
     return namedEventEncoder(new AnthropicStreamTranslator(this), session, this.requestId);
   }
 
@@ -72,7 +72,7 @@ class MessagesCodec implements AnswerCodec, MessageIdentity {
     return nativeMessageBody(answer, this.body, extras);
   }
 
-  nativeEvents(session: CanonicalStream) {
+  nativeEvents(session: StreamSession) {
     return nativeMessagesEncoder(this.requestId, this.body, session);
   }
 }

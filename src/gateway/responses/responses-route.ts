@@ -2,7 +2,7 @@ import { randomHex } from '../../server/random-ids.js';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayServices } from '../gateway-services.js';
 import type { ProviderCompletion } from '../../canonical/completion.js';
-import { openCall, serve, type AnswerCodec, type Call, type CanonicalStream } from '../../pipeline/index.js';
+import { openCall, serve, type AnswerCodec, type Call, type StreamSession } from '../../pipeline/index.js';
 import { namedEventEncoder } from '../chat/named-event-stream.js';
 import { withDefaultAuthor } from '../routes/default-author.js';
 import { ResponsesRequestSchema, type ResponsesRequest } from './responses-schema.js';
@@ -59,7 +59,7 @@ class ResponsesCodec implements AnswerCodec, ResponseIdentity {
     return formatCompletedResponse(this, this.body, completion, extras);
   }
 
-  events(session: CanonicalStream) {
+  events(session: StreamSession) {
     return namedEventEncoder(new ResponsesStreamTranslator(this, this.body), session, this.requestId);
   }
 
@@ -67,7 +67,7 @@ class ResponsesCodec implements AnswerCodec, ResponseIdentity {
     return nativeResponseBody(answer, this.body, extras);
   }
 
-  nativeEvents(session: CanonicalStream) {
+  nativeEvents(session: StreamSession) {
     return nativeResponsesEncoder(this.body, session);
   }
 }
