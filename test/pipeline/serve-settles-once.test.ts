@@ -12,7 +12,9 @@ import {
   waitFor,
   type RawClient,
 } from '../support/chat-kit.js';
+import { sql } from 'kysely';
 import { Call } from '../../src/pipeline/call.js';
+import { monthOf } from '../../src/limits/budget-ledger.js';
 
 /**
  * `serve` (src/pipeline/serve.ts) settles every opened call exactly once, whichever strategy
@@ -129,6 +131,51 @@ for (const store of storeKinds()) {
       assert.equal((await keySpend(h.running.store, key.id)).reserved, 0, 'no reservation left for the sweeper');
       return row;
     }
+
+    // The key's spend row locked by the test holds the request in admission (its reservation waits on PostgreSQL's row lock).
+    it(
+      'a client that leaves during admission: nothing is sent upstream, settled once as 499',
+      { skip: store !== 'postgres' },
+      async () => {
+        const db = h.running.store.db;
+        await db
+          .insertInto('key_spend')
+          .values({ api_key_id: key.id, month: monthOf(Date.now()), spent_micro_usd: 0, reserved_micro_usd: 0 })
+          .onConflict((oc) => oc.columns(['api_key_id', 'month']).doNothing())
+          .execute();
+        const id = `left-in-admission-${randomBytes(4).toString('hex')}`;
+        await db.transaction().execute(async (trx) => {
+          await sql`select 1 from key_spend where api_key_id = ${key.id} for update`.execute(trx);
+          const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+          const holder = rows[0]!.pid;
+          const controller = new AbortController();
+          const pending = raw.post(
+            '/v1/chat/completions',
+            { model: GPT, messages: [{ role: 'user', content: 'Hi' }] },
+            {
+              token: key.key,
+              headers: { 'x-request-id': id },
+              signal: controller.signal,
+            },
+          );
+          await waitFor(
+            async () => {
+              const blocked = await sql<{
+                pid: number;
+              }>`select pid from pg_stat_activity where ${holder} = any(pg_blocking_pids(pid))`.execute(db);
+              return blocked.rows.length > 0;
+            },
+            { what: 'the request waiting for its reservation' },
+          );
+          controller.abort();
+          await assert.rejects(pending);
+          // The gateway sees the connection close on its next turns; the lock is held until then.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+        });
+        await assertSettledOnceAs499(id);
+        assert.equal(openai.requests.length, 0, 'nothing was sent upstream');
+      },
+    );
 
     for (const stream of [false, true]) {
       const mode = stream ? ', streamed' : '';
