@@ -91,8 +91,9 @@ const BY_KIND: Readonly<Record<ProviderKind, CacheDefaults>> = {
 };
 
 /** The cache pricing of a catalogue model served by a provider of `kind`. */
-export function cachePricingFor(kind: ProviderKind, pricing: Pricing, contextWindow?: number): CachePricing {
-  const d = BY_KIND[kind];
+export function cachePricingFor(kind: string, pricing: Pricing, contextWindow?: number): CachePricing {
+  // A kind without cache defaults (a provider registered at run time) is priced as uncached.
+  const d = BY_KIND[kind as ProviderKind] ?? BY_KIND.local;
   const input = pricing.input_per_mtok;
   return {
     inputPerMtok: input,
@@ -106,11 +107,7 @@ export function cachePricingFor(kind: ProviderKind, pricing: Pricing, contextWin
 }
 
 /** OpenAI's own API accepts `prompt_cache_key`; strict OpenAI-compatible servers may not. */
-export function takesPromptCacheKey(provider: {
-  kind: ProviderKind;
-  id: string;
-  baseUrl: string | undefined;
-}): boolean {
+export function takesPromptCacheKey(provider: { kind: string; id: string; baseUrl: string | undefined }): boolean {
   return (
     provider.kind === 'openai' && (provider.id === 'openai' || /\/\/api\.openai\.com\b/.test(provider.baseUrl ?? ''))
   );

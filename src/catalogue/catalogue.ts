@@ -1,6 +1,7 @@
 import type { GatewayConfig, ModelConfig, ProviderConfig } from '../config/gateway-config.js';
 import { ConfigError } from '../config/gateway-config.js';
-import type { UpstreamTarget } from '../providers/types.js';
+import type { ProviderKind, UpstreamTarget } from '../providers/types.js';
+import { isProviderKind } from '../providers/kinds.js';
 import { DEFAULT_ALIASES, DEFAULT_MODELS, DEFAULT_PROVIDERS } from './default-catalogue.js';
 import { resolveModelName, type NameResolution } from './resolve-name.js';
 import { providerCeiling, unlistedModel, type Ceiling } from './unlisted-model.js';
@@ -28,7 +29,12 @@ export class Catalogue {
     private readonly fileKeys: ReadonlyMap<string, string> = new Map(),
   ) {
     const providers = this.providers;
-    for (const provider of [...DEFAULT_PROVIDERS, ...(config.providers ?? [])]) providers.set(provider.id, provider);
+    for (const provider of [...DEFAULT_PROVIDERS, ...(config.providers ?? [])]) {
+      // The config's schema does not name the kinds: the providers' registry does (src/providers/kinds.ts).
+      if (!isProviderKind(provider.kind))
+        throw new ConfigError(`provider ${provider.id} has kind "${provider.kind}", which no provider adapter has`);
+      providers.set(provider.id, provider);
+    }
     const models = new Map<string, ModelConfig>();
     for (const model of [...DEFAULT_MODELS, ...(config.models ?? [])]) models.set(model.id, model);
 
@@ -170,7 +176,7 @@ export class Catalogue {
       const baseUrl = provider.base_url ?? '';
       const target: UpstreamTarget = {
         providerId: provider.id,
-        kind: provider.kind,
+        kind: provider.kind as ProviderKind, // checked when the catalogue was built
         baseUrl: baseUrl.endsWith('/') ? baseUrl.replace(/\/+$/, '') : baseUrl,
         apiKey: this.apiKeyOf(provider),
         upstreamModel,

@@ -6,7 +6,6 @@
 // what compression saved priced from the usage it reported. The store is passed in: this
 // module does no I/O of its own.
 import { takesPromptCacheKey, type CachePricing } from '../catalogue/cache-pricing.js';
-import type { ProviderKind } from '../canonical/provider-kinds.js';
 import { countBreakpoints, placeBreakpoints } from './breakpoints.js';
 import type { BundleName } from './bundles.js';
 import { conversationIds, type ConversationIds } from './conversation-id.js';
@@ -46,7 +45,7 @@ export interface ConversationRequest {
   compress: boolean;
   bundle: BundleName | undefined;
   /** The upstream that will get the request, and its cache pricing. */
-  provider: { kind: ProviderKind; id: string; baseUrl: string | undefined };
+  provider: { kind: string; id: string; baseUrl: string | undefined };
   pricing: CachePricing;
   /**
    * The prompt will be cached the way the gateway manages it: the rewrite policy prices it so.

@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { PROVIDER_KINDS } from '../canonical/provider-kinds.js';
 
 /** The file named by GATEWAY_CONFIG (JSON or YAML). Full reference: docs/configuration.md. */
 const ProviderConfigSchema = Type.Object(
   {
     id: Type.String({ pattern: '^[a-zA-Z0-9_.-]{1,64}$' }),
-    kind: Type.Union(PROVIDER_KINDS.map((kind) => Type.Literal(kind))),
+    /** A provider kind of src/providers/registry.ts (openai, anthropic, gemini, local); the catalogue refuses any other. */
+    kind: Type.String({ pattern: '^[a-z][a-z0-9_-]{0,31}$' }),
     base_url: Type.Optional(Type.String({ pattern: '^https?://' })),
     api_key_env: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' })),
     /**

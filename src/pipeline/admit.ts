@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { CatalogueModel } from '../catalogue/catalogue.js';
-import type { UpstreamTarget } from '../providers/index.js';
+import { speaksNatively, type UpstreamTarget } from '../providers/index.js';
 import type { Reservation } from '../limits/budget-ledger.js';
 import {
   allowanceBounds,
@@ -18,17 +18,20 @@ import { headerFlag, mergeTags } from './request-tags.js';
 import { validateChatRequest } from './validate-chat-request.js';
 import { applyCompression, type AppliedCompression } from './apply-compression.js';
 import { injectGatewayTools, planGatewayTools, type GatewayToolPlan } from './gateway-tool-plan.js';
-import { canonicalForwarded, unseenPromptTokens, type ForwardedBody } from './unseen-prompt.js';
+import { canonicalForwarded, unseenPromptTokens } from './unseen-prompt.js';
+import type { NativeOffer, NativePlan, Plan } from './plan.js';
 
-/** Everything decided before the first upstream byte: the request is allowed and paid for. */
+/** Everything decided before the first upstream byte: the request is allowed and paid for, and how it is answered. */
 export interface Admission {
   requestId: string;
-  /** What goes upstream: the client's body, compressed when compression applies. */
-  body: ChatRequest;
-  compression: AppliedCompression | undefined;
+  /** How the request is answered (targets, body, compression); immutable. */
+  readonly plan: Plan;
   startedAt: number;
+  /** Whether the client asked for a stream. */
+  readonly stream: boolean;
   model: CatalogueModel;
-  targets: UpstreamTarget[];
+  /** Every target of the model, in order (a plan serves all or some of them). */
+  readonly targets: readonly UpstreamTarget[];
   tags: string[];
   debug: boolean;
   tokenizer: TokenizerName;
@@ -42,40 +45,23 @@ export interface Admission {
   /** For a key with a ceiling: the output cap its reservation pays for, sent upstream (docs/budgets.md). */
   outputCapApplied: number | undefined;
   reservation: Reservation | undefined;
-  /** Gateway tools injected into `body.tools`; absent when none (the plain single-call path). */
+  /** Gateway tools injected into the canonical body's tools; absent when none (the plain single-call path). */
   gatewayTools?: GatewayToolPlan | undefined;
-}
-
-export interface AdmitOptions {
-  /**
-   * Asked once gateway tools are planned and the targets known: whether the canonical body is
-   * compressed here (default: yes). The native `/v1/messages` pass-through answers no and
-   * compresses the client's own Messages body instead (src/gateway/messages/native-anthropic.ts).
-   */
-  compressCanonical?: (context: {
-    body: ChatRequest;
-    plan: GatewayToolPlan | undefined;
-    targets: UpstreamTarget[];
-    model: CatalogueModel;
-    /** Compression's conversation state, for a route that compresses its own body. */
-    conversations: CoreServices['compression'];
-  }) => boolean | Promise<boolean>;
-  /**
-   * Asked for a key with a ceiling when `compressCanonical` answered no: the body the route will
-   * send upstream instead, what of it the canonical estimate counts, and the stored context it
-   * makes the provider bill (src/pipeline/unseen-prompt.ts).
-   */
-  forwarded?: () => ForwardedBody | undefined;
 }
 
 /** Prompt estimates are ours, not the provider's tokenizer: leave headroom so a slightly higher real count still fits. */
 const ESTIMATE_HEADROOM = 1.1;
 
+/**
+ * Admits a request: model and targets, gateway tools, compression, tags, debug, and for a key with
+ * a ceiling the reservation of what it may cost. With a native `offer` that the model's first
+ * target accepts, the client's own body is compressed and planned instead of the canonical one.
+ */
 export async function admit(
   services: CoreServices,
   request: FastifyRequest,
   original: ChatRequest,
-  options: AdmitOptions = {},
+  offer?: NativeOffer,
 ): Promise<Admission> {
   const startedAt = Date.now();
   const key = request.apiKey;
@@ -86,28 +72,36 @@ export async function admit(
   // Gateway tools are resolved before compression (a stored deferred turn is part of the history
   // to compress) and injected after it (their definitions are never rewritten).
   const planned = await planGatewayTools(services.gatewayTools, key, original);
-  // Awaited only when the route asks (an `await` of nothing still costs a turn of the microtask queue).
-  const asked = options.compressCanonical?.({
-    body: planned.body,
-    plan: planned.plan,
-    targets,
-    model,
-    conversations: services.compression,
-  });
-  const compressCanonical = asked === undefined ? true : await asked;
-  const compressed = compressCanonical
-    ? await applyCompression(request, planned.body, model, services.compression)
-    : { body: planned.body, compression: undefined };
-  const compression = compressed.compression;
-  const body = injectGatewayTools(compressed.body, planned.plan);
+  const native = offer && goesNative(offer, planned.body, planned.plan, targets[0]!) ? offer : undefined;
+  // What only the native path carries cannot be translated: refused before anything is reserved.
+  if (offer?.untranslatable && !native) throw offer.untranslatable;
+  let nativeBody: Record<string, unknown> | undefined;
+  let compression: AppliedCompression | undefined;
+  let body: ChatRequest;
+  if (native) {
+    const compressed = await applyCompression(
+      request,
+      native.body as unknown as ChatRequest,
+      model,
+      services.compression,
+    );
+    // Sent even when compression saved nothing: it may carry the gateway's cache hints.
+    nativeBody = compressed.body as unknown as Record<string, unknown>;
+    compression = compressed.compression;
+    body = injectGatewayTools(planned.body, planned.plan);
+  } else {
+    const compressed = await applyCompression(request, planned.body, model, services.compression);
+    compression = compressed.compression;
+    body = injectGatewayTools(compressed.body, planned.plan);
+  }
   const tags = mergeTags(body.tags, request.headers['x-gateway-tags']);
   const debug = body.enable_debug === true || headerFlag(request.headers['x-gateway-debug']) || key.debugMode;
 
   const admission = new AdmittedRequest(
     request.id,
     body,
-    compression,
     startedAt,
+    original.stream === true,
     model,
     targets,
     tags,
@@ -123,21 +117,23 @@ export async function admit(
   // Keys with a ceiling and debug answers need the count now; other big prompts get it counted
   // off the event loop in the background, for the paths that need it later (aborts, no usage).
   if (key.maxUsageUsd !== null || debug) await admission.countPrompt();
-  else if (isBigInput(admission.body)) admission.countPrompt().catch(() => undefined);
+  else if (isBigInput(body)) admission.countPrompt().catch(() => undefined);
 
   let reservation: Reservation | undefined;
   if (key.maxUsageUsd !== null) {
     // What goes upstream beyond the canonical count (forwarded members, stored context) is paid
     // for too, or the request is refused when nothing bounds it (docs/budgets.md).
     const forwarded =
-      (compressCanonical ? undefined : options.forwarded?.()) ??
-      canonicalForwarded(admission.body as unknown as Record<string, unknown>);
+      native && nativeBody
+        ? { body: nativeBody, counted: native.counted, storedContext: native.storedContext(nativeBody) }
+        : canonicalForwarded(body as unknown as Record<string, unknown>);
     let unseen: number;
     try {
       unseen = await unseenPromptTokens(services, key, forwarded, admission.tokenizer);
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
       admission.maxOutputTokens = maxOutputTokens;
+      admission.plan = planOf(native, nativeBody, body, compression, targets);
       throw new CeilingRefusal(admission, error);
     }
     // The output cap is what the key's room pays for (docs/budgets.md), sent upstream as the
@@ -151,11 +147,13 @@ export async function admit(
     if (granted) {
       reservation = granted.reservation;
       maxOutputTokens = granted.outputTokens;
-      admission.body = withOutputCap(admission.body, maxOutputTokens);
+      body = withOutputCap(body, maxOutputTokens);
+      if (native && nativeBody) nativeBody = { ...nativeBody, [native.outputCapMember]: maxOutputTokens };
       admission.outputCapApplied = maxOutputTokens;
     } else {
       const { minimumMicroUsd } = allowanceBounds(allowance);
       admission.maxOutputTokens = maxOutputTokens;
+      admission.plan = planOf(native, nativeBody, body, compression, targets);
       throw new CeilingRefusal(
         admission,
         new GatewayError('usage_limit_exceeded', {
@@ -166,7 +164,50 @@ export async function admit(
   }
   admission.maxOutputTokens = maxOutputTokens;
   admission.reservation = reservation;
+  admission.plan = planOf(native, nativeBody, body, compression, targets);
   return admission;
+}
+
+/** The plan of an admitted request: native when its offer goes native, else translated. */
+function planOf(
+  native: NativeOffer | undefined,
+  nativeBody: Record<string, unknown> | undefined,
+  body: ChatRequest,
+  compression: AppliedCompression | undefined,
+  targets: readonly UpstreamTarget[],
+): Plan {
+  if (native && nativeBody) return nativePlan(native, nativeBody, body, compression, targets);
+  return { native: undefined, targets, body, compression, path: undefined };
+}
+
+/** Whether an offered native body goes upstream: no gateway tools or pending turn, and a first target that accepts its format. */
+function goesNative(
+  offer: NativeOffer,
+  body: ChatRequest,
+  tools: GatewayToolPlan | undefined,
+  first: UpstreamTarget,
+): boolean {
+  return (tools?.tools.size ?? 0) === 0 && body.gateway_pending_id === undefined && speaksNatively(first, offer.format);
+}
+
+/** The native run: the leading targets that accept the format; the rest are a translated fallback's when the body translates. */
+function nativePlan(
+  offer: NativeOffer,
+  nativeBody: Record<string, unknown>,
+  body: ChatRequest,
+  compression: AppliedCompression | undefined,
+  targets: readonly UpstreamTarget[],
+): NativePlan {
+  let split = targets.findIndex((target) => !speaksNatively(target, offer.format));
+  if (split < 0) split = targets.length;
+  return {
+    native: { format: offer.format, body: nativeBody, wireHeaders: offer.wireHeaders },
+    targets: targets.slice(0, split),
+    body,
+    compression,
+    path: { member: offer.debugMember, value: 'native' },
+    fallback: offer.untranslatable ? [] : targets.slice(split),
+  };
 }
 
 /**
@@ -191,28 +232,26 @@ export class CeilingRefusal extends Error {
  * and debug output.
  */
 class AdmittedRequest implements Admission {
+  /** Set once by `admit`, before the admission leaves it. */
+  plan!: Plan;
   maxOutputTokens = 0;
   outputCapApplied: number | undefined = undefined;
   reservation: Reservation | undefined = undefined;
   private estimate: number | undefined = undefined;
   private counting: Promise<number> | undefined = undefined;
-  /** The estimate counts the body as admitted, even if a route replaces `body` afterwards. */
-  private readonly admittedBody: ChatRequest;
-
   constructor(
     readonly requestId: string,
-    public body: ChatRequest,
-    public compression: AppliedCompression | undefined,
+    /** The estimate counts the canonical body as admitted (compressed, gateway tools in, before any output cap). */
+    private readonly admittedBody: ChatRequest,
     readonly startedAt: number,
+    readonly stream: boolean,
     readonly model: CatalogueModel,
-    public targets: UpstreamTarget[],
+    readonly targets: readonly UpstreamTarget[],
     readonly tags: string[],
     readonly debug: boolean,
     readonly tokenizer: TokenizerName,
     readonly gatewayTools: GatewayToolPlan | undefined,
-  ) {
-    this.admittedBody = body;
-  }
+  ) {}
 
   get promptEstimate(): number {
     return (this.estimate ??= countRequestTokens(this.admittedBody, this.tokenizer));

@@ -4,7 +4,6 @@ import {
   KeptText,
   RoutingError,
   UpstreamError,
-  type EventBatches,
   type AbortSignalLike,
   type Attempt,
   type RouteOptions,
@@ -16,7 +15,8 @@ import type { ApiKey } from '../store/api-keys.js';
 import { countTextTokens } from '../tokenize/index.js';
 import type { CoreServices } from './services.js';
 import { GatewayError, databaseUnavailableError } from './errors.js';
-import { admit, CeilingRefusal, type Admission, type AdmitOptions } from './admit.js';
+import { admit, CeilingRefusal, type Admission } from './admit.js';
+import type { NativeOffer, Plan } from './plan.js';
 import { alsoBeforeAnswerEnds, meter, ZERO_USAGE } from './meter.js';
 import { toProviderGatewayError } from './provider-error.js';
 import { abortOnClientClose } from './client-abort.js';
@@ -42,11 +42,17 @@ export interface Outcome {
   refused?: boolean;
 }
 
+/** What a failed request is charged: `Call.charge`, or the gateway-tool loop's. */
+export interface Charge {
+  charge(clientGone: boolean): TokenUsage;
+}
+
 /**
  * Admits a request and opens its call: the one entry of the core for every endpoint. Admission
- * (key, model, gateway tools, compression, ceiling reservation, tags, debug) happens here, and
- * the abort signal that follows the client connection is created here. A request its key's
- * ceiling refuses is settled here, through the same `Call.settle`, before its error is thrown.
+ * (key, model, gateway tools, compression, ceiling reservation, tags, debug; the plan) happens
+ * here, and the abort signal that follows the client connection is created here. A request its
+ * key's ceiling refuses is settled here, through the same `Call.settle`, before its error is
+ * thrown. A call that opens is answered by `serve` (src/pipeline/serve.ts), which settles it.
  */
 export async function openCall(
   services: CoreServices,
@@ -54,11 +60,11 @@ export async function openCall(
   reply: FastifyReply,
   endpoint: string,
   body: ChatRequest,
-  options: AdmitOptions = {},
+  offer?: NativeOffer,
 ): Promise<Call> {
   let admission: Admission;
   try {
-    admission = await admit(services, request, body, options);
+    admission = await admit(services, request, body, offer);
   } catch (error) {
     if (!(error instanceof CeilingRefusal)) throw error;
     throw new Call(services, request, reply, error.admission, endpoint).refused(error.error);
@@ -71,9 +77,9 @@ export async function openCall(
  * upstream calls it takes. This is the only place a request is settled (one usage row, the
  * reservation settled, the trace recorded: `settle`), the only place a failure is turned into
  * what the client gets and metered (`fail`), and the only place a stream's end, failure or
- * abandonment by its client is metered (`relayEvents`).
+ * abandonment by its client is metered (`relayEvents`); `serve` is the only caller of each.
  */
-export class Call {
+export class Call implements Charge {
   /** Every upstream attempt of the request, in order: retries, fallbacks, tool-loop rounds. */
   readonly attempts: Attempt[] = [];
   /** Aborted when the client goes away; stops the upstream at once. */
@@ -81,10 +87,13 @@ export class Call {
   /** The provider that answered, or the last one tried. */
   providerId: string;
   upstreamModel: string;
-  /** Set by a native pass-through: the debug member that says which path served the request. */
-  path: { member: string; value: string } | undefined;
+  /**
+   * The plan being served: admission's, or the translated plan a native fallback built. Plans are
+   * never edited; only `serve` replaces this one.
+   */
+  plan: Plan;
   private settled = false;
-  /** The model's first target as admitted (a native fallback narrows `admission.targets` later). */
+  /** The model's first target (a fallback plan serves later ones). */
   private readonly first: { providerId: string; upstreamModel: string };
   /** Set when the consumer of a stream failed (a codec bug): the request is then settled with this error, not 499. */
   private consumerError: GatewayError | undefined;
@@ -104,6 +113,7 @@ export class Call {
     readonly endpoint: string,
   ) {
     this.signal = abortOnClientClose(reply);
+    this.plan = admission.plan;
     const first = admission.targets[0]!;
     this.first = first;
     this.providerId = first.providerId;
@@ -112,6 +122,11 @@ export class Call {
 
   get clientGone(): boolean {
     return this.signal.aborted;
+  }
+
+  /** Whether the request is settled (its usage row written). */
+  get isSettled(): boolean {
+    return this.settled;
   }
 
   /** What the request's stream accumulators count their text in (upstream answer bounds, docs/configuration.md). */
@@ -155,8 +170,9 @@ export class Call {
     this.settled = true;
     this.kept?.release();
     const { admission } = this;
+    const { compression } = this.plan;
     // Members listed one by one: spreading `outcome` into a new object is V8's slow generic copy.
-    const cost = meter(this.services, this.request, admission, {
+    const cost = meter(this.services, this.request, admission, compression, {
       status: outcome.status,
       errorCode: outcome.errorCode,
       usage: outcome.usage,
@@ -165,9 +181,7 @@ export class Call {
       stream,
       endpoint: this.endpoint,
       refused: outcome.refused === true,
-      uncompressedInputTokens: admission.compression
-        ? outcome.usage.inputTokens + admission.compression.savedTokens
-        : null,
+      uncompressedInputTokens: compression ? outcome.usage.inputTokens + compression.savedTokens : null,
     });
     if (outcome.status === 200) this.recordStoredContext(outcome.usage);
     if (this.services.tracing?.enabled) recordTrace(this.services.tracing, this, outcome, stream, cost);
@@ -224,27 +238,28 @@ export class Call {
    * charged: a client that left may be charged the prompt the provider may have processed;
    * an upstream failure is charged nothing beyond the calls that answered.
    */
-  fail(error: unknown, stream: boolean, usage: (clientGone: boolean) => TokenUsage): GatewayError {
+  fail(error: unknown, stream: boolean, charged: Charge): GatewayError {
     const clientError = this.toClientError(error);
     const clientGone = this.clientGone;
     this.settle(
       clientGone
-        ? { ...CLIENT_CLOSED, usage: usage(true) }
-        : { status: clientError.status, errorCode: clientError.code, usage: usage(false) },
+        ? { ...CLIENT_CLOSED, usage: charged.charge(true) }
+        : { status: clientError.status, errorCode: clientError.code, usage: charged.charge(false) },
       stream,
     );
     return clientError;
   }
 
   /** The charge of a request that never got an answer: its estimated prompt when the client left, else nothing. */
-  unansweredUsage = (clientGone: boolean): TokenUsage =>
-    clientGone ? { ...ZERO_USAGE, inputTokens: this.admission.promptEstimate } : ZERO_USAGE;
+  charge(clientGone: boolean): TokenUsage {
+    return clientGone ? { ...ZERO_USAGE, inputTokens: this.admission.promptEstimate } : ZERO_USAGE;
+  }
 
   /** Settles a request refused at admission for its key's ceiling (zero usage, nothing sent upstream); returns `error`. */
   refused(error: GatewayError): GatewayError {
     this.settle(
       { status: error.status, errorCode: error.code, usage: ZERO_USAGE, refused: true },
-      this.admission.body.stream === true,
+      this.admission.stream,
     );
     return error;
   }
@@ -266,7 +281,7 @@ export class Call {
     source: AsyncIterable<E>,
     usage: () => TokenUsage,
     options: { observe?: (event: E) => void; failure?: (error: unknown) => unknown } = {},
-  ): EventBatches<E> {
+  ): RelayedEvents<E> {
     return new RelayedEvents(this, batchesOf(source), usage, options.observe, options.failure);
   }
 
@@ -313,9 +328,9 @@ export class Call {
 
   /** The gateway members of a response: compression, debug. */
   extras(): Record<string, unknown> {
-    const { admission } = this;
+    const { admission, plan } = this;
     const extra: Record<string, unknown> = {};
-    if (admission.compression) extra.compression = formatCompression(admission.compression);
+    if (plan.compression) extra.compression = formatCompression(plan.compression);
     if (admission.debug) {
       const debug: Record<string, unknown> = {
         request_id: admission.requestId,
@@ -332,7 +347,7 @@ export class Call {
         tags: admission.tags,
         timings: { total_ms: Date.now() - admission.startedAt },
       };
-      if (this.path) debug[this.path.member] = this.path.value;
+      if (plan.path) debug[plan.path.member] = plan.path.value;
       extra.debug = debug;
     }
     return extra;

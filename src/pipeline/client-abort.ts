@@ -33,6 +33,11 @@ class ClientAbortSignal implements AbortSignalLike {
 
 export function abortOnClientClose(reply: FastifyReply): AbortSignalLike {
   const signal = new ClientAbortSignal();
+  // A client that left during admission closed the response before this listener existed.
+  if (reply.raw.closed && !reply.raw.writableFinished) {
+    signal.abort();
+    return signal;
+  }
   // `on`, not `once`: a response closes once, and `once` costs a wrapper and a removal per request.
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) signal.abort();

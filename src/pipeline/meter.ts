@@ -3,6 +3,7 @@ import type { TokenUsage } from '../canonical/completion.js';
 import { costMicroUsd } from '../catalogue/cost.js';
 import type { CoreServices } from './services.js';
 import type { Admission } from './admit.js';
+import type { AppliedCompression } from './apply-compression.js';
 import { recordUsageMetrics } from '../metrics/metrics.js';
 import { timeOrderedUuid } from '../server/random-ids.js';
 import type { UsageRecord } from '../metering/usage-record.js';
@@ -73,7 +74,13 @@ export function pendingUsageCommit(request: FastifyRequest): Promise<void> | und
  * Every admitted request ends here exactly once, whatever happened: one usage row, group-committed
  * together with the key's spend (the budget reservation settled to the actual cost).
  */
-export function meter(services: CoreServices, request: FastifyRequest, admission: Admission, outcome: Outcome): number {
+export function meter(
+  services: CoreServices,
+  request: FastifyRequest,
+  admission: Admission,
+  compression: AppliedCompression | undefined,
+  outcome: Outcome,
+): number {
   const cost = costMicroUsd(admission.model.pricing, outcome.usage);
   const now = Date.now();
   if (!outcome.refused)
@@ -103,8 +110,7 @@ export function meter(services: CoreServices, request: FastifyRequest, admission
     reasoning_tokens: outcome.usage.reasoningTokens,
     uncompressed_input_tokens: outcome.uncompressedInputTokens ?? null,
     // Priced from the usage the upstream reported, caching counted (apply-compression.ts).
-    compression_savings_micro_usd:
-      admission.compression && outcome.status === 200 ? admission.compression.settle(outcome.usage) : null,
+    compression_savings_micro_usd: compression && outcome.status === 200 ? compression.settle(outcome.usage) : null,
     cost_micro_usd: cost,
     tags: admission.tags.length === 0 ? '[]' : JSON.stringify(admission.tags),
     status_code: outcome.status,

@@ -2,6 +2,7 @@
 import { eventsOf, type EventBatches } from '../providers/index.js';
 import type { TokenUsage } from '../canonical/completion.js';
 import type { GatewayError } from './errors.js';
+import { ZERO_USAGE } from './meter.js';
 
 /** HTTP status recorded for a request whose client went away (nginx's convention). */
 export const CLIENT_CLOSED_REQUEST = 499;
@@ -18,6 +19,8 @@ export interface StreamSettler {
 /** The stream `Call.relayEvents` returns: the source's batches, observed, the request settled once when it is over. */
 export class RelayedEvents<E> implements EventBatches<E> {
   private over = false;
+  /** What the request was charged, once the stream is over (ended, failed or abandoned). */
+  settledUsage: TokenUsage = ZERO_USAGE;
 
   constructor(
     private readonly call: StreamSettler,
@@ -69,6 +72,7 @@ export class RelayedEvents<E> implements EventBatches<E> {
 
   private end(outcome: { status: number; errorCode: string | null } | undefined): void {
     this.over = true;
-    this.call.settleStream(outcome, this.usage());
+    this.settledUsage = this.usage();
+    this.call.settleStream(outcome, this.settledUsage);
   }
 }

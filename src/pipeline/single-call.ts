@@ -1,65 +1,36 @@
 import { callWithFallback, streamWithFallback } from '../providers/index.js';
 import type { ProviderCompletion, ProviderStreamEvent, TokenUsage } from '../canonical/completion.js';
 import type { Call } from './call.js';
-import { ZERO_USAGE } from './meter.js';
+import type { TranslatedPlan } from './plan.js';
 import { StreamAccumulator } from './stream-accumulator.js';
 
-/** A translated answer in one piece: the provider-neutral completion and the gateway members to add. */
-export interface CanonicalAnswer {
-  native: false;
-  completion: ProviderCompletion;
-  extras: Record<string, unknown>;
+/**
+ * An upstream stream as a strategy opened it, before the core relays it: its events, what the
+ * request is charged once it is over (read once), and how its events are watched and its
+ * failures named. `serve` relays it (`Call.relayEvents`), which settles the request once.
+ */
+export interface UpstreamStream<E> {
+  source: AsyncIterable<E>;
+  usage: () => TokenUsage;
+  observe?: ((event: E) => void) | undefined;
+  failure?: ((error: unknown) => unknown) | undefined;
 }
 
-/** A translated stream: provider-neutral events, already metered by the core as they are consumed. */
-export interface CanonicalStream {
-  native: false;
-  /** Iterate to the end, or stop early (the upstream is then aborted and the request metered as 499). */
-  events: AsyncIterable<ProviderStreamEvent>;
-  /** Valid once `events` has ended: the usage that was metered. */
-  usage(): TokenUsage;
-  /** Valid once `events` has ended: the gateway members of the final event (compression, debug, …). */
-  extras(): Record<string, unknown>;
-  /**
-   * With gateway tools: `gateway_tools_executed` and `gateway_pending_id`, valid from the moment
-   * the finish event is yielded (the chat codec puts them on the finish chunk too).
-   */
-  gatewayExtras?: () => Record<string, unknown>;
-}
-
-/** One translated upstream call (retries and fallback inside), settled by the core. */
-export async function singleJson(call: Call): Promise<CanonicalAnswer> {
-  const { admission } = call;
-  let completion: ProviderCompletion;
-  try {
-    completion = (await call.route((options) => callWithFallback(admission.body, admission.targets, options))).result;
-  } catch (error) {
-    throw call.fail(error, false, call.unansweredUsage);
-  }
-  call.answered(completion.usage);
-  return { native: false, completion, extras: call.extras() };
+/** One translated upstream call (retries and fallback inside). */
+export async function singleJson(call: Call, plan: TranslatedPlan): Promise<ProviderCompletion> {
+  return (await call.route((options) => callWithFallback(plan.body, plan.targets, options))).result;
 }
 
 /** Resolves once the upstream has answered, so a failure before that is still an ordinary error response. */
-export async function singleStream(call: Call): Promise<CanonicalStream> {
-  const { admission } = call;
-  let upstream: AsyncIterable<ProviderStreamEvent>;
-  try {
-    upstream = (await call.route((options) => streamWithFallback(admission.body, admission.targets, options))).result;
-  } catch (error) {
-    throw call.fail(error, true, call.unansweredUsage);
-  }
+export async function singleStream(call: Call, plan: TranslatedPlan): Promise<UpstreamStream<ProviderStreamEvent>> {
+  const upstream = (await call.route((options) => streamWithFallback(plan.body, plan.targets, options))).result;
   const providerId = call.providerId;
   const accumulator = new StreamAccumulator(call.keptText());
-  let finalUsage: TokenUsage = ZERO_USAGE;
-  const events = call.relayEvents(
-    upstream,
-    () => (finalUsage = accumulator.usage ?? call.estimateUsage(admission.promptEstimate, accumulator.producedText())),
-    {
-      observe: (event) => accumulator.add(event),
-      // Whatever broke the upstream stream is the provider's failure as the client sees it.
-      failure: (error) => call.upstreamFailure(error, providerId),
-    },
-  );
-  return { native: false, events, usage: () => finalUsage, extras: () => call.extras() };
+  return {
+    source: upstream,
+    usage: () => accumulator.usage ?? call.estimateUsage(call.admission.promptEstimate, accumulator.producedText()),
+    observe: (event) => accumulator.add(event),
+    // Whatever broke the upstream stream is the provider's failure as the client sees it.
+    failure: (error) => call.upstreamFailure(error, providerId),
+  };
 }

@@ -13,7 +13,8 @@ import { ZERO_USAGE } from './meter.js';
 import { StreamAccumulator } from './stream-accumulator.js';
 import { ToolCallRelay } from './tool-call-relay.js';
 import { asAbortSignal } from './client-abort.js';
-import type { CanonicalAnswer, CanonicalStream } from './single-call.js';
+import type { UpstreamStream } from './single-call.js';
+import type { TranslatedPlan } from './plan.js';
 import { CANONICAL_COUNTED, uncountedMemberTokens } from './unseen-prompt.js';
 
 /**
@@ -39,18 +40,32 @@ export function hasGatewayTools(call: Call): boolean {
   return (call.admission.gatewayTools?.tools.size ?? 0) > 0;
 }
 
-/** The state of one client request across its upstream calls. */
-class ToolLoop {
+/**
+ * The state of one client request across its upstream calls: the gateway-tool loop. `toolLoopJson`
+ * and `toolLoopStream` only call upstream and run the tools; `serve` answers, fails and settles
+ * the request, charging a failure what `charge` says.
+ */
+export class ToolLoop {
   readonly plan: GatewayToolPlan;
   body: ChatRequest;
   rounds = 0;
   usage: TokenUsage = { ...ZERO_USAGE };
   readonly executed: ExecutedTool[] = [];
   pendingId: string | undefined;
+  readonly targets: TranslatedPlan['targets'];
 
-  constructor(private readonly call: Call) {
+  constructor(
+    readonly call: Call,
+    plan: TranslatedPlan,
+  ) {
     this.plan = call.admission.gatewayTools!;
-    this.body = call.admission.body;
+    this.body = plan.body;
+    this.targets = plan.targets;
+  }
+
+  /** The loop's failure charge: the calls made, plus the current call's estimated prompt when the client left. */
+  charge(clientGone: boolean): TokenUsage {
+    return clientGone ? { ...this.usage, inputTokens: this.usage.inputTokens + this.promptEstimate() } : this.usage;
   }
 
   /** Once the rounds are used up, the model must answer: `tool_choice: "none"`. */
@@ -192,43 +207,31 @@ function clientTurn(completion: ProviderCompletion, client: ToolCall[], usage: T
   return { ...completion, message: { ...completion.message, tool_calls: client }, finishReason: 'tool_calls', usage };
 }
 
-/** The loop's failure charge: the calls made, plus the current call's estimated prompt when the client left. */
-function chargeOnFailure(loop: ToolLoop) {
-  return (clientGone: boolean): TokenUsage =>
-    clientGone ? { ...loop.usage, inputTokens: loop.usage.inputTokens + loop.promptEstimate() } : loop.usage;
-}
-
 /**
  * Non-streamed: call, run the gateway tools the model asked for, call again — until the model
  * answers without gateway tools, or calls client tools too (deferred), or the rounds run out.
- * Settled once by the core with the usage of every call.
+ * `serve` settles it once with the usage of every call.
  */
-export async function toolLoopJson(call: Call): Promise<CanonicalAnswer> {
-  const loop = new ToolLoop(call);
-  const { admission } = call;
-  try {
-    for (;;) {
-      const routed = await call.route((options) => callWithFallback(loop.request(), admission.targets, options));
-      loop.addUsage(routed.result.usage);
-      let completion: ProviderCompletion = { ...routed.result, usage: loop.usage };
-      const calls = routed.result.message.tool_calls ?? [];
-      const { gateway, client } = loop.split(calls);
-      if (gateway.length > 0 && !loop.lastCall) {
-        const results = await loop.run(gateway);
-        if (client.length > 0) {
-          await loop.defer(calls, results);
-          completion = clientTurn(completion, client, loop.usage);
-        } else {
-          loop.append(routed.result.message, calls, results);
-          await loop.reserveNextCall();
-          continue;
-        }
+export async function toolLoopJson(loop: ToolLoop): Promise<ProviderCompletion> {
+  const { call } = loop;
+  for (;;) {
+    const routed = await call.route((options) => callWithFallback(loop.request(), loop.targets, options));
+    loop.addUsage(routed.result.usage);
+    let completion: ProviderCompletion = { ...routed.result, usage: loop.usage };
+    const calls = routed.result.message.tool_calls ?? [];
+    const { gateway, client } = loop.split(calls);
+    if (gateway.length > 0 && !loop.lastCall) {
+      const results = await loop.run(gateway);
+      if (client.length > 0) {
+        await loop.defer(calls, results);
+        completion = clientTurn(completion, client, loop.usage);
+      } else {
+        loop.append(routed.result.message, calls, results);
+        await loop.reserveNextCall();
+        continue;
       }
-      call.answered(loop.usage);
-      return { native: false, completion, extras: { ...call.extras(), ...loop.gatewayExtras() } };
     }
-  } catch (error) {
-    throw call.fail(error, false, chargeOnFailure(loop));
+    return completion;
   }
 }
 
@@ -239,16 +242,10 @@ export async function toolLoopJson(call: Call): Promise<CanonicalAnswer> {
  * on the same stream. The usage event at the end carries the summed usage. Resolves once the
  * first call has answered, so a failure before that is an ordinary JSON error.
  */
-export async function toolLoopStream(call: Call): Promise<CanonicalStream> {
-  const loop = new ToolLoop(call);
-  const { admission } = call;
-  const open = () => call.route((options) => streamWithFallback(loop.request(), admission.targets, options));
-  let current: Awaited<ReturnType<typeof open>>;
-  try {
-    current = await open();
-  } catch (error) {
-    throw call.fail(error, true, call.unansweredUsage);
-  }
+export async function toolLoopStream(loop: ToolLoop): Promise<UpstreamStream<ProviderStreamEvent>> {
+  const { call } = loop;
+  const open = () => call.route((options) => streamWithFallback(loop.request(), loop.targets, options));
+  let current = await open();
   let accumulator = new StreamAccumulator(call.keptText());
   // The current call's usage is not in the sum yet; `opened`: its upstream answered.
   let counted = false;
@@ -299,18 +296,13 @@ export async function toolLoopStream(call: Call): Promise<CanonicalStream> {
     yield { type: 'usage', usage: loop.usage };
   }
 
-  let finalUsage: TokenUsage = ZERO_USAGE;
-  const events = call.relayEvents(rounds(), () => {
-    // A call cut short is charged what we saw of it; one that never answered only when the
-    // client left (the provider may have processed the prompt), never for an upstream failure.
-    if (!counted && (opened || call.clientGone)) loop.addUsage(accumulator.usage ?? loop.estimateUsage(accumulator));
-    return (finalUsage = loop.usage);
-  });
   return {
-    native: false,
-    events,
-    usage: () => finalUsage,
-    extras: () => ({ ...call.extras(), ...loop.gatewayExtras() }),
-    gatewayExtras: () => loop.gatewayExtras(),
+    source: rounds(),
+    usage: () => {
+      // A call cut short is charged what we saw of it; one that never answered only when the
+      // client left (the provider may have processed the prompt), never for an upstream failure.
+      if (!counted && (opened || call.clientGone)) loop.addUsage(accumulator.usage ?? loop.estimateUsage(accumulator));
+      return loop.usage;
+    },
   };
 }

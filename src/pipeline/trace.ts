@@ -4,10 +4,12 @@ import type { FastifyRequest } from 'fastify';
 import type { TokenUsage } from '../canonical/completion.js';
 import type { Attempt } from '../providers/index.js';
 import type { Admission } from './admit.js';
+import type { Plan } from './plan.js';
 
 /** What a trace reads of a settled call (src/pipeline/call.ts). */
 export interface TracedCall {
   readonly admission: Admission;
+  readonly plan: Plan;
   readonly request: FastifyRequest;
   readonly endpoint: string;
   readonly attempts: Attempt[];
@@ -27,7 +29,7 @@ export function recordTrace(
   stream: boolean,
   costMicroUsd: number,
 ): void {
-  const { admission, request } = call;
+  const { admission, request, plan } = call;
   const kindOf = (providerId: string) => admission.targets.find((t) => t.providerId === providerId)?.kind;
   const traceparent = request.headers.traceparent;
   const data: RequestTraceData = {
@@ -40,19 +42,16 @@ export function recordTrace(
     responseModel: call.attempts.length > 0 ? call.upstreamModel : undefined,
     stream,
     maxTokens: admission.maxOutputTokens,
-    temperature: admission.body.temperature,
-    topP: admission.body.top_p,
+    temperature: plan.body.temperature,
+    topP: plan.body.top_p,
     startedAt: admission.startedAt,
     endedAt: Date.now(),
     status: outcome.status,
     errorCode: outcome.errorCode,
     usage: outcome.usage,
     costMicroUsd,
-    compression: admission.compression
-      ? {
-          savedTokens: admission.compression.savedTokens,
-          costSavingsMicroUsd: admission.compression.costSavingsMicroUsd,
-        }
+    compression: plan.compression
+      ? { savedTokens: plan.compression.savedTokens, costSavingsMicroUsd: plan.compression.costSavingsMicroUsd }
       : undefined,
     attempts: call.attempts.map((a) => ({
       providerId: a.providerId,

@@ -1,9 +1,13 @@
 import type { ChatRequest } from '../canonical/chat-request.js';
-import { getAdapter } from './registry.js';
+import { getAdapter, nativeWireOf } from './registry.js';
 import { backoffMs, decide, DEFAULT_RETRY, sleep, type RetryOptions } from './retry-policy.js';
 import {
   UpstreamError,
   type CallOptions,
+  type NativeAnswer,
+  type NativeEventStream,
+  type NativeWire,
+  type WireFormat,
   type ProviderAdapter,
   type ProviderKind,
   type UpstreamTarget,
@@ -49,7 +53,7 @@ function asUpstreamError(err: unknown): UpstreamError {
 }
 
 async function route<T>(
-  targets: UpstreamTarget[],
+  targets: readonly UpstreamTarget[],
   options: RouteOptions,
   call: (adapter: ProviderAdapter, target: UpstreamTarget, callOptions: CallOptions) => Promise<T>,
 ): Promise<Routed<T>> {
@@ -112,7 +116,7 @@ async function route<T>(
 /** Non-streaming call with retry and fallback across `targets` (priority order). */
 export function callWithFallback(
   request: ChatRequest,
-  targets: UpstreamTarget[],
+  targets: readonly UpstreamTarget[],
   options: RouteOptions,
 ): Promise<Routed<ProviderCompletion>> {
   return route(targets, options, (adapter, target, callOptions) => adapter.complete(request, target, callOptions));
@@ -125,22 +129,53 @@ export function callWithFallback(
  */
 export function streamWithFallback(
   request: ChatRequest,
-  targets: UpstreamTarget[],
+  targets: readonly UpstreamTarget[],
   options: RouteOptions,
 ): Promise<Routed<AsyncIterable<ProviderStreamEvent>>> {
   return route(targets, options, (adapter, target, callOptions) => adapter.stream(request, target, callOptions));
 }
 
+/** What a native call sends: the client's body in its wire format, and that format's client headers. */
+export interface NativeRequest {
+  format: WireFormat;
+  body: Record<string, unknown>;
+  wireHeaders?: Readonly<Record<string, string | undefined>> | undefined;
+}
+
 /**
- * Retry and fallback (the same policy as above) around a call the caller makes itself, for
- * routes that do not send the canonical chat request: the native `/v1/messages` pass-through
- * sends the client's own body to Anthropic targets. `call` resolves once the upstream answered
- * with a 2xx (for a stream) or with the whole body (otherwise), like an adapter's methods.
+ * A native call (the client's body in its own wire format) with retry and fallback across
+ * `targets`, each called through its adapter's native call for that format.
  */
-export function routeCalls<T>(
-  targets: UpstreamTarget[],
+export function nativeCallWithFallback(
+  request: NativeRequest,
+  targets: readonly UpstreamTarget[],
   options: RouteOptions,
-  call: (target: UpstreamTarget, callOptions: CallOptions) => Promise<T>,
-): Promise<Routed<T>> {
-  return route(targets, options, (_adapter, target, callOptions) => call(target, callOptions));
+): Promise<Routed<NativeAnswer>> {
+  return route(targets, options, (adapter, target, callOptions) =>
+    nativeWire(adapter, request.format, target).complete(request.body, target, {
+      ...callOptions,
+      wireHeaders: request.wireHeaders,
+    }),
+  );
+}
+
+/** The streamed counterpart of `nativeCallWithFallback`: fallback only until an upstream answered 2xx. */
+export function nativeStreamWithFallback(
+  request: NativeRequest,
+  targets: readonly UpstreamTarget[],
+  options: RouteOptions,
+): Promise<Routed<NativeEventStream>> {
+  return route(targets, options, (adapter, target, callOptions) =>
+    nativeWire(adapter, request.format, target).stream(request.body, target, {
+      ...callOptions,
+      wireHeaders: request.wireHeaders,
+    }),
+  );
+}
+
+function nativeWire(adapter: ProviderAdapter, format: WireFormat, target: UpstreamTarget): NativeWire {
+  const wire = nativeWireOf(adapter, format, target);
+  if (!wire)
+    throw new UpstreamError(`${target.providerId} does not accept ${format}`, { status: null, retryable: false });
+  return wire;
 }

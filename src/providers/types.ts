@@ -1,5 +1,5 @@
 import type { ChatRequest } from '../canonical/chat-request.js';
-import type { ProviderCompletion, ProviderStreamEvent } from '../canonical/completion.js';
+import type { ProviderCompletion, ProviderStreamEvent, TokenUsage } from '../canonical/completion.js';
 import type { ProviderKind } from '../canonical/provider-kinds.js';
 
 /**
@@ -11,7 +11,7 @@ import type { ProviderKind } from '../canonical/provider-kinds.js';
  * and the gateway writes the client's wire format.
  */
 
-export type { ProviderKind } from '../canonical/provider-kinds.js';
+export type { ProviderKind };
 
 /** One configured upstream: where to send, with which credential, as which upstream model. */
 export interface UpstreamTarget {
@@ -91,9 +91,63 @@ export interface CallOptions {
   timeouts: { connectMs: number; firstByteMs: number; betweenChunksMs: number };
 }
 
+/**
+ * The client-facing wire formats an upstream may accept as they are: a surface that receives one
+ * passes the client's own body through to a target whose adapter accepts it (native pass-through).
+ */
+export type WireFormat = 'anthropic-messages' | 'openai-responses' | 'chat-completions';
+
+/** One event of a named-event stream (Messages, Responses): its `event:` name and its parsed `data:` object. */
+export interface NativeEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** An upstream's answer in a client's wire format: the body as received, and its usage for metering. */
+export interface NativeAnswer {
+  body: Record<string, unknown>;
+  usage: TokenUsage;
+  upstreamRequestId?: string;
+  /** The id the provider keeps this answer under as context for a later request; absent when it keeps none. */
+  storedId?: string | undefined;
+}
+
+/** An upstream's stream in a client's wire format: its events as received, and what metering needs of it. */
+export interface NativeEventStream {
+  events: AsyncIterable<NativeEvent>;
+  /** Usage as known so far; undefined before the upstream said any. */
+  usage(): TokenUsage | undefined;
+  /** Whether the final usage arrived. */
+  complete(): boolean;
+  /** Text produced so far, for an estimate when the stream is cut short. */
+  producedText(): string;
+  /** The id the provider keeps this answer under as context for a later request, once known; absent when it keeps none. */
+  storedId?: (() => string | undefined) | undefined;
+}
+
+export interface NativeCallOptions extends CallOptions {
+  /** Request headers of the wire format, as the client sent them (Messages: `anthropic-version`, `anthropic-beta`). */
+  wireHeaders?: Readonly<Record<string, string | undefined>> | undefined;
+}
+
+/**
+ * A wire format an adapter accepts as it is: the client's body goes upstream with only the
+ * model replaced and the gateway's members removed, and the answer comes back as written.
+ */
+export interface NativeWire {
+  /** Whether `target` serves this format (an `openai` provider serves Responses only with `responses_api`). */
+  accepts(target: UpstreamTarget): boolean;
+  /** One call; resolves with the whole answer (so the router can still retry a malformed one). */
+  complete(body: Record<string, unknown>, target: UpstreamTarget, options: NativeCallOptions): Promise<NativeAnswer>;
+  /** Starts a stream; resolves once the upstream answered 2xx, like `ProviderAdapter.stream`. */
+  stream(body: Record<string, unknown>, target: UpstreamTarget, options: NativeCallOptions): Promise<NativeEventStream>;
+}
+
 /** What the router calls. HTTP providers get this from `createHttpAdapter(codec)`. */
 export interface ProviderAdapter {
   readonly kind: ProviderKind;
+  /** The client wire formats this provider accepts as they are, each with its own call; absent: none. */
+  readonly native?: Readonly<Partial<Record<WireFormat, NativeWire>>>;
   complete(request: ChatRequest, target: UpstreamTarget, options: CallOptions): Promise<ProviderCompletion>;
   /**
    * Starts a stream. The returned promise resolves once the upstream has answered with a

@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { ChatRequestSchema, type ChatRequest } from '../../canonical/chat-request.js';
-import type { ProviderStreamEvent } from '../../canonical/completion.js';
+import type { ProviderCompletion, ProviderStreamEvent } from '../../canonical/completion.js';
 import type { GatewayServices } from '../gateway-services.js';
 import {
-  answerJson,
-  answerStream,
   openCall,
-  relayStream,
-  sendJson,
-  type CanonicalStream,
+  serve,
+  type AnswerCodec,
+  type Call,
+  type StreamSession,
   type StreamEncoder,
 } from '../../pipeline/index.js';
 import {
@@ -37,29 +36,46 @@ export function registerChatCompletionsRoute(app: FastifyInstance, services: Gat
     { schema: { body: ChatRequestSchema }, bodyLimit },
     async (request, reply) => {
       const call = await openCall(services, request, reply, ENDPOINT, request.body);
-      const identity: CompletionIdentity = {
-        id: `chatcmpl-${randomBase64Url(12)}`,
-        created: Math.floor(call.admission.startedAt / 1000),
-        model: request.body.model,
-      };
-      if (!request.body.stream) {
-        const { completion, extras } = await answerJson(call);
-        return sendJson(call, formatCompletion(identity, completion, extras));
-      }
-      const session = await answerStream(call);
-      // The gateway members (compression, debug) ride on the final chunk: the usage chunk when the
-      // client asked for one, else the finish chunk, which then waits for the end of the stream.
-      const includeUsage = request.body.stream_options?.include_usage === true;
-      const extrasOnFinish = !includeUsage && (call.admission.compression !== undefined || call.admission.debug);
-      return relayStream(call, session.events, chunkEncoder(identity, session, includeUsage, extrasOnFinish));
+      return serve(call, new ChatCompletionCodec(call, request.body));
     },
   );
+}
+
+/**
+ * The chat completions wire format of one request's answer: a chat completion, or its chunks.
+ * Also the answer's identity (one object per request, methods on the prototype).
+ */
+class ChatCompletionCodec implements AnswerCodec, CompletionIdentity {
+  readonly id = `chatcmpl-${randomBase64Url(12)}`;
+  readonly created: number;
+  readonly model: string;
+
+  constructor(
+    private readonly call: Call,
+    private readonly body: ChatRequest,
+  ) {
+    this.created = Math.floor(call.admission.startedAt / 1000);
+    this.model = body.model;
+  }
+
+  completion(completion: ProviderCompletion, extras: Record<string, unknown>): unknown {
+    return formatCompletion(this, completion, extras);
+  }
+
+  events(session: StreamSession): StreamEncoder<ProviderStreamEvent> {
+    // The gateway members (compression, debug) ride on the final chunk: the usage chunk when the
+    // client asked for one, else the finish chunk, which then waits for the end of the stream.
+    const includeUsage = this.body.stream_options?.include_usage === true;
+    const { plan, admission } = this.call;
+    const extrasOnFinish = !includeUsage && (plan.compression !== undefined || admission.debug);
+    return chunkEncoder(this, session, includeUsage, extrasOnFinish);
+  }
 }
 
 /** Chat completion chunks; with gateway tools, their members ride on the finish chunk too. */
 function chunkEncoder(
   identity: CompletionIdentity,
-  session: CanonicalStream,
+  session: StreamSession,
   includeUsage: boolean,
   extrasOnFinish: boolean,
 ): StreamEncoder<ProviderStreamEvent> {
@@ -78,9 +94,8 @@ function chunkEncoder(
         return chunks.delta(delta);
       }
       if (event.type === 'finish') {
-        const finish = session.gatewayExtras
-          ? { ...formatChunk(identity, {}, event.finishReason), ...session.gatewayExtras() }
-          : undefined;
+        const gateway = session.gatewayExtras();
+        const finish = gateway ? { ...formatChunk(identity, {}, event.finishReason), ...gateway } : undefined;
         if (extrasOnFinish) {
           heldFinish = finish ?? formatChunk(identity, {}, event.finishReason);
           return '';

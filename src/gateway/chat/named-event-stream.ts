@@ -1,5 +1,5 @@
 import type { ProviderStreamEvent, TokenUsage } from '../../canonical/completion.js';
-import type { CanonicalStream, GatewayError, StreamEncoder } from '../../pipeline/index.js';
+import type { StreamSession, GatewayError, StreamEncoder } from '../../pipeline/index.js';
 import { sseNamedEvent } from '../../pipeline/sse-writer.js';
 
 /** `event: <name>` + `data: <json>`: the framing of Anthropic's and OpenAI Responses' streams. */
@@ -17,7 +17,7 @@ export interface NamedEventTranslator {
 /** The core's stream encoder for a translated stream of named SSE events. */
 export function namedEventEncoder(
   translator: NamedEventTranslator,
-  session: CanonicalStream,
+  session: StreamSession,
   requestId: string,
 ): StreamEncoder<ProviderStreamEvent> {
   return {

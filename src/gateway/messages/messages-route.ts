@@ -1,8 +1,8 @@
 import { randomBase64Url } from '../../server/random-ids.js';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayServices } from '../gateway-services.js';
-import { answerJson, answerStream, openCall, relayStream, sendJson, type AdmitOptions } from '../../pipeline/index.js';
-import type { GatewayError } from '../../pipeline/errors.js';
+import type { ProviderCompletion } from '../../canonical/completion.js';
+import { openCall, serve, type AnswerCodec, type StreamSession } from '../../pipeline/index.js';
 import { namedEventEncoder } from '../chat/named-event-stream.js';
 import { withDefaultAuthor } from '../routes/default-author.js';
 import { MessagesRequestSchema, type MessagesRequest } from './messages-schema.js';
@@ -11,7 +11,7 @@ import { formatMessage, type MessageIdentity } from './convert-response.js';
 import { AnthropicStreamTranslator } from './stream-events.js';
 import { sendAnthropicError } from './anthropic-errors.js';
 import { anthropicRequestIdHook } from './anthropic-headers.js';
-import { anthropicNativeRoute, nativeAdmission, nativeMessageBody, nativeMessagesEncoder } from './native-anthropic.js';
+import { messagesOffer, nativeMessageBody, nativeMessagesEncoder } from './native-anthropic.js';
 
 const ENDPOINT = '/v1/messages';
 
@@ -41,40 +41,38 @@ export function registerMessagesRoute(app: FastifyInstance, services: GatewaySer
         request.body,
         withDefaultAuthor(request.body.model, 'anthropic'),
       );
-      const native = nativeAdmission(request, request.body);
-      const options = refuseUntranslatable(native.options, nativeOnly);
-      const call = await openCall(services, request, reply, ENDPOINT, chat, options);
-      const identity: MessageIdentity = { id: `msg_${randomBase64Url(12)}`, model: request.body.model };
-      const prepared = native.prepared();
-      // What only Anthropic runs cannot fall back to another provider's translated path.
-      const route = prepared ? { ...anthropicNativeRoute(call, prepared), translatable: !nativeOnly } : undefined;
-      if (!request.body.stream) {
-        const answer = await answerJson(call, route);
-        return sendJson(
-          call,
-          answer.native
-            ? nativeMessageBody(answer, request.body)
-            : formatMessage(identity, answer.completion, answer.extras),
-        );
-      }
-      const session = await answerStream(call, route);
-      if (session.native)
-        return relayStream(call, session.events, nativeMessagesEncoder(call, request.body, session.extras));
-      const translator = new AnthropicStreamTranslator(identity);
-      return relayStream(call, session.events, namedEventEncoder(translator, session, request.id));
+      const offer = messagesOffer(request, request.body, nativeOnly);
+      const call = await openCall(services, request, reply, ENDPOINT, chat, offer);
+      return serve(call, new MessagesCodec(request.id, request.body));
     },
   );
 }
 
-/** Admission options that refuse, before anything is reserved, a translated request carrying what only Anthropic runs. */
-function refuseUntranslatable(options: AdmitOptions, nativeOnly: GatewayError | undefined): AdmitOptions {
-  if (!nativeOnly) return options;
-  return {
-    ...options,
-    compressCanonical: async (context) => {
-      const canonical = (await options.compressCanonical?.(context)) ?? true;
-      if (canonical) throw nativeOnly;
-      return canonical;
-    },
-  };
+/** The Messages wire format of one request's answer: a Message or its events, translated or Anthropic's own. */
+class MessagesCodec implements AnswerCodec, MessageIdentity {
+  readonly id = `msg_${randomBase64Url(12)}`;
+  readonly model: string;
+
+  constructor(
+    private readonly requestId: string,
+    private readonly body: MessagesRequest,
+  ) {
+    this.model = body.model;
+  }
+
+  completion(completion: ProviderCompletion, extras: Record<string, unknown>): unknown {
+    return formatMessage(this, completion, extras);
+  }
+
+  events(session: StreamSession) {
+    return namedEventEncoder(new AnthropicStreamTranslator(this), session, this.requestId);
+  }
+
+  nativeBody(answer: Record<string, unknown>, extras: Record<string, unknown>): unknown {
+    return nativeMessageBody(answer, this.body, extras);
+  }
+
+  nativeEvents(session: StreamSession) {
+    return nativeMessagesEncoder(this.requestId, this.body, session);
+  }
 }

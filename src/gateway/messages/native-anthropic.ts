@@ -1,79 +1,46 @@
 import type { FastifyRequest } from 'fastify';
-import {
-  nativeMessagesComplete,
-  nativeMessagesStream,
-  type NativeHeaders,
-  type NativeStreamEvent,
-  type UpstreamTarget,
-} from '../../providers/index.js';
-import type { CatalogueModel } from '../../catalogue/catalogue.js';
-import type { ConversationStore } from '../../compress/conversation-request.js';
-import type { ChatRequest } from '../../canonical/chat-request.js';
-import type { AdmitOptions, Call, NativeJson, NativeRoute, StreamEncoder } from '../../pipeline/index.js';
-import type { GatewayToolPlan } from '../../pipeline/gateway-tool-plan.js';
-import { applyCompression, type AppliedCompression } from '../../pipeline/apply-compression.js';
+import type { NativeEvent } from '../../providers/index.js';
+import type { GatewayError, NativeOffer, StreamEncoder } from '../../pipeline/index.js';
 import { sseNamedEvent } from '../../pipeline/sse-writer.js';
 import { refersToStoredFile, type StoredContext } from '../../pipeline/unseen-prompt.js';
 import type { MessagesRequest } from './messages-schema.js';
 import { toAnthropicError } from './anthropic-errors.js';
 
 /**
- * The Messages codec's native route (docs/agent-endpoints.md, "Native pass-through"): when the
- * model's first upstream target is an Anthropic one, the client's own Messages body goes
- * upstream (model replaced, gateway members removed, compressed in Messages form when
- * compression applies) and Anthropic's answer comes back as it was, `model` echoing the client.
- * Admission, routing (native retries and fallback, then the translated path for the rest of the
- * targets) and metering are the call core's (src/pipeline/native.ts); this module prepares the
- * body, names the upstream calls and rewrites the few members the client must see differently.
+ * The Messages codec's native pass-through (docs/agent-endpoints.md, "Native pass-through"): the
+ * client's own Messages body is offered to admission, which sends it upstream (model replaced,
+ * gateway members removed, compressed in Messages form when compression applies) when the
+ * model's first target accepts Anthropic Messages natively; the answer comes back as it was,
+ * `model` echoing the client. Which providers accept the format is their adapters' to say
+ * (src/providers/registry.ts); admission, routing (native retries and fallback, then the
+ * translated path for the rest of the targets) and metering are the call core's. This module
+ * makes the offer and rewrites the few members the client must see differently.
  *
  * Translation stays in charge when gateway tools are injected or a `gateway_pending_id` is sent
- * (the tool loop works on the canonical chat shape), and when the first target is not Anthropic.
+ * (the tool loop works on the canonical chat shape), and when the first target does not accept Messages.
  */
-
-export interface PreparedNative {
-  /** The client's Messages body, compressed when compression applies; gateway members still in (the provider layer removes them). */
-  body: Record<string, unknown>;
-  compression: AppliedCompression | undefined;
-}
-
-/** Whether a request goes native: no gateway tools, no pending id, and an Anthropic first target. */
-export function nativeEligible(context: {
-  body: ChatRequest;
-  plan: GatewayToolPlan | undefined;
-  targets: UpstreamTarget[];
-}): boolean {
-  return (
-    (context.plan?.tools.size ?? 0) === 0 &&
-    context.body.gateway_pending_id === undefined &&
-    context.targets[0]?.kind === 'anthropic'
-  );
-}
 
 /**
- * Admission options for a Messages request: when it goes native, compression runs on the
- * client's Messages body (inside admission, so a compression error is still a plain 400 before
- * any budget is reserved) instead of on the canonical body. `prepared()` says which path won.
+ * The native offer of a Messages request. `nativeOnly`: what only the upstream runs (server
+ * tools, …), refused on the translated path and never translated after a native failure.
  */
-export function nativeAdmission(
+export function messagesOffer(
   request: FastifyRequest,
   client: MessagesRequest,
-): { options: AdmitOptions; prepared(): PreparedNative | undefined } {
-  let prepared: PreparedNative | undefined;
+  nativeOnly: GatewayError | undefined,
+): NativeOffer {
+  const source = client as unknown as Record<string, unknown>;
   return {
-    options: {
-      compressCanonical: async (context) => {
-        if (!nativeEligible(context)) return true;
-        prepared = await compressMessagesBody(request, client, context.model, context.conversations);
-        return false;
-      },
-      forwarded: () =>
-        prepared && {
-          body: prepared.body,
-          counted: MESSAGES_COUNTED,
-          storedContext: messagesStoredContext(prepared.body),
-        },
-    },
-    prepared: () => prepared,
+    format: 'anthropic-messages',
+    // The compression engine reads a body as Messages-style when it has `system` (rule 1 of its
+    // format detection): a body without one gets an empty placeholder, which JSON leaves out.
+    body: 'system' in source ? source : { ...source, system: undefined },
+    untranslatable: nativeOnly,
+    counted: MESSAGES_COUNTED,
+    storedContext: messagesStoredContext,
+    outputCapMember: 'max_tokens',
+    wireHeaders: clientHeaders(request),
+    debugMember: 'messages_path',
   };
 }
 
@@ -113,59 +80,22 @@ export function messagesStoredContext(body: Record<string, unknown>): StoredCont
   return contexts;
 }
 
-/**
- * Compression in Messages form: the compression engine reads a body as Messages-style when it has
- * `system` (rule 1 of its format detection), so a body without one gets an empty placeholder
- * for the reading, removed again from what is sent.
- */
-async function compressMessagesBody(
-  request: FastifyRequest,
-  client: MessagesRequest,
-  model: CatalogueModel,
-  conversations: ConversationStore | undefined,
-): Promise<PreparedNative> {
-  const source = client as unknown as Record<string, unknown>;
-  const hadSystem = 'system' in source;
-  const probe = hadSystem ? source : { ...source, system: undefined };
-  const { body, compression } = await applyCompression(request, probe as unknown as ChatRequest, model, conversations);
-  // The body is sent even when compression saved nothing: it may carry the gateway's cache
-  // breakpoints, and first-sight changes stay stable from one turn to the next.
-  const out = { ...(body as unknown as Record<string, unknown>) };
-  if (!hadSystem && out.system === undefined) delete out.system;
-  return { body: out, compression };
-}
-
 /** `anthropic-version` and `anthropic-beta` as the client sent them (repeated headers joined). */
-function clientHeaders(request: FastifyRequest): NativeHeaders {
+function clientHeaders(request: FastifyRequest): Record<string, string | undefined> {
   const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(',') : value);
   return {
-    anthropicVersion: one(request.headers['anthropic-version']),
-    anthropicBeta: one(request.headers['anthropic-beta']),
-  };
-}
-
-/** The core's native route for an admitted Messages request that `nativeAdmission` prepared. */
-export function anthropicNativeRoute(
-  call: Call,
-  prepared: PreparedNative,
-): NativeRoute<Record<string, unknown>, NativeStreamEvent> {
-  call.admission.compression = prepared.compression;
-  const headers = clientHeaders(call.request);
-  // A key with a ceiling: the client's max_tokens, lowered to what its reservation pays for.
-  const cap = call.admission.outputCapApplied;
-  const body = cap === undefined ? prepared.body : { ...prepared.body, max_tokens: cap };
-  return {
-    speaks: (target) => target.kind === 'anthropic',
-    translatable: true,
-    debugMember: 'messages_path',
-    complete: (target: UpstreamTarget, options) => nativeMessagesComplete(body, target, { ...options, ...headers }),
-    stream: (target: UpstreamTarget, options) => nativeMessagesStream(body, target, { ...options, ...headers }),
+    'anthropic-version': one(request.headers['anthropic-version']),
+    'anthropic-beta': one(request.headers['anthropic-beta']),
   };
 }
 
 /** Anthropic's answer as it came, `model` echoing the client, with the gateway members. */
-export function nativeMessageBody(answer: NativeJson<Record<string, unknown>>, client: MessagesRequest) {
-  return { ...answer.body, model: client.model, ...answer.extras };
+export function nativeMessageBody(
+  answer: Record<string, unknown>,
+  client: MessagesRequest,
+  extras: Record<string, unknown>,
+): Record<string, unknown> {
+  return { ...answer, model: client.model, ...extras };
 }
 
 /**
@@ -174,10 +104,10 @@ export function nativeMessageBody(answer: NativeJson<Record<string, unknown>>, c
  * committed; a failure after the first byte is Anthropic's `error` event.
  */
 export function nativeMessagesEncoder(
-  call: Call,
+  requestId: string,
   client: MessagesRequest,
-  extras: () => Record<string, unknown>,
-): StreamEncoder<NativeStreamEvent> {
+  session: { extras(): Record<string, unknown> },
+): StreamEncoder<NativeEvent> {
   let stop: Record<string, unknown> | undefined;
   return {
     // The first event may take a while: the client sees the answer start as soon as the upstream's did.
@@ -192,11 +122,11 @@ export function nativeMessagesEncoder(
       if (event === 'message_start' && data.message && typeof data.message === 'object') {
         out = { ...data, message: { ...(data.message as Record<string, unknown>), model: client.model } };
       } else if (event === 'message_delta') {
-        out = { ...data, ...extras() };
+        out = { ...data, ...session.extras() };
       }
       return sseNamedEvent(event, out);
     },
     finish: () => sseNamedEvent('message_stop', stop ?? { type: 'message_stop' }),
-    fail: (error) => sseNamedEvent('error', toAnthropicError(error, call.request.id)),
+    fail: (error) => sseNamedEvent('error', toAnthropicError(error, requestId)),
   };
 }

@@ -1,33 +1,25 @@
-import type { FastifyRequest } from 'fastify';
-import {
-  nativeResponsesComplete,
-  nativeResponsesStream,
-  type NativeResponsesEvent,
-  type UpstreamTarget,
-} from '../../providers/index.js';
+import type { NativeEvent } from '../../providers/index.js';
 import type { ChatRequest } from '../../canonical/chat-request.js';
-import type { AdmitOptions, Call, NativeJson, NativeRoute, StreamEncoder } from '../../pipeline/index.js';
+import type { NativeOffer, StreamEncoder } from '../../pipeline/index.js';
 import { GatewayError } from '../../pipeline/errors.js';
-import { applyCompression, type AppliedCompression } from '../../pipeline/apply-compression.js';
 import { sseNamedEvent } from '../../pipeline/sse-writer.js';
 import { refersToStoredFile, type StoredContext } from '../../pipeline/unseen-prompt.js';
 import type { ResponsesRequest } from './responses-schema.js';
 import { responsesToChat } from './convert-request.js';
 
 /**
- * The Responses codec's native route (docs/agent-endpoints.md, "Native pass-through to OpenAI"):
- * when the model's first upstream target serves OpenAI's Responses API (an `openai` provider
- * with `responses_api`), the client's own Responses body goes upstream (model replaced, gateway
- * members removed, compressed in Responses form when compression applies) and OpenAI's answer
- * comes back as it was, `model` echoing the client. Every input item and tool type passes,
+ * The Responses codec's native pass-through (docs/agent-endpoints.md, "Native pass-through to
+ * OpenAI"): the client's own Responses body is offered to admission, which sends it upstream
+ * (model replaced, gateway members removed, compressed in Responses form when compression
+ * applies) when the model's first target accepts the Responses API natively (its adapter says
+ * which: an `openai` provider with `responses_api`); the answer comes back as it was, `model`
+ * echoing the client. Every input item and tool type passes,
  * including those the translation cannot carry (`additional_tools`, namespace, custom and hosted
  * tools, `previous_response_id`); such a request has no translated fallback.
  *
  * Translation stays in charge when gateway tools are injected or a `gateway_pending_id` is sent,
  * and when the first target does not serve the Responses API.
  */
-
-const speaksResponses = (target: UpstreamTarget): boolean => target.kind === 'openai' && target.responsesApi === true;
 
 /**
  * The canonical request admission works on. A body the translation refuses still gets a
@@ -60,59 +52,19 @@ function standIn(body: ResponsesRequest, modelId: string): ChatRequest {
   return chat;
 }
 
-export interface PreparedResponses {
-  /** The client's Responses body, compressed when compression applies; gateway members still in (the provider layer removes them). */
-  body: Record<string, unknown>;
-  compression: AppliedCompression | undefined;
-  translatable: boolean;
-}
-
 /**
- * Admission options for a Responses request: when it goes native, compression runs on the
- * client's Responses body (inside admission, so a compression error is a plain 400 before any
- * budget is reserved). A request only the native path can carry, but which cannot go native,
- * is refused here with the translation's error.
+ * The native offer of a Responses request. `untranslatable`: the translation's refusal of a body
+ * only the native path can carry (it is then refused unless it goes native).
  */
-export function nativeResponsesAdmission(
-  request: FastifyRequest,
-  client: ResponsesRequest,
-  untranslatable: GatewayError | undefined,
-): { options: AdmitOptions; prepared(): PreparedResponses | undefined } {
-  let prepared: PreparedResponses | undefined;
+export function responsesOffer(client: ResponsesRequest, untranslatable: GatewayError | undefined): NativeOffer {
   return {
-    options: {
-      compressCanonical: async (context) => {
-        const eligible =
-          (context.plan?.tools.size ?? 0) === 0 &&
-          context.body.gateway_pending_id === undefined &&
-          context.targets[0] !== undefined &&
-          speaksResponses(context.targets[0]);
-        if (!eligible) {
-          if (untranslatable) throw untranslatable;
-          return true;
-        }
-        const { body, compression } = await applyCompression(
-          request,
-          client as unknown as ChatRequest,
-          context.model,
-          context.conversations,
-        );
-        // Sent even when nothing was saved: it may carry the gateway's prompt_cache_key.
-        prepared = {
-          body: body as unknown as Record<string, unknown>,
-          compression,
-          translatable: untranslatable === undefined,
-        };
-        return false;
-      },
-      forwarded: () =>
-        prepared && {
-          body: prepared.body,
-          counted: RESPONSES_COUNTED,
-          storedContext: responsesStoredContext(prepared.body),
-        },
-    },
-    prepared: () => prepared,
+    format: 'openai-responses',
+    body: client as unknown as Record<string, unknown>,
+    untranslatable,
+    counted: RESPONSES_COUNTED,
+    storedContext: responsesStoredContext,
+    outputCapMember: 'max_output_tokens',
+    debugMember: 'responses_path',
   };
 }
 
@@ -157,36 +109,13 @@ export function responsesStoredContext(body: Record<string, unknown>): StoredCon
   return contexts;
 }
 
-/** The core's native route for an admitted Responses request that `nativeResponsesAdmission` prepared. */
-export function openaiNativeRoute(
-  call: Call,
-  prepared: PreparedResponses,
-): NativeRoute<Record<string, unknown>, NativeResponsesEvent> {
-  call.admission.compression = prepared.compression;
-  // A key with a ceiling: max_output_tokens set to what its reservation pays for (docs/budgets.md).
-  const cap = call.admission.outputCapApplied;
-  const body = cap === undefined ? prepared.body : { ...prepared.body, max_output_tokens: cap };
-  // OpenAI keeps a response unless told not to: its context is recorded for a request that continues it.
-  const stored = body.store !== false;
-  return {
-    speaks: speaksResponses,
-    translatable: prepared.translatable,
-    debugMember: 'responses_path',
-    complete: async (target, options) => {
-      const answer = await nativeResponsesComplete(body, target, options);
-      const id = answer.body.id;
-      return stored && typeof id === 'string' ? { ...answer, storedId: id } : answer;
-    },
-    stream: async (target, options) => {
-      const upstream = await nativeResponsesStream(body, target, options);
-      return stored ? { ...upstream, storedId: upstream.responseId } : upstream;
-    },
-  };
-}
-
 /** OpenAI's Response as it came, `model` echoing the client, with the gateway members. */
-export function nativeResponseBody(answer: NativeJson<Record<string, unknown>>, client: ResponsesRequest) {
-  return { ...answer.body, model: client.model, ...answer.extras };
+export function nativeResponseBody(
+  answer: Record<string, unknown>,
+  client: ResponsesRequest,
+  extras: Record<string, unknown>,
+): Record<string, unknown> {
+  return { ...answer, model: client.model, ...extras };
 }
 
 const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete']);
@@ -199,9 +128,9 @@ const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete']);
  */
 export function nativeResponsesEncoder(
   client: ResponsesRequest,
-  extras: () => Record<string, unknown>,
-): StreamEncoder<NativeResponsesEvent> {
-  let final: NativeResponsesEvent | undefined;
+  session: { extras(): Record<string, unknown> },
+): StreamEncoder<NativeEvent> {
+  let final: NativeEvent | undefined;
   let last: Record<string, unknown> = { object: 'response' };
   const withModel = (data: Record<string, unknown>, more: Record<string, unknown> = {}) => {
     if (!data.response || typeof data.response !== 'object') return data;
@@ -219,7 +148,7 @@ export function nativeResponsesEncoder(
       }
       return sseNamedEvent(event.event, withModel(event.data));
     },
-    finish: () => (final ? sseNamedEvent(final.event, withModel(final.data, extras())) : ''),
+    finish: () => (final ? sseNamedEvent(final.event, withModel(final.data, session.extras())) : ''),
     fail(error) {
       const response = {
         ...last,

@@ -1,19 +1,14 @@
 import { randomHex } from '../../server/random-ids.js';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayServices } from '../gateway-services.js';
-import { answerJson, answerStream, openCall, relayStream, sendJson } from '../../pipeline/index.js';
+import type { ProviderCompletion } from '../../canonical/completion.js';
+import { openCall, serve, type AnswerCodec, type Call, type StreamSession } from '../../pipeline/index.js';
 import { namedEventEncoder } from '../chat/named-event-stream.js';
 import { withDefaultAuthor } from '../routes/default-author.js';
 import { ResponsesRequestSchema, type ResponsesRequest } from './responses-schema.js';
 import { formatCompletedResponse, type ResponseIdentity } from './convert-response.js';
 import { ResponsesStreamTranslator } from './stream-events.js';
-import {
-  admissionRequest,
-  nativeResponseBody,
-  nativeResponsesAdmission,
-  nativeResponsesEncoder,
-  openaiNativeRoute,
-} from './native-openai.js';
+import { admissionRequest, nativeResponseBody, nativeResponsesEncoder, responsesOffer } from './native-openai.js';
 
 const ENDPOINT = '/v1/responses';
 
@@ -31,29 +26,48 @@ export function registerResponsesRoute(app: FastifyInstance, services: GatewaySe
     { schema: { body: ResponsesRequestSchema }, bodyLimit: services.bodyLimits?.chatBytes },
     async (request, reply) => {
       const { chat, untranslatable } = admissionRequest(request.body, withDefaultAuthor(request.body.model, 'openai'));
-      const native = nativeResponsesAdmission(request, request.body, untranslatable);
-      const call = await openCall(services, request, reply, ENDPOINT, chat, native.options);
-      const identity: ResponseIdentity = {
-        id: `resp_${randomHex(16)}`,
-        createdAt: Math.floor(call.admission.startedAt / 1000),
-        model: request.body.model,
-      };
-      const prepared = native.prepared();
-      const route = prepared ? openaiNativeRoute(call, prepared) : undefined;
-      if (!request.body.stream) {
-        const answer = await answerJson(call, route);
-        return sendJson(
-          call,
-          answer.native
-            ? nativeResponseBody(answer, request.body)
-            : formatCompletedResponse(identity, request.body, answer.completion, answer.extras),
-        );
-      }
-      const session = await answerStream(call, route);
-      if (session.native)
-        return relayStream(call, session.events, nativeResponsesEncoder(request.body, session.extras));
-      const translator = new ResponsesStreamTranslator(identity, request.body);
-      return relayStream(call, session.events, namedEventEncoder(translator, session, request.id));
+      const call = await openCall(
+        services,
+        request,
+        reply,
+        ENDPOINT,
+        chat,
+        responsesOffer(request.body, untranslatable),
+      );
+      return serve(call, new ResponsesCodec(call, request.body));
     },
   );
+}
+
+/** The Responses wire format of one request's answer: a Response or its events, translated or OpenAI's own. */
+class ResponsesCodec implements AnswerCodec, ResponseIdentity {
+  readonly id = `resp_${randomHex(16)}`;
+  readonly createdAt: number;
+  readonly model: string;
+  private readonly requestId: string;
+
+  constructor(
+    call: Call,
+    private readonly body: ResponsesRequest,
+  ) {
+    this.createdAt = Math.floor(call.admission.startedAt / 1000);
+    this.model = body.model;
+    this.requestId = call.request.id;
+  }
+
+  completion(completion: ProviderCompletion, extras: Record<string, unknown>): unknown {
+    return formatCompletedResponse(this, this.body, completion, extras);
+  }
+
+  events(session: StreamSession) {
+    return namedEventEncoder(new ResponsesStreamTranslator(this, this.body), session, this.requestId);
+  }
+
+  nativeBody(answer: Record<string, unknown>, extras: Record<string, unknown>): unknown {
+    return nativeResponseBody(answer, this.body, extras);
+  }
+
+  nativeEvents(session: StreamSession) {
+    return nativeResponsesEncoder(this.body, session);
+  }
 }

@@ -1,5 +1,8 @@
 import { createHttpAdapter } from '../http/create-http-adapter.js';
 import { anthropicCodec } from './codec.js';
+import { anthropicMessagesWire } from './native-messages.js';
 
 export { anthropicCodec };
-export const anthropicAdapter = createHttpAdapter('anthropic', anthropicCodec);
+export const anthropicAdapter = createHttpAdapter('anthropic', anthropicCodec, {
+  'anthropic-messages': anthropicMessagesWire,
+});

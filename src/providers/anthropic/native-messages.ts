@@ -1,4 +1,12 @@
-import type { CallOptions, UpstreamRequest, UpstreamTarget } from '../types.js';
+import type {
+  NativeAnswer,
+  NativeCallOptions,
+  NativeEvent,
+  NativeEventStream,
+  NativeWire,
+  UpstreamRequest,
+  UpstreamTarget,
+} from '../types.js';
 import type { TokenUsage } from '../../canonical/completion.js';
 import { openRawCall, readRawText } from '../http/raw-call.js';
 import { readRawSse } from '../http/raw-events.js';
@@ -24,6 +32,19 @@ import { ANTHROPIC_VERSION } from './wire.js';
 export interface NativeHeaders {
   anthropicVersion?: string | undefined;
   anthropicBeta?: string | undefined;
+}
+
+/** The Messages wire format as the Anthropic adapter accepts it: every Anthropic target serves it. */
+export const anthropicMessagesWire: NativeWire = {
+  accepts: () => true,
+  complete: (body, target, options) => nativeMessagesComplete(body, target, withClientHeaders(options)),
+  stream: (body, target, options) => nativeMessagesStream(body, target, withClientHeaders(options)),
+};
+
+function withClientHeaders(options: NativeCallOptions): NativeCallOptions & NativeHeaders {
+  const headers = options.wireHeaders;
+  if (!headers) return options;
+  return { ...options, anthropicVersion: headers['anthropic-version'], anthropicBeta: headers['anthropic-beta'] };
 }
 
 /** Anthropic error types worth retrying when they arrive inside a 200 stream (as parse-stream.ts). */
@@ -63,19 +84,12 @@ export function buildNativeMessagesRequest(
   return { url: `${target.baseUrl}/messages`, method: 'POST', headers, body: JSON.stringify(upstreamBody) };
 }
 
-export interface NativeMessage {
-  /** Anthropic's response object, as received. */
-  body: Record<string, unknown>;
-  usage: TokenUsage;
-  upstreamRequestId?: string;
-}
-
 /** One non-streaming Messages call; resolves with the whole answer (so the router can still retry a malformed one). */
 export async function nativeMessagesComplete(
   body: Record<string, unknown>,
   target: UpstreamTarget,
-  options: CallOptions & NativeHeaders,
-): Promise<NativeMessage> {
+  options: NativeCallOptions & NativeHeaders,
+): Promise<NativeAnswer> {
   const upstream = buildNativeMessagesRequest(body, target, { ...options, stream: false });
   const call = await openRawCall(upstream, target, options, anthropicCodec.parseError);
   const text = await readRawText(call);
@@ -86,32 +100,17 @@ export async function nativeMessagesComplete(
   return { body: parsed as Record<string, unknown>, usage, ...(requestId ? { upstreamRequestId: requestId } : {}) };
 }
 
-/** One event of Anthropic's stream: its `event:` name and its parsed `data:` object. */
-export interface NativeStreamEvent {
-  event: string;
-  data: Record<string, unknown>;
-}
-
-export interface NativeStream {
-  events: AsyncIterable<NativeStreamEvent>;
-  /** Usage as known so far: message_start's, updated by message_delta's; undefined before message_start. */
-  usage(): TokenUsage | undefined;
-  /** Whether message_delta (the final usage) arrived. */
-  complete(): boolean;
-  /** Text, thinking and tool input produced so far (for an estimate when the stream is cut short). */
-  producedText(): string;
-}
-
 /**
  * Starts a streaming Messages call. Resolves once the upstream answered 2xx; the events then come
  * as Anthropic sent them. An `error` event, invalid JSON, or an end before `message_stop` /
- * `message_delta` throw UpstreamErrors; stopping the iteration early aborts the upstream.
+ * `message_delta` throw UpstreamErrors; stopping the iteration early aborts the upstream. Usage
+ * is message_start's, updated by message_delta's; the produced text is text, thinking and tool input.
  */
 export async function nativeMessagesStream(
   body: Record<string, unknown>,
   target: UpstreamTarget,
-  options: CallOptions & NativeHeaders,
-): Promise<NativeStream> {
+  options: NativeCallOptions & NativeHeaders,
+): Promise<NativeEventStream> {
   const upstream = buildNativeMessagesRequest(body, target, { ...options, stream: true });
   const call = await openRawCall(upstream, target, options, anthropicCodec.parseError);
   let usage: TokenUsage | undefined;
@@ -121,7 +120,7 @@ export async function nativeMessagesStream(
   // Bounded like the translated paths' accumulator: endless deltas fail the stream at the limit.
   const kept = new KeptText();
 
-  async function* events(): AsyncGenerator<NativeStreamEvent> {
+  async function* events(): AsyncGenerator<NativeEvent> {
     try {
       for await (const sse of readRawSse(call)) {
         if (sse.data.trim() === '') continue;

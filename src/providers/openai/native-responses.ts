@@ -1,4 +1,12 @@
-import type { CallOptions, UpstreamRequest, UpstreamTarget } from '../types.js';
+import type {
+  CallOptions,
+  NativeAnswer,
+  NativeEvent,
+  NativeEventStream,
+  NativeWire,
+  UpstreamRequest,
+  UpstreamTarget,
+} from '../types.js';
 import type { TokenUsage } from '../../canonical/completion.js';
 import { openRawCall, readRawText } from '../http/raw-call.js';
 import { readRawSse } from '../http/raw-events.js';
@@ -16,6 +24,24 @@ import { openaiCodec } from './codec.js';
  * the gateway's members removed; the answer comes back as OpenAI wrote it. Usage is read on the
  * way for metering. The chat-completions adapter (codec.ts) is untouched.
  */
+
+/**
+ * The Responses wire format as the OpenAI adapter accepts it: served by a target configured with
+ * `responses_api`. OpenAI keeps a response as context for a later request unless told not to
+ * (`store: false`): its id is then the answer's stored id.
+ */
+export const openaiResponsesWire: NativeWire = {
+  accepts: (target) => target.responsesApi === true,
+  complete: async (body, target, options) => {
+    const answer = await nativeResponsesComplete(body, target, options);
+    const id = answer.body.id;
+    return body.store !== false && typeof id === 'string' ? { ...answer, storedId: id } : answer;
+  },
+  stream: async (body, target, options) => {
+    const upstream = await nativeResponsesStream(body, target, options);
+    return body.store !== false ? { ...upstream, storedId: upstream.responseId } : upstream;
+  },
+};
 
 /** Responses usage → the canonical usage (input includes cached, output includes reasoning). */
 export function convertResponsesUsage(usage: unknown): TokenUsage {
@@ -50,19 +76,12 @@ export function buildNativeResponsesRequest(
   return { url: `${target.baseUrl}/responses`, method: 'POST', headers, body: JSON.stringify(upstreamBody) };
 }
 
-export interface NativeResponse {
-  /** OpenAI's Response object, as received. */
-  body: Record<string, unknown>;
-  usage: TokenUsage;
-  upstreamRequestId?: string;
-}
-
 /** One non-streaming Responses call; resolves with the whole answer (so the router can still retry a malformed one). */
 export async function nativeResponsesComplete(
   body: Record<string, unknown>,
   target: UpstreamTarget,
   options: CallOptions,
-): Promise<NativeResponse> {
+): Promise<NativeAnswer> {
   const upstream = buildNativeResponsesRequest(body, target, { stream: false });
   const call = await openRawCall(upstream, target, options, openaiCodec.parseError);
   const parsed = parseJson(await readRawText(call), 'upstream response');
@@ -75,19 +94,7 @@ export async function nativeResponsesComplete(
   };
 }
 
-/** One event of a Responses stream: its `event:` name (the data's `type` when absent) and its parsed data. */
-export interface NativeResponsesEvent {
-  event: string;
-  data: Record<string, unknown>;
-}
-
-export interface NativeResponsesStream {
-  events: AsyncIterable<NativeResponsesEvent>;
-  /** Usage once `response.completed` / `response.incomplete` arrived; undefined before. */
-  usage(): TokenUsage | undefined;
-  complete(): boolean;
-  /** Text, tool arguments and custom tool input produced so far (for an estimate when cut short). */
-  producedText(): string;
+export interface NativeResponsesStream extends NativeEventStream {
   /** The response's id once `response.completed` / `response.incomplete` arrived; undefined before. */
   responseId(): string | undefined;
 }
@@ -122,7 +129,7 @@ export async function nativeResponsesStream(
   // Bounded like the translated paths' accumulator: endless deltas fail the stream at the limit.
   const kept = new KeptText();
 
-  async function* events(): AsyncGenerator<NativeResponsesEvent> {
+  async function* events(): AsyncGenerator<NativeEvent> {
     try {
       for await (const sse of readRawSse(call)) {
         const text = sse.data.trim();
