@@ -15,7 +15,7 @@ import { Agent, request } from 'undici';
 import { buildDist, REPO_ROOT } from '../cli/cli-process.js';
 import { dropSchema } from '../support/gateway-harness.js';
 import { startMockOpenAI, type MockUpstream } from '../support/mock-upstreams/index.js';
-import { previousRelease } from '../support/previous-release.js';
+import { fileAtRelease, previousRelease } from '../support/previous-release.js';
 import { buildRelease, runBuilt, serveBuilt, type BuiltGateway, type ReleaseBuild } from '../support/release-build.js';
 import { MIGRATION_NAMES } from '../../src/store/migrations/index.js';
 
@@ -27,6 +27,8 @@ const skip = !DATABASE_URL
     ? release.why
     : false;
 const releaseTag = release.found ? release.tag : '';
+const releaseToleratesNewerMigrations =
+  release.found && fileAtRelease(release.commit, 'src/store/migrations/newer-migrations.ts') !== undefined;
 
 const WORKERS = 6;
 const OLD_ALONE_MS = 3_000;
@@ -230,6 +232,22 @@ describe('rolling upgrade from the previous release on one PostgreSQL', { skip }
         [],
         'the current build applied all its migrations',
       );
+      // An instance of the previous version restarts on the migrated schema (a crash, a node
+      // drained mid-roll). A release from before start-up tolerated newer migrations (v0.1.0) refuses
+      // a schema holding one it does not know: docs/scale-out.md says to replace, not restart, it.
+      if (releaseToleratesNewerMigrations || ranByCurrent.length === 0) {
+        const restarted = await start('previous', previous.root);
+        assert.equal(
+          await chat(restarted, madeOnCurrent, `upg_restart_${randomBytes(3).toString('hex')}`, false),
+          undefined,
+          'the restarted previous version serves a key made on the current one',
+        );
+        assert.equal(await restarted.gateway.stop(), 0, restarted.gateway.stderr());
+      } else {
+        console.log(
+          `${releaseTag} predates tolerating newer migrations: its restart on ${JSON.stringify(ranByCurrent)} not tried`,
+        );
+      }
       const missing = await requestsWithoutUsageRow(schema, [...acknowledged]);
       assert.deepEqual(
         missing,
