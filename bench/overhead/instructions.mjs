@@ -4,13 +4,14 @@
 // machine moves ±15 % with the other work on it; an instruction count does not (it leaves out the
 // kernel: system calls, TLS and loopback TCP below the socket API, which a pass-through pays too).
 //   node bench/overhead/instructions.mjs --baseline=<git ref> [--requests=N] [--repeats=R]
-//                                        [--modes=json,stream] [--concurrency=C] [--warmup=N] [--no-build]
+//                                        [--modes=json,stream] [--concurrency=C] [--warmup=N] [--no-build] [--keep]
 // Each gateway runs under `valgrind --tool=callgrind --instr-atstart=no` (instrumentation off: ~10×
 // slower, not ~100×), is warmed up, then for every batch its counters are zeroed, instrumentation
 // switched on, N requests sent (autocannon, closed loop), instrumentation switched off and the
 // counters dumped; the batches of the two builds alternate, order flipped every round. Prints
 // instructions per request for every batch, the median per build and mode, and the change paired
-// by round. Needs valgrind (apt-get install valgrind).
+// by round; `--keep` keeps the dumps (callgrind_annotate reads them: native code by function, the
+// JIT's code as unnamed addresses). Needs valgrind (apt-get install valgrind).
 import { createRequire } from 'node:module';
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +38,7 @@ const repeats = Number(arg('repeats', 3));
 const connections = Number(arg('concurrency', 10));
 const warmup = Number(arg('warmup', 2000));
 const modes = arg('modes', 'json,stream').split(',');
+const keep = process.argv.includes('--keep');
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -63,7 +65,8 @@ function load(server, mode, amount) {
   });
 }
 
-const control = (pid, ...args) => execFileSync('callgrind_control', [...args, String(pid)], { encoding: 'utf8' });
+const control = (pid, ...args) =>
+  execFileSync('callgrind_control', [...args, String(pid)], { stdio: ['ignore', 'ignore', 'inherit'] });
 
 /** The Ir total of the newest dump of `pid` in `dir`. */
 function lastDumpTotal(dir, pid) {
@@ -71,7 +74,8 @@ function lastDumpTotal(dir, pid) {
     .filter((f) => f.startsWith(`callgrind.${pid}.`))
     .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
   const text = readFileSync(join(dir, dumps.at(-1)), 'utf8');
-  const total = /^(?:totals|summary):\s+(\d+)/m.exec(text);
+  // `totals:` sums every thread and function of the dump (`summary:` may stay 0 in a dump on request).
+  const total = /^totals:\s+(\d+)/m.exec(text);
   if (!total) throw new Error(`no totals in ${dumps.at(-1)}`);
   return Number(total[1]);
 }
@@ -84,7 +88,9 @@ async function batch(build, mode) {
   control(pid, '--instr=off');
   control(pid, '--dump');
   const perRequest = lastDumpTotal(build.dumpDir, pid) / requests;
-  process.stderr.write(`· ${build.id} ${mode} c=${connections}: ${(perRequest / 1000).toFixed(0)} k instructions/request\n`);
+  process.stderr.write(
+    `· ${build.id} ${mode} c=${connections}: ${(perRequest / 1000).toFixed(0)} k instructions/request\n`,
+  );
   return perRequest;
 }
 
@@ -150,7 +156,8 @@ async function main() {
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
     await stopAll();
-    rmSync(tmpDir, { recursive: true, force: true });
+    if (keep) process.stderr.write(`· kept ${tmpDir} (callgrind-*/: one dump per batch, for callgrind_annotate)\n`);
+    else rmSync(tmpDir, { recursive: true, force: true });
   }
 }
 
