@@ -65,8 +65,7 @@ function load(server, mode, amount) {
   });
 }
 
-const control = (pid, ...args) =>
-  execFileSync('callgrind_control', [...args, String(pid)], { stdio: ['ignore', 'ignore', 'inherit'] });
+const control = (pid, ...args) => execFileSync('callgrind_control', [...args, String(pid)], { stdio: 'ignore' });
 
 /**
  * The Ir totals of dump number `n` of `pid` in `dir`, one file per thread (--separate-threads):
