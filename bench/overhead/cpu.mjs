@@ -5,6 +5,7 @@
 //   node bench/overhead/cpu.mjs [--requests=N] [--concurrency=C] [--repeats=R] [--modes=json,stream] [--no-build]
 //                               [--cpu-prof=DIR] [--target=gateway|bare-https|bare-http]
 //                               [--baseline=<git ref>|.] [--node-args="…"] [--baseline-node-args="…"] [--warmup=N]
+//                               [--env="NAME=value …"] [--baseline-env="NAME=value …"]
 //                               [--rss-repeats=N] [--idle-wait=S] [--no-rss] [--no-cpu] [--threads] [--floor] [--rate=R]
 // Starts the mock upstream and the gateway exactly as run.mjs does, warms the gateway up, then
 // for each mode sends N requests R times (autocannon, closed loop) and reads the gateway
@@ -28,7 +29,8 @@
 // no request sent: VmRSS, RssAnon, RssFile from /proc/<pid>/status, median of `--rss-repeats`
 // (default 3) starts. Everything is printed side by side with the change. `--baseline=.` compares
 // this tree with itself, e.g. under other node flags: `--node-args` and `--baseline-node-args` add
-// flags to the gateway processes of this tree and of the baseline (after bin/gateway's own).
+// flags to the gateway processes of this tree and of the baseline (after bin/gateway's own);
+// `--env` and `--baseline-env` add environment variables to them (e.g. GATEWAY_ACCESS_LOG=off).
 import { createRequire } from 'node:module';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,6 +67,14 @@ const perThread = process.argv.includes('--threads');
 const withFloor = process.argv.includes('--floor') && targetId === 'gateway';
 const rate = Number(arg('rate', 0));
 const nodeArgs = (flags) => flags.split(/\s+/).filter(Boolean);
+/** `--env="A=1 B=2"` → { A: '1', B: '2' }. */
+const envVars = (text) =>
+  Object.fromEntries(
+    text
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
 const TICK_US = 1e6 / 100; // USER_HZ is 100 on Linux
 
 function run(url, headers, body, amount) {
@@ -181,16 +191,18 @@ async function main() {
       label: `this tree (${describeCommit(repoRoot)})`,
       root: repoRoot,
       nodeArgs: nodeArgs(arg('node-args', '')),
+      env: envVars(arg('env', '')),
     },
   ];
   if (baselineRef === '.') {
     builds.unshift({
       id: 'baseline',
-      label: `this tree, node ${arg('baseline-node-args', '(no extra flags)')}`,
+      label: `this tree, node ${arg('baseline-node-args', '(no extra flags)')} ${arg('baseline-env', '')}`.trim(),
       root: repoRoot,
       nodeArgs: nodeArgs(arg('baseline-node-args', '')),
+      env: envVars(arg('baseline-env', '')),
     });
-    builds[1].label = `this tree, node ${arg('node-args', '(no extra flags)')}`;
+    builds[1].label = `this tree, node ${arg('node-args', '(no extra flags)')} ${arg('env', '')}`.trim();
   } else if (baselineRef) {
     if (targetId !== 'gateway') throw new Error('--baseline compares two gateway builds (--target=gateway)');
     const root = join(tmpDir, 'baseline');
@@ -201,6 +213,7 @@ async function main() {
       label: `baseline ${baselineRef} (${commit.slice(0, 7)})`,
       root,
       nodeArgs: nodeArgs(arg('baseline-node-args', '')),
+      env: envVars(arg('baseline-env', '')),
     });
   }
   ctx.upstream = await startUpstream(ctx, 0);
@@ -227,7 +240,7 @@ async function main() {
     for (const b of measureCpu ? builds : []) {
       const server =
         targetId === 'gateway'
-          ? await startGatewayProcess(buildCtx(b), { name: `gateway-${b.id}` })
+          ? await startGatewayProcess(buildCtx(b), { name: `gateway-${b.id}`, env: b.env })
           : await makeTargets(buildCtx(b), [targetId])[0].start();
       servers.push({ build: b, server, cpu: new Map(modes.map((m) => [m, []])) });
     }

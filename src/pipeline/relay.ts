@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { Call } from './call.js';
 import { GatewayError } from './errors.js';
-import { usageCommitted } from './meter.js';
+import { pendingUsageCommit, usageCommitted } from './meter.js';
 import { SseWriter } from './sse-writer.js';
 import { batchesOf } from '../providers/index.js';
 
@@ -23,9 +23,29 @@ export interface StreamEncoder<E> {
   fail(error: GatewayError): string;
 }
 
-/** A JSON answer, with the headers naming who answered. Its usage row is committed before it leaves (gateway/app.ts). */
+/**
+ * A JSON answer, with the headers naming who answered; it leaves once its usage row is committed.
+ * Written on the raw response as a stream's are: Fastify's generic send (serializer lookup,
+ * onSend hooks, status and payload checks) cost ~3 % of a JSON request's CPU, for the same
+ * bytes: the headers Fastify would set (content type and length, `x-request-id`) and those set
+ * on the reply or the raw response before (Anthropic's `request-id`).
+ */
 export function sendJson(call: Call, body: unknown): FastifyReply {
-  return call.reply.headers(call.answerHeaders()).send(body);
+  const { reply, request } = call;
+  const payload = JSON.stringify(body);
+  const headers: Record<string, string | number | string[]> = {
+    ...(reply.getHeaders() as Record<string, string | number | string[]>),
+    ...call.answerHeaders(),
+    'content-type': 'application/json; charset=utf-8',
+    'x-request-id': request.id,
+    'content-length': Buffer.byteLength(payload),
+  };
+  reply.hijack();
+  const respond = () => reply.raw.writeHead(reply.statusCode, headers).end(payload);
+  const committed = pendingUsageCommit(request);
+  if (committed) void committed.then(respond);
+  else respond();
+  return reply;
 }
 
 /**

@@ -6,12 +6,17 @@ import type { ReadinessReport } from './readiness.js';
 export type ReadinessProbe = () => Promise<ReadinessReport>;
 
 export const HEALTH_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
+/** The start of every URL a health route can match. */
+const HEALTH_URL_START = new RegExp(`^(?:${[...HEALTH_ROUTES].join('|')})`);
 
 /**
  * Whether a request is a load balancer's probe: probes skip the concurrency limit, since a
  * liveness probe refused under load would get a busy instance restarted.
  */
 export function isHealthProbe(request: FastifyRequest): boolean {
+  // Every request passes here: a URL that cannot be a probe's is told apart without
+  // `routeOptions`, which builds a new object on every read.
+  if (!HEALTH_URL_START.test(request.url)) return false;
   const route = request.routeOptions.url;
   return route !== undefined && HEALTH_ROUTES.has(route);
 }

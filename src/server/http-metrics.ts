@@ -40,11 +40,12 @@ export function registerHttpMetrics(app: FastifyInstance, surface: string, onEnd
     reply.raw.on('close', () => {
       inFlight.dec();
       const status = reply.raw.writableFinished ? reply.raw.statusCode : 499;
-      const observer = observerFor(request.routeOptions.url ?? '(unmatched)', request.method, status);
+      const route = request.routeOptions.url;
+      const observer = observerFor(route ?? '(unmatched)', request.method, status);
       const elapsedMs = performance.now() - started;
       observer.counter.inc();
       observer.histogram.observe(elapsedMs / 1000);
-      onEnd?.(request, status, elapsedMs);
+      onEnd?.(request, status, elapsedMs, route);
     });
     done();
   });

@@ -1,6 +1,16 @@
 import pino, { type Logger } from 'pino';
 
 /**
+ * Lines are written to stderr a few kilobytes at a time, and at least every LOG_FLUSH_MS: one
+ * write per line (the access log writes one per request) cost a thread-pool round trip each,
+ * ~7 % of the gateway's CPU per JSON request (bench/README.md, issue 29). pino flushes what is
+ * buffered when the process exits, an uncaught exception included; a SIGKILL loses at most the
+ * last LOG_FLUSH_MS of lines.
+ */
+const LOG_BUFFER_BYTES = 4096;
+const LOG_FLUSH_MS = 100;
+
+/**
  * Logs go to stderr as JSON lines; stdout carries only the machine-readable lines that
  * commands promise (the `listening` line, bootstrap output). Credentials are redacted even
  * if a future log call passes headers.
@@ -23,6 +33,6 @@ export function createLogger(level: string): Logger {
         censor: '[redacted]',
       },
     },
-    pino.destination({ fd: 2, sync: false }),
+    pino.destination({ fd: 2, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS }),
   );
 }

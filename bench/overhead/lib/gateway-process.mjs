@@ -110,11 +110,12 @@ export async function spawnGateway(ctx, { name = 'gateway', env: extraEnv = {} }
       cwd: ctx.repoRoot,
       env,
       logDir: ctx.logDir,
+      launcher: ctx.gatewayLauncher ?? [],
     },
   );
   let urls;
   try {
-    urls = await waitForListening(entry, 30_000);
+    urls = await waitForListening(entry, ctx.listenTimeoutMs ?? 30_000);
   } catch (error) {
     await stopChild(entry);
     throw error;

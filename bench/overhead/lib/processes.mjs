@@ -13,12 +13,14 @@ const children = new Set();
  * Spawns `node <args>`; stdout/stderr to `<logDir>/<name>.out|.err`. `ipc` gives our own scripts
  * a channel whose loss makes them exit even if the bench is killed with SIGKILL.
  */
-export function spawnNode(name, args, { cwd, env, logDir, ipc = false }) {
+export function spawnNode(name, args, { cwd, env, logDir, ipc = false, launcher = [] }) {
   const outFile = join(logDir, `${name}.out`);
   const errFile = join(logDir, `${name}.err`);
   const out = openSync(outFile, 'a');
   const err = openSync(errFile, 'a');
-  const child = spawn(process.execPath, args, {
+  // `launcher`: a command that runs node itself in the same process (valgrind), so `pid` is still node's.
+  const [command, ...commandArgs] = [...launcher, process.execPath, ...args];
+  const child = spawn(command, commandArgs, {
     cwd,
     env,
     stdio: ipc ? ['ignore', out, err, 'ipc'] : ['ignore', out, err],

@@ -1,0 +1,188 @@
+#!/usr/bin/env node
+// Instructions per request: the gateway's user-space instructions (every thread) counted by
+// valgrind's callgrind, for a build and a baseline in the same run. CPU time on a shared 2-core
+// machine moves ±15 % with the other work on it; an instruction count does not (it leaves out the
+// kernel: system calls, TLS and loopback TCP below the socket API, which a pass-through pays too).
+//   node bench/overhead/instructions.mjs --baseline=<git ref> [--requests=N] [--repeats=R]
+//                                        [--modes=json,stream] [--concurrency=C] [--warmup=N] [--no-build] [--keep]
+// Each gateway runs under `valgrind --tool=callgrind --instr-atstart=no` (instrumentation off: ~10×
+// slower, not ~100×), is warmed up, then for every batch its counters are zeroed, instrumentation
+// switched on, N requests sent (autocannon, closed loop), instrumentation switched off and the
+// counters dumped; the batches of the two builds alternate, order flipped every round. Prints
+// instructions per request for every batch, the median per build and mode, and the change paired
+// by round; `--keep` keeps the dumps (callgrind_annotate reads them: native code by function, the
+// JIT's code as unnamed addresses). Needs valgrind (apt-get install valgrind).
+import { createRequire } from 'node:module';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { startUpstream } from './lib/targets.mjs';
+import { buildGateway, prepareBaseline, startGatewayProcess } from './lib/gateway-process.mjs';
+import { checkTarget } from './lib/requests.mjs';
+import { stopAll, killAllSync } from './lib/processes.mjs';
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(benchDir, '../..');
+const require = createRequire(import.meta.url);
+const autocannon = require('autocannon');
+
+const arg = (name, fallback) => {
+  const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return hit ? hit.slice(name.length + 3) : fallback;
+};
+const baselineRef = arg('baseline', '');
+const requests = Number(arg('requests', 400));
+const repeats = Number(arg('repeats', 3));
+const connections = Number(arg('concurrency', 10));
+const warmup = Number(arg('warmup', 2000));
+const modes = arg('modes', 'json,stream').split(',');
+const keep = process.argv.includes('--keep');
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+function load(server, mode, amount) {
+  return new Promise((resolveRun, reject) => {
+    autocannon(
+      {
+        url: server.url,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...server.headers },
+        body: server.body(mode),
+        connections,
+        pipelining: 1,
+        amount,
+        timeout: 60,
+      },
+      (error, result) => {
+        if (error) return reject(error);
+        if (result['2xx'] !== amount)
+          return reject(new Error(`${mode}: ${result['2xx']} of ${amount} answered 2xx (errors ${result.errors})`));
+        resolveRun(result);
+      },
+    );
+  });
+}
+
+const control = (pid, ...args) => execFileSync('callgrind_control', [...args, String(pid)], { stdio: 'ignore' });
+
+/**
+ * The Ir totals of dump number `n` of `pid` in `dir`, one file per thread (--separate-threads):
+ * the main thread's, and every thread's (GC helpers, the WAL checkpoint worker, libuv's pool).
+ */
+function dumpTotals(dir, pid, n) {
+  let main = 0;
+  let all = 0;
+  for (const file of readdirSync(dir).filter((f) => f.startsWith(`callgrind.${pid}.${n}-`))) {
+    // `totals:` sums the dump's functions (`summary:` may stay 0 in a dump on request).
+    const total = /^totals:\s+(\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
+    if (!total) throw new Error(`no totals in ${file}`);
+    all += Number(total[1]);
+    if (file.endsWith('-01')) main = Number(total[1]);
+  }
+  return { main, all };
+}
+
+async function batch(build, mode) {
+  const { pid } = build.server;
+  control(pid, '--zero');
+  control(pid, '--instr=on');
+  await load(build.server, mode, requests);
+  control(pid, '--instr=off');
+  control(pid, '--dump');
+  const { main, all } = dumpTotals(build.dumpDir, pid, ++build.dumps);
+  process.stderr.write(
+    `· ${build.id} ${mode} c=${connections}: ${(main / requests / 1000).toFixed(0)} k instructions/request on the main thread, ${(all / requests / 1000).toFixed(0)} k in all threads\n`,
+  );
+  return { main: main / requests, all: all / requests };
+}
+
+async function main() {
+  if (!baselineRef) throw new Error('--baseline=<git ref> is required');
+  if (!process.argv.includes('--no-build')) await buildGateway(repoRoot);
+  const tmpDir = mkdtempSync(join(tmpdir(), 'bench-instructions-'));
+  const logDir = join(tmpDir, 'logs');
+  mkdirSync(logDir);
+  const childEnv = { ...process.env };
+  delete childEnv.NODE_OPTIONS;
+  const ctx = { repoRoot, benchDir, tmpDir, logDir, childEnv, upstream: null, listenTimeoutMs: 300_000 };
+  try {
+    const baselineRoot = join(tmpDir, 'baseline');
+    process.stderr.write(`· building the baseline ${baselineRef} in ${baselineRoot}\n`);
+    const commit = await prepareBaseline(repoRoot, baselineRef, baselineRoot);
+    ctx.upstream = await startUpstream(ctx, 0);
+    const builds = [
+      { id: 'baseline', label: `${baselineRef} (${commit.slice(0, 7)})`, root: baselineRoot },
+      { id: 'this', label: 'this tree', root: repoRoot },
+    ];
+    for (const b of builds) {
+      b.dumpDir = join(tmpDir, `callgrind-${b.id}`);
+      b.dumps = 0;
+      mkdirSync(b.dumpDir);
+      const launcher = [
+        'valgrind',
+        '--tool=callgrind',
+        '--instr-atstart=no',
+        // V8 writes and rewrites machine code on the heap.
+        '--smc-check=all-non-file',
+        // Per thread: timers (the WAL checkpoint every 100 ms) fire ~50× as often per request under
+        // valgrind; the main thread's count is the steadier figure.
+        '--separate-threads=yes',
+        `--callgrind-out-file=${join(b.dumpDir, 'callgrind.%p')}`,
+      ];
+      b.server = await startGatewayProcess(
+        { ...ctx, repoRoot: b.root, gatewayLauncher: launcher },
+        { name: `gateway-${b.id}` },
+      );
+      b.counts = new Map(modes.map((m) => [m, []]));
+      for (const mode of modes) {
+        const problem = await checkTarget(b.server, mode);
+        if (problem) throw new Error(`${b.id} ${mode} check: ${problem}`);
+        await load(b.server, mode, warmup);
+      }
+    }
+    for (let round = 0; round < repeats; round++) {
+      const order = round % 2 === 0 ? builds : [...builds].reverse();
+      for (const mode of modes) for (const b of order) b.counts.get(mode).push(await batch(b, mode));
+    }
+    const lines = [];
+    const k = (v) => `${(v / 1000).toFixed(0)} k`;
+    const pct = (r) => `${r >= 1 ? '+' : ''}${((r - 1) * 100).toFixed(1)} %`;
+    for (const mode of modes) {
+      for (const which of ['main', 'all']) {
+        const [before, after] = builds.map((b) => b.counts.get(mode).map((c) => c[which]));
+        const ratios = before.map((b, i) => after[i] / b).sort((x, y) => x - y);
+        const what = which === 'main' ? 'main thread' : 'all threads';
+        for (const [i, b] of builds.entries()) {
+          const counts = i === 0 ? before : after;
+          lines.push(
+            `${b.label.padEnd(24)} ${mode.padEnd(6)} c=${connections}, ${what}: ${k(median(counts))} instructions/request median ` +
+              `(${repeats} × ${requests}; all: ${counts.map(k).join(', ')})`,
+          );
+        }
+        lines.push(
+          `${mode} c=${connections}, ${what}: change paired by round ${pct(median(ratios))} (from ${pct(ratios[0])} to ${pct(ratios.at(-1))})`,
+        );
+      }
+    }
+    process.stdout.write(lines.join('\n') + '\n');
+  } finally {
+    await stopAll();
+    if (keep) process.stderr.write(`· kept ${tmpDir} (callgrind-*/: one dump per batch, for callgrind_annotate)\n`);
+    else rmSync(tmpDir, { recursive: true, force: true });
+  }
+}
+
+process.on('exit', killAllSync);
+main().then(
+  async () => {
+    await stopAll();
+    process.exit(0);
+  },
+  async (error) => {
+    process.stderr.write(`bench/overhead/instructions: ${error.stack ?? error.message}\n`);
+    await stopAll();
+    process.exit(1);
+  },
+);
