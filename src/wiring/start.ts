@@ -13,14 +13,7 @@ import { UsageWriter } from '../metering/usage-writer.js';
 import { BudgetLedger } from '../limits/budget-ledger.js';
 import { StoredResponses } from '../store/stored-responses.js';
 import { createGatewayToolsService } from '../gateway-tools/service.js';
-import {
-  answerLocalRequestsWith,
-  bufferedUpstreamBytes,
-  configureUpstreamLimits,
-  DEFAULT_RETRY,
-} from '../providers/index.js';
-import type { GatewayConfig } from '../config/gateway-config.js';
-import type { UpstreamPolicy } from '../gateway/gateway-services.js';
+import { answerLocalRequestsWith, bufferedUpstreamBytes, configureUpstreamLimits } from '../providers/index.js';
 import { createLogger } from '../server/logger.js';
 import { loadTls, type TlsMaterial } from '../server/tls.js';
 import { Surface } from '../server/surface.js';
