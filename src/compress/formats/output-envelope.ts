@@ -134,3 +134,11 @@ export function openEnvelope(text: string): OutputEnvelope | undefined {
 export function sealEnvelope(envelope: OutputEnvelope, output: string): string {
   return envelope.prefix + (envelope.json ? JSON.stringify(output) : output) + envelope.suffix;
 }
+
+const EXIT_CODE = /(?:^|\n)(?:Process exited with code |Exit code: )(-?\d+)\n|"exit_code":\s*(-?\d+)/;
+
+/** The exit code the envelope reports, when it reports one. */
+export function envelopeExitCode(envelope: OutputEnvelope): number | undefined {
+  const m = EXIT_CODE.exec(envelope.receivedPrefix ?? envelope.prefix) ?? EXIT_CODE.exec(envelope.suffix);
+  return m ? Number(m[1] ?? m[2]) : undefined;
+}

@@ -129,6 +129,29 @@ describe('compression inside Codex envelopes', () => {
     assert.equal((compressPayload(next).body as Obj).input[2].output, 'Process exited with code 0\nOutput:\nok\n');
   });
 
+  it("masks an old output with its envelope and keeps a failed run's exit code in the placeholder", () => {
+    const failed = (output: string) => EXEC(output).replace('code 0', 'code 2');
+    const long = (tag: string) => Array.from({ length: 60 }, (_, i) => `${tag} line ${i} of the old run`).join('\n');
+    const outputs = [
+      { name: 'exec_command', args: { cmd: 'make build' }, output: failed(long('build')) },
+      { name: 'exec_command', args: { cmd: 'make lint' }, output: EXEC(long('lint')) },
+      ...Array.from({ length: 6 }, (_, i) => ({
+        name: 'exec_command',
+        args: { cmd: `echo ${i}` },
+        output: EXEC(`${i}\n`),
+      })),
+    ];
+    const out = compressPayload(body(outputs), { maskBefore: 2 }).body as Obj;
+    assert.match(
+      out.input[2].output as string,
+      /^\[Earlier tool output removed to save context \(60 lines, [\d,]+ chars; exit code 2\)/,
+    );
+    assert.match(
+      out.input[4].output as string,
+      /^\[Earlier tool output removed to save context \(60 lines, [\d,]+ chars\);/,
+    );
+  });
+
   it('sends an envelope it did not change as it came, and compressing twice equals compressing once', () => {
     const short = SHELL('ok\n', '0.0');
     const first = compressPayload(
