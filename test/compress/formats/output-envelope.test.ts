@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { cachePricingFor } from '../../../src/catalogue/cache-pricing.js';
 import { compressPayload } from '../../../src/compress/index.js';
 import { openEnvelope, sealEnvelope } from '../../../src/compress/formats/output-envelope.js';
 import { fixtureText } from '../helpers/fixtures.js';
@@ -127,6 +128,14 @@ describe('compression inside Codex envelopes', () => {
       { name: 'exec_command', args: { cmd: 'pytest -v' }, output: EXEC(PYTEST) },
     ]);
     assert.equal((compressPayload(next).body as Obj).input[2].output, 'Process exited with code 0\nOutput:\nok\n');
+  });
+
+  it("counts a finished run's dropped header lines as removed in the conversation's savings", () => {
+    const pricing = cachePricingFor('openai', { input_per_mtok: 1, output_per_mtok: 4, cached_input_per_mtok: 0.1 });
+    const request = body([{ name: 'exec_command', args: { cmd: 'true' }, output: EXEC('ok\n') }]);
+    const outcome = compressPayload(request, { conversation: { pricing, state: undefined, now: 0 } }).conversation!;
+    assert.ok(outcome.removed.fresh > 0, 'the header lines count as removed');
+    assert.ok(outcome.state.savedUnits > 0);
   });
 
   it("masks an old output with its envelope and keeps a failed run's exit code in the placeholder", () => {
