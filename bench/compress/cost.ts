@@ -222,9 +222,11 @@ function ordered<T>(items: T[], order: string): T[] {
 function half(conversations: Conversation[], which: string | undefined): Conversation[] {
   if (which === undefined) return conversations;
   if (which !== 'a' && which !== 'b') throw new Error(`--half: a or b, not ${which}`);
-  const sessions = [...new Set(conversations.map((c) => c.name.split('/')[0]!))];
+  // A Codex shape names a main thread `name (codex exec)` and its subagent `name/agent (codex exec)`.
+  const session = (c: Conversation) => c.name.replace(/ \(codex \w+\)$/, '').split('/')[0]!;
+  const sessions = [...new Set(conversations.map(session))];
   const kept = new Set(sessions.filter((_, i) => i % 2 === (which === 'a' ? 0 : 1)));
-  return conversations.filter((c) => kept.has(c.name.split('/')[0]!));
+  return conversations.filter((c) => kept.has(session(c)));
 }
 
 const pct = (a: number, b: number) => (b === 0 ? 0 : (100 * a) / b);

@@ -28,7 +28,7 @@ import type {
   OutputEnvelope,
   ToolResult,
 } from './types.js';
-import { sentText } from './formats/shared.js';
+import { receivedText, sentText } from './formats/shared.js';
 import type { Bundle } from './bundles.js';
 import { relativePrices, type CachePricing } from '../catalogue/cache-pricing.js';
 import { NEW_CONVERSATION, type ConversationState } from './conversation-state.js';
@@ -199,6 +199,17 @@ function sealedTokens(r: ToolResult, text: string, tokenizer: TokenizerName): nu
   return count;
 }
 
+const receivedCounts = new WeakMap<OutputEnvelope, Map<TokenizerName, number>>();
+
+/** A result's tokens as received, when its envelope's header was shortened. */
+function receivedTokens(r: ToolResult, tokenizer: TokenizerName): number {
+  let counts = receivedCounts.get(r.envelope!);
+  if (!counts) receivedCounts.set(r.envelope!, (counts = new Map<TokenizerName, number>()));
+  let count = counts.get(tokenizer);
+  if (count === undefined) counts.set(tokenizer, (count = countTextTokens(receivedText(r), tokenizer)));
+  return count;
+}
+
 /**
  * The history rewrite of a conversation's request: the boundary its state holds, moved when the
  * policy says so (rewrite-policy.ts), applied to the results; and the state for the next request.
@@ -215,6 +226,9 @@ function rewriteForConversation(
   const tokens = (text: string) => countTextTokens(text, tokenizer);
   // A result's tokens as sent: an agent's envelope (Codex) counts too, and goes with a placeholder.
   const sent = (r: ToolResult, text: string) => (r.envelope ? sealedTokens(r, text, tokenizer) : tokens(text));
+  // As it came: a header the envelope shortened counts as removed (formats/output-envelope.ts).
+  const received = (r: ToolResult) =>
+    r.envelope?.receivedPrefix !== undefined ? receivedTokens(r, tokenizer) : sent(r, r.original);
   const results = conversation.results;
   const verified = verifiedState(options.state ?? NEW_CONVERSATION, conversation);
   const state = verified.state;
@@ -236,8 +250,8 @@ function rewriteForConversation(
   const itemTokens = counted.items?.slice();
   let total = counted.total;
   results.forEach((r, i) => {
-    if (now.texts[i] === r.original) return;
-    const delta = sent(r, r.original) - sent(r, now.texts[i]!);
+    if (now.texts[i] === r.original && r.envelope?.receivedPrefix === undefined) return;
+    const delta = received(r) - sent(r, now.texts[i]!);
     if (itemTokens && r.item < itemTokens.length) itemTokens[r.item]! -= delta;
     total -= delta;
   });
@@ -304,7 +318,7 @@ function rewriteForConversation(
   const rendered = decision.maskBefore === current ? now : next;
   applyRendering(results, rendered);
   const { read, write } = relativePrices(options.pricing);
-  const removed = removedTokens(results, sent, conversation.lastAssistantItem);
+  const removed = removedTokens(results, sent, received, conversation.lastAssistantItem);
   // Calls come before the newest assistant message: what their elided inputs save was cached.
   for (const { saved } of rendered === now ? inputsNow : inputSavings(next)) removed.cached += saved;
   const savedUnits = decision.cold

@@ -230,13 +230,14 @@ export function decideRewrite(input: PolicyInput): RewriteDecision {
 export function removedTokens(
   results: readonly ToolResult[],
   tokens: (result: ToolResult, text: string) => number,
+  received: (result: ToolResult) => number,
   lastAssistantItem: number,
 ): { cached: number; fresh: number } {
   let cached = 0;
   let fresh = 0;
   for (const r of results) {
-    if (r.text === r.original) continue;
-    const removed = tokens(r, r.original) - tokens(r, r.text);
+    if (r.text === r.original && r.envelope?.receivedPrefix === undefined) continue;
+    const removed = received(r) - tokens(r, r.text);
     if (r.item > lastAssistantItem) fresh += removed;
     else cached += removed;
   }

@@ -101,7 +101,11 @@ export function countRewrittenBodyTokens(
 /** The strategies that changed something, in pipeline order. */
 export function appliedStrategies(conversation: Conversation): string[] {
   const used = new Set<string>();
-  for (const r of conversation.results) for (const name of r.changedBy) used.add(name);
+  for (const r of conversation.results) {
+    for (const name of r.changedBy) used.add(name);
+    // A finished run's details dropped from its header (formats/output-envelope.ts).
+    if (r.editable && r.envelope?.receivedPrefix !== undefined) used.add('tool_result_trimming');
+  }
   if (conversation.tools.some((t) => t.changed && !t.dropped)) used.add('tool_surface_reduction');
   if (conversation.tools.some((t) => t.dropped)) used.add(TOOL_SURFACE_DECISION);
   return STRATEGY_NAMES.filter((name) => used.has(name));

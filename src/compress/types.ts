@@ -45,6 +45,8 @@ export interface OutputEnvelope {
   json: boolean;
   /** The output itself, decoded. */
   output: string;
+  /** The prefix as received, when `prefix` is a shorter header (a finished run's details dropped). */
+  receivedPrefix?: string;
 }
 
 /** Tool definition in neutral form; `raw` keeps the original object for the writer. */

@@ -26,8 +26,9 @@ export const removedRoutine = (what: string) => `[… removed ${what}]`;
 export const lineNumbersRemoved = (first: number, last: number) => `[lines ${first}-${last}; line numbers removed]`;
 export const LINE_NUMBERS_RE = /^\[lines \d+-\d+; line numbers removed\]$/m;
 
-export const masked = (lines: number, chars: number) =>
-  `[Earlier tool output removed to save context (${n(lines)} lines, ${n(chars)} chars); run the tool again if it is still needed.]`;
+// A failed command's exit code outlives its output: the envelope that held it goes with it.
+export const masked = (lines: number, chars: number, exitCode?: number) =>
+  `[Earlier tool output removed to save context (${n(lines)} lines, ${n(chars)} chars${exitCode ? `; exit code ${exitCode}` : ''}); run the tool again if it is still needed.]`;
 export const MASKED_RE = /^\[Earlier tool output removed to save context \(/;
 
 // In what the model wrote (a Write's body, an old todo list): worded as a fact about the past, so

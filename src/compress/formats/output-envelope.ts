@@ -10,11 +10,15 @@
 //   (`{"chunk_id":…,"exit_code":0,"original_token_count":6,"output":"…"}`).
 //
 // The envelope is split off once (`openEnvelope`), strategies work on the output alone, and
-// `sealEnvelope` puts back the envelope's own bytes untouched around the new output: the header,
-// the JSON members and their number spellings (serde's `1.0`, which JSON.stringify would write
-// `1`) are never re-encoded, and an output left as it was gives back the original bytes. The
-// header keeps its `Original token count`: it is what the command printed, and rewriting it
-// would make the history change under the prompt cache for nothing.
+// `sealEnvelope` puts back the envelope's own bytes untouched around the new output: the JSON
+// members and their number spellings (serde's `1.0`, which JSON.stringify would write `1`) are
+// never re-encoded. One exception, decided from the received bytes alone so that every request
+// sends the same: once a text header says the process exited, its `Chunk ID`, `Wall time` and
+// (unless Codex cut the output) `Original token count` lines are dropped. They describe that one
+// run, not what it printed: nothing refers to a chunk id after the fact (stdin goes to a running
+// process's session id, which is kept), and the count is the length of the output that follows.
+// Claude Code's own tools send none of it; kept, they cost every Codex output ~25 tokens per
+// request and made each history rewrite dearer than the same one natively (bench/README.md).
 import { BoundedCache, registerCache } from '../cache.js';
 import type { OutputEnvelope } from '../types.js';
 
@@ -24,16 +28,29 @@ export type { OutputEnvelope };
 const HEADER_LINE =
   /^(?:Chunk ID: \S+|Wall time:? [\d.]+ seconds|Process exited with code -?\d+|Process running with session ID \S+|Original token count: \d+|Total output lines: \d+|Exit code: -?\d+|Script completed|Script running with cell ID \S+|Script failed)$/;
 const OUTPUT_LINE = 'Output:\n';
+const EXITED = /^(?:Process exited with code|Exit code:) -?\d+$/;
+const RUN_DETAIL = /^(?:Chunk ID: \S+|Wall time:? [\d.]+ seconds)$/;
+const TOKEN_COUNT = /^Original token count: \d+$/;
+// Codex's own cut of a long output (codex-rs truncate.rs), which the original count goes with.
+const CUT_BY_CODEX = /…\d+ (?:tokens|chars) truncated…|\[\.\.\. omitted \d+ of \d+ lines/;
 // A header holds a handful of short lines: an `Output:` line further in is the command's own.
 const MAX_HEADER_CHARS = 400;
 
-function splitHeader(text: string): { header: string; rest: string } | undefined {
+/** The header without the lines that only describe a finished run (see the top of this file). */
+function compactHeader(lines: string[], output: string): string {
+  if (!lines.some((line) => EXITED.test(line))) return lines.join('\n');
+  const cut = lines.some((line) => line.startsWith('Total output lines')) || CUT_BY_CODEX.test(output);
+  return lines.filter((line) => !RUN_DETAIL.test(line) && (cut || !TOKEN_COUNT.test(line))).join('\n');
+}
+
+function splitHeader(text: string): { header: string; received: string; rest: string } | undefined {
   const end = text.indexOf(OUTPUT_LINE);
   if (end <= 0 || end > MAX_HEADER_CHARS || text[end - 1] !== '\n') return undefined;
   const lines = text.slice(0, end - 1).split('\n');
   if (!lines.every((line) => HEADER_LINE.test(line))) return undefined;
   const cut = end + OUTPUT_LINE.length;
-  return { header: text.slice(0, cut), rest: text.slice(cut) };
+  const rest = text.slice(cut);
+  return { header: `${compactHeader(lines, rest)}\n${OUTPUT_LINE}`, received: text.slice(0, cut), rest };
 }
 
 // The members a Codex result object may hold besides `output`; any other member means the JSON
@@ -90,12 +107,15 @@ function splitJson(text: string): { prefix: string; suffix: string; output: stri
 function open(text: string): OutputEnvelope | null {
   const header = splitHeader(text);
   const body = header ? header.rest : text;
-  const headerText = header ? header.header : '';
+  const headerText = header ? header.received : '';
   // Code mode prints the result object after the header (its parts joined by a newline).
   const lead = header && body[0] === '\n' ? '\n' : '';
   const json = splitJson(body.slice(lead.length));
   if (json) return { prefix: headerText + lead + json.prefix, suffix: json.suffix, json: true, output: json.output };
-  return header ? { prefix: headerText, suffix: '', json: false, output: header.rest } : null;
+  if (!header) return null;
+  const envelope: OutputEnvelope = { prefix: header.header, suffix: '', json: false, output: header.rest };
+  if (header.header !== header.received) envelope.receivedPrefix = header.received;
+  return envelope;
 }
 
 // Every request re-sends every earlier output, and the writer asks again for the one it rewrites.
@@ -113,4 +133,12 @@ export function openEnvelope(text: string): OutputEnvelope | undefined {
 /** `output` put back where the envelope held its original output. */
 export function sealEnvelope(envelope: OutputEnvelope, output: string): string {
   return envelope.prefix + (envelope.json ? JSON.stringify(output) : output) + envelope.suffix;
+}
+
+const EXIT_CODE = /(?:^|\n)(?:Process exited with code |Exit code: )(-?\d+)\n|"exit_code":\s*(-?\d+)/;
+
+/** The exit code the envelope reports, when it reports one. */
+export function envelopeExitCode(envelope: OutputEnvelope): number | undefined {
+  const m = EXIT_CODE.exec(envelope.receivedPrefix ?? envelope.prefix) ?? EXIT_CODE.exec(envelope.suffix);
+  return m ? Number(m[1] ?? m[2]) : undefined;
 }

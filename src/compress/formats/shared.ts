@@ -39,6 +39,14 @@ export function sentText(result: ToolResult, text: string): string {
   return result.envelope ? withEnvelope(result.envelope, text) : text;
 }
 
+/** The result as it was received, envelope included. */
+export function receivedText(result: ToolResult): string {
+  const envelope = result.envelope;
+  return envelope?.receivedPrefix !== undefined
+    ? envelope.receivedPrefix + result.original + envelope.suffix
+    : sentText(result, result.original);
+}
+
 export function newTool(
   name: string,
   description: unknown,
@@ -69,6 +77,7 @@ export class CalledTools {
   }
 }
 
+/** Whether the writer must put the result back: its text changed, or its envelope's header did. */
 export function changed(result: ToolResult): boolean {
-  return result.editable && result.text !== result.original;
+  return result.editable && (result.text !== result.original || result.envelope?.receivedPrefix !== undefined);
 }

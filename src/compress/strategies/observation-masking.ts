@@ -5,6 +5,7 @@
 import { BoundedCache, registerCache } from '../cache.js';
 import { footer } from '../filters/status-footer.js';
 import { isPlaceholder, masked } from '../filters/markers.js';
+import { envelopeExitCode } from '../formats/output-envelope.js';
 import type { ToolResult } from '../types.js';
 
 // Short outputs ("File updated.", exit codes) cost less than the placeholder and orient the model.
@@ -19,16 +20,25 @@ function countLines(text: string): number {
 // Every request re-sends every masked result; its placeholder is built once. The status footer
 // stays: a later output may have dropped its own copy of it at first sight.
 const placeholders = registerCache(new BoundedCache<string>(4 * 1024 * 1024));
-function placeholderFor(original: string): string {
+function placeholderFor(original: string, exitCode?: number): string {
   const kept = footer(original);
-  const note = masked(countLines(original), original.length);
+  const note = masked(countLines(original), original.length, exitCode);
   return kept.length > 0 ? `${note}\n${kept.join('\n')}` : note;
 }
 
 /** The placeholder `result` would get, or undefined when masking it would save too little. */
 export function maskedText(result: ToolResult): string | undefined {
   if (!result.editable || isPlaceholder(result.text)) return undefined;
-  const placeholder = placeholders.getOrCompute(result.original, placeholderFor, (p) => p.length);
+  // The placeholder stands for the envelope too (formats/content.ts): a failure's code stays.
+  // Rare enough to be built each time; every other placeholder is built once.
+  const exitCode = result.envelope ? envelopeExitCode(result.envelope) : undefined;
+  const placeholder = exitCode
+    ? placeholderFor(result.original, exitCode)
+    : placeholders.getOrCompute(
+        result.original,
+        (original) => placeholderFor(original),
+        (p) => p.length,
+      );
   return result.text.length - placeholder.length >= MIN_SAVING ? placeholder : undefined;
 }
 
