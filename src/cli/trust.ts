@@ -1,5 +1,5 @@
 import type { Settings } from '../config/settings.js';
-import { fingerprintOf, loadTls } from '../server/tls.js';
+import { fingerprintOf, loadTls, tlsOptionsOf } from '../server/tls.js';
 import { shellQuote } from './client-profiles.js';
 
 /** What clients must trust to reach this gateway, and the variable each kind of client reads. */
@@ -17,14 +17,7 @@ export interface TrustInfo {
  * does, so the CA printed is the one the next start serves.
  */
 export async function trustInfo(settings: Settings): Promise<TrustInfo> {
-  const tls = await loadTls({
-    dataDir: settings.dataDir,
-    certFile: settings.tlsCertFile,
-    keyFile: settings.tlsKeyFile,
-    caFile: settings.tls.caFile,
-    extraNames: settings.tls.extraNames,
-    bindHost: settings.host,
-  });
+  const tls = await loadTls(tlsOptionsOf(settings));
   const ca = tls.caFile;
   const bundle = tls.caBundleFile ?? ca;
   const variables = ca

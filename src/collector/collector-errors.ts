@@ -50,5 +50,5 @@ export function sendCollectorError(reply: FastifyReply, error: CollectorError): 
 export const COLLECTOR_ERROR_DOCS = registryDocs(
   'CollectorError',
   COLLECTOR_ERRORS,
-  'The error envelope of the collector (docs/errors.md): `error` is the HTTP reason phrase of the status, `code` says which error it is.',
+  'The error envelope of the collector (docs/errors.md): `error` is the HTTP reason phrase of the status; the codes each phrase stands for are listed under `x-codes`.',
 );

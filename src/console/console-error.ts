@@ -40,5 +40,5 @@ export function sendConsoleError(reply: FastifyReply, error: ConsoleError): Fast
 export const CONSOLE_ERROR_DOCS = registryDocs(
   'ConsoleError',
   CONSOLE_ERRORS,
-  'The error envelope of the console (docs/errors.md): `error` is the HTTP reason phrase of the status, `code` says which error it is.',
+  'The error envelope of the console (docs/errors.md): `error` is the HTTP reason phrase of the status; the codes each phrase stands for are listed under `x-codes`.',
 );

@@ -15,6 +15,7 @@ import { hostname } from 'node:os';
 import { BlockList, isIP } from 'node:net';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
+import type { Settings } from '../config/settings.js';
 import type { CaMaterial } from './local-ca.js';
 import { makeCertificates } from './local-ca-process.js';
 
@@ -47,6 +48,18 @@ export interface TlsOptions {
   bindHost?: string | undefined;
   hostName?: string;
   now?: Date;
+}
+
+/** The TLS options of the process's settings: what `serve`, `trust` and `connect` load alike. */
+export function tlsOptionsOf(settings: Settings): TlsOptions {
+  return {
+    dataDir: settings.dataDir,
+    certFile: settings.tlsCertFile,
+    keyFile: settings.tlsKeyFile,
+    caFile: settings.tls.caFile,
+    extraNames: settings.tls.extraNames,
+    bindHost: settings.host,
+  };
 }
 
 /** Where the generated material lives, for `gateway trust` and `gateway connect`. */

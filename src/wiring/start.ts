@@ -15,7 +15,7 @@ import { StoredResponses } from '../store/stored-responses.js';
 import { createGatewayToolsService } from '../gateway-tools/service.js';
 import { answerLocalRequestsWith, bufferedUpstreamBytes, configureUpstreamLimits } from '../providers/index.js';
 import { createLogger } from '../server/logger.js';
-import { loadTls, type TlsMaterial } from '../server/tls.js';
+import { loadTls, tlsOptionsOf, type TlsMaterial } from '../server/tls.js';
 import { Surface } from '../server/surface.js';
 import { buildMetricsApp } from '../server/metrics-app.js';
 import { trackUsageQueue } from '../metrics/metrics.js';
@@ -68,14 +68,7 @@ export async function startGateway(
   const live = new LiveConfig(settings.configFile, env);
   // Off unless an OTLP endpoint is configured; then the SDK is loaded and each request traced.
   const tracing = await createTracing(readTelemetrySettings(env), logger);
-  const tlsOptions = {
-    dataDir: settings.dataDir,
-    certFile: settings.tlsCertFile,
-    keyFile: settings.tlsKeyFile,
-    caFile: settings.tls.caFile,
-    extraNames: settings.tls.extraNames,
-    bindHost: settings.host,
-  };
+  const tlsOptions = tlsOptionsOf(settings);
   const tls = await loadTls(tlsOptions);
   const store = await openStore({
     dataDir: settings.dataDir,
