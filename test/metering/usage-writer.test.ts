@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { openStore, type Store } from '../../src/store/database.js';
 import { UsageWriter } from '../../src/metering/usage-writer.js';
-import type { UsageRecord } from '../../src/metering/usage-record.js';
-import { BudgetLedger, monthOf } from '../../src/limits/budget-ledger.js';
+import { BudgetLedger } from '../../src/limits/budget-ledger.js';
 import { dropSchema, storeKinds } from '../support/gateway-harness.js';
+import { spendOf, usageRecord } from '../support/usage-rows.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 after(async () => {
@@ -30,42 +30,6 @@ async function freshStore(kind: 'sqlite' | 'postgres'): Promise<Store> {
     if (schema) await dropSchema(schema);
   });
   return store;
-}
-
-function usageRecord(apiKeyId: string, costMicroUsd: number): UsageRecord {
-  return {
-    id: randomUUID(),
-    request_id: randomUUID(),
-    created_at: Date.now(),
-    organization_id: 'org-1',
-    api_key_id: apiKeyId,
-    model: 'openai/gpt-4o-mini',
-    provider: 'mock',
-    upstream_model: 'gpt-4o-mini',
-    endpoint: 'chat.completions',
-    input_tokens: 10,
-    cached_input_tokens: 0,
-    cache_creation_input_tokens: 0,
-    output_tokens: 5,
-    reasoning_tokens: 0,
-    uncompressed_input_tokens: null,
-    cost_micro_usd: costMicroUsd,
-    tags: '[]',
-    status_code: 200,
-    error_code: null,
-    latency_ms: 3,
-    stream: 0,
-  };
-}
-
-async function spendOf(store: Store, apiKeyId: string): Promise<{ spent: number; reserved: number }> {
-  const row = await store.db
-    .selectFrom('key_spend')
-    .select(['spent_micro_usd', 'reserved_micro_usd'])
-    .where('api_key_id', '=', apiKeyId)
-    .where('month', '=', monthOf(Date.now()))
-    .executeTakeFirst();
-  return { spent: Number(row?.spent_micro_usd ?? 0), reserved: Number(row?.reserved_micro_usd ?? 0) };
 }
 
 async function rowsOf(store: Store, apiKeyId: string): Promise<string[]> {
