@@ -1,5 +1,6 @@
 import { heapShare } from '../config/heap-share.js';
 import { bpeTokenCount, preloadRanks } from './bpe.js';
+import { Doorkeeper } from './doorkeeper.js';
 import { LineCounter } from './line-counter.js';
 import { PieceCounter } from './piece-counter.js';
 import { TextTokenCache, type TextTokenCacheStats } from './text-token-cache.js';
@@ -12,9 +13,12 @@ import type { TokenizerName } from './tokenizer-names.js';
 export const TEXT_CACHE_MAX_CHARS = Math.floor(heapShare(1 / 8, 64 * 1024 * 1024) / 2);
 export const TEXT_CACHE_MAX_ENTRY_CHARS = 2 * 1024 * 1024;
 
+// Texts and lines are held from their second sight on (doorkeeper.ts): one-off texts do not fill
+// the memos, so their memory levels off as soon as the texts that recur are in.
 const cache = new TextTokenCache({
   maxChars: TEXT_CACHE_MAX_CHARS,
   maxEntryChars: TEXT_CACHE_MAX_ENTRY_CHARS,
+  doorkeeper: new Doorkeeper(),
 });
 // Texts are counted piece by piece (piece-counter.ts); only pieces not met before are
 // byte-pair encoded (bpe.ts). 100k pieces per encoding hold a large code base's vocabulary in
@@ -29,8 +33,8 @@ const pieceCounters: Record<TokenizerName, PieceCounter> = {
 // set of a few long conversations; the text cache above holds the whole texts.
 const LINE_MEMO = { maxChars: 2 * 1024 * 1024, minLineChars: 12, maxLineChars: 64 * 1024 };
 const lineCounters: Record<TokenizerName, LineCounter> = {
-  cl100k_base: new LineCounter(pieceCounters.cl100k_base, LINE_MEMO),
-  o200k_base: new LineCounter(pieceCounters.o200k_base, LINE_MEMO),
+  cl100k_base: new LineCounter(pieceCounters.cl100k_base, { ...LINE_MEMO, doorkeeper: new Doorkeeper() }),
+  o200k_base: new LineCounter(pieceCounters.o200k_base, { ...LINE_MEMO, doorkeeper: new Doorkeeper() }),
 };
 // One function for both encodings: a closure per encoding made the cache's call site see two
 // targets, and V8 deoptimised the callers whenever the other encoding came next.

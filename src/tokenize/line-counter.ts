@@ -1,3 +1,4 @@
+import type { Doorkeeper } from './doorkeeper.js';
 import type { PieceCounter } from './piece-counter.js';
 
 /**
@@ -24,6 +25,8 @@ export interface LineCounterOptions {
   minLineChars: number;
   /** Longer lines are counted without being held. */
   maxLineChars: number;
+  /** When given, a line is held from its second sight on (doorkeeper.ts). */
+  doorkeeper?: Doorkeeper;
 }
 
 const LINE_FEED = 10;
@@ -73,6 +76,7 @@ export class LineCounter {
   clear(): void {
     this.young.clear();
     this.old.clear();
+    this.options.doorkeeper?.clear();
     this.youngChars = 0;
   }
 
@@ -81,7 +85,10 @@ export class LineCounter {
       return this.pieces.count(line);
     const young = this.young.get(line);
     if (young !== undefined) return young;
-    const count = this.old.get(line) ?? this.pieces.count(line);
+    const old = this.old.get(line);
+    if (old === undefined && this.options.doorkeeper && !this.options.doorkeeper.seenBefore(line))
+      return this.pieces.count(line);
+    const count = old ?? this.pieces.count(line);
     if (this.youngChars + line.length > this.options.maxChars) {
       this.old = this.young;
       this.young = new Map();
