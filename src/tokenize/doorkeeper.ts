@@ -20,8 +20,8 @@ export class Doorkeeper {
 
   /** True when `text` was offered before (and its slot not taken since); else remembers it. */
   seenBefore(text: string): boolean {
-    const hash = sampledHash(text) | 1; // 0 marks an empty slot
-    const slot = Math.imul(hash, 0x9e3779b1) >>> this.shift;
+    const hash = mixed(sampledHash(text)) | 1; // 0 marks an empty slot
+    const slot = hash >>> this.shift;
     if (this.slots[slot] === hash) return true;
     this.slots[slot] = hash;
     return false;
@@ -30,6 +30,13 @@ export class Doorkeeper {
   clear(): void {
     this.slots.fill(0);
   }
+}
+
+/** MurmurHash3's finalizer: FNV's high bits, which pick the slot, depend on every input bit. */
+function mixed(hash: number): number {
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  return hash ^ (hash >>> 16);
 }
 
 const WHOLE_UP_TO = 512;
