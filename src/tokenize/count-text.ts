@@ -13,8 +13,10 @@ import type { TokenizerName } from './tokenizer-names.js';
 export const TEXT_CACHE_MAX_CHARS = Math.floor(heapShare(1 / 8, 64 * 1024 * 1024) / 2);
 export const TEXT_CACHE_MAX_ENTRY_CHARS = 2 * 1024 * 1024;
 
-// Texts and lines are held from their second sight on (doorkeeper.ts): one-off texts do not fill
-// the memos, so their memory levels off as soon as the texts that recur are in.
+// Texts are held from their second sight on (doorkeeper.ts): one-off texts do not fill the cache,
+// so its memory levels off as soon as the texts that recur are in. The line memo below holds the
+// lines of texts of several lines from their first sight (a text's next version shares most of
+// them), never a text of one line (line-counter.ts).
 const cache = new TextTokenCache({
   maxChars: TEXT_CACHE_MAX_CHARS,
   maxEntryChars: TEXT_CACHE_MAX_ENTRY_CHARS,
@@ -33,8 +35,8 @@ const pieceCounters: Record<TokenizerName, PieceCounter> = {
 // set of a few long conversations; the text cache above holds the whole texts.
 const LINE_MEMO = { maxChars: 2 * 1024 * 1024, minLineChars: 12, maxLineChars: 64 * 1024 };
 const lineCounters: Record<TokenizerName, LineCounter> = {
-  cl100k_base: new LineCounter(pieceCounters.cl100k_base, { ...LINE_MEMO, doorkeeper: new Doorkeeper() }),
-  o200k_base: new LineCounter(pieceCounters.o200k_base, { ...LINE_MEMO, doorkeeper: new Doorkeeper() }),
+  cl100k_base: new LineCounter(pieceCounters.cl100k_base, LINE_MEMO),
+  o200k_base: new LineCounter(pieceCounters.o200k_base, LINE_MEMO),
 };
 // One function for both encodings: a closure per encoding made the cache's call site see two
 // targets, and V8 deoptimised the callers whenever the other encoding came next.

@@ -1,4 +1,3 @@
-import type { Doorkeeper } from './doorkeeper.js';
 import type { PieceCounter } from './piece-counter.js';
 
 /**
@@ -25,8 +24,6 @@ export interface LineCounterOptions {
   minLineChars: number;
   /** Longer lines are counted without being held. */
   maxLineChars: number;
-  /** When given, a line is held from its second sight on (doorkeeper.ts). */
-  doorkeeper?: Doorkeeper;
 }
 
 const LINE_FEED = 10;
@@ -67,7 +64,10 @@ export class LineCounter {
     for (let start = 0; ;) {
       const cut = nextCut(text, start);
       const end = cut < 0 ? text.length : cut;
-      total += this.lineCount(start === 0 && end === text.length ? text : text.slice(start, end));
+      // A text of one line is the text cache's to hold (count-text.ts, behind its doorkeeper);
+      // holding it here too would keep each one-off prompt twice.
+      if (start === 0 && cut < 0) return this.pieces.count(text);
+      total += this.lineCount(text.slice(start, end));
       if (cut < 0) return total;
       start = cut;
     }
@@ -76,7 +76,6 @@ export class LineCounter {
   clear(): void {
     this.young.clear();
     this.old.clear();
-    this.options.doorkeeper?.clear();
     this.youngChars = 0;
   }
 
@@ -85,10 +84,7 @@ export class LineCounter {
       return this.pieces.count(line);
     const young = this.young.get(line);
     if (young !== undefined) return young;
-    const old = this.old.get(line);
-    if (old === undefined && this.options.doorkeeper && !this.options.doorkeeper.seenBefore(line))
-      return this.pieces.count(line);
-    const count = old ?? this.pieces.count(line);
+    const count = this.old.get(line) ?? this.pieces.count(line);
     if (this.youngChars + line.length > this.options.maxChars) {
       this.old = this.young;
       this.young = new Map();

@@ -1,5 +1,6 @@
-// The token-count memos hold a text or a line from its second sight on: a stream of one-off texts
-// (the soak's "Request n: …" prompts) leaves them empty, so their memory levels off (issue 31).
+// The token-count cache holds a text from its second sight on, and the line memo never holds a
+// text of one line: a stream of one-off texts (the soak's "Request n: …" prompts) leaves them
+// empty, so their memory levels off (issue 31).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { clearTokenCache, countTextTokens, tokenCacheStats } from '../../src/tokenize/index.js';
@@ -47,18 +48,16 @@ describe('memos behind a doorkeeper', () => {
     assert.equal(cache.stats().entries, 1);
   });
 
-  it('LineCounter holds a line from its second sight on, with the same counts', () => {
+  it('LineCounter holds the lines of a text of several lines from their first sight, never a text of one line', () => {
     const counted: string[] = [];
     const pieces = { count: (line: string) => (counted.push(line), line.length) } as unknown as PieceCounter;
-    const lines = new LineCounter(pieces, {
-      maxChars: 1_000_000,
-      minLineChars: 1,
-      maxLineChars: 1_000,
-      doorkeeper: new Doorkeeper(),
-    });
+    const lines = new LineCounter(pieces, { maxChars: 1_000_000, minLineChars: 1, maxLineChars: 1_000 });
     const text = 'first line here\nsecond line here';
     for (let i = 0; i < 3; i++) assert.equal(lines.count(text), text.length);
-    assert.equal(counted.length, 4, `counted: ${JSON.stringify(counted)}`);
+    assert.deepEqual(counted, ['first line here\n', 'second line here']);
+    counted.length = 0;
+    for (let i = 0; i < 3; i++) assert.equal(lines.count('Request 1: one line'), 19);
+    assert.equal(counted.length, 3, "a text of one line is the text cache's to hold");
   });
 
   it('the shared text memo stays empty under one-off prompts and exact throughout', () => {
