@@ -6,6 +6,7 @@ import { request } from 'undici';
 export const SAMPLED_FAMILIES = {
   heapUsedMb: 'nodejs_heap_size_used_bytes',
   heapTotalMb: 'nodejs_heap_size_total_bytes',
+  externalMb: 'nodejs_external_memory_bytes',
   loopDelayP99Ms: 'nodejs_eventloop_lag_p99_seconds',
   connectionsOpen: 'gateway_connections_open',
   handshakesQueued: 'gateway_tls_handshakes_queued',
@@ -17,6 +18,7 @@ export type MetricsSample = Record<keyof typeof SAMPLED_FAMILIES, number>;
 const SCALE: Record<keyof typeof SAMPLED_FAMILIES, number> = {
   heapUsedMb: 1 / 2 ** 20,
   heapTotalMb: 1 / 2 ** 20,
+  externalMb: 1 / 2 ** 20,
   loopDelayP99Ms: 1000,
   connectionsOpen: 1,
   handshakesQueued: 1,

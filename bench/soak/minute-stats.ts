@@ -81,6 +81,7 @@ export function summarizeMinute(m: Minute | undefined, index: number) {
     heap_used_mb: round(m.metrics.at(-1)?.heapUsedMb),
     heap_used_mb_max: round(maxOf(m.metrics, 'heapUsedMb')),
     heap_total_mb: round(m.metrics.at(-1)?.heapTotalMb),
+    external_mb: round(m.metrics.at(-1)?.externalMb),
     event_loop_delay_p99_ms_max: round(maxOf(m.metrics, 'loopDelayP99Ms')),
     connections_open_max: maxOf(m.metrics, 'connectionsOpen'),
     handshakes_queued_max: maxOf(m.metrics, 'handshakesQueued'),
@@ -94,7 +95,7 @@ export function printMinute(m: Minute | undefined, index: number): void {
   console.log(
     `minute ${String(s.minute).padStart(2)}: ${s.requests} requests, ${s.ok} ok, ${s.error_count} errors${s.requests - s.ok - s.error_count > 0 ? ` (${s.requests - s.ok - s.error_count} still in flight)` : ''}${s.error_count ? ` ${JSON.stringify(s.errors)}` : ''}, ${s.skipped} skipped, ` +
       `p50 ${s.p50_ms} ms, p99 ${s.p99_ms} ms (chat ${s.p99_ms_by_kind.chat}, stream ${s.p99_ms_by_kind.stream}, count_tokens ${s.p99_ms_by_kind.count_tokens}, compress ${s.p99_ms_by_kind.compress}), RSS ${s.rss_mb} MB, ` +
-      `heap ${s.heap_used_mb}/${s.heap_total_mb} MB (max used ${s.heap_used_mb_max}), loop delay p99 ≤ ${s.event_loop_delay_p99_ms_max} ms, ` +
+      `heap ${s.heap_used_mb}/${s.heap_total_mb} MB (max used ${s.heap_used_mb_max}), external ${s.external_mb} MB, loop delay p99 ≤ ${s.event_loop_delay_p99_ms_max} ms, ` +
       `≤ ${s.connections_open_max} connections, ≤ ${s.handshakes_queued_max} handshakes queued, ≤ ${s.buffered_upstream_kb_max} KiB buffered upstream`,
   );
 }

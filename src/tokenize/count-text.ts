@@ -1,5 +1,6 @@
 import { heapShare } from '../config/heap-share.js';
 import { bpeTokenCount, preloadRanks } from './bpe.js';
+import { Doorkeeper } from './doorkeeper.js';
 import { LineCounter } from './line-counter.js';
 import { PieceCounter } from './piece-counter.js';
 import { TextTokenCache, type TextTokenCacheStats } from './text-token-cache.js';
@@ -12,9 +13,14 @@ import type { TokenizerName } from './tokenizer-names.js';
 export const TEXT_CACHE_MAX_CHARS = Math.floor(heapShare(1 / 8, 64 * 1024 * 1024) / 2);
 export const TEXT_CACHE_MAX_ENTRY_CHARS = 2 * 1024 * 1024;
 
+// Texts are held from their second sight on (doorkeeper.ts): one-off texts do not fill the cache,
+// so its memory levels off as soon as the texts that recur are in. The line memo below holds the
+// lines of texts of several lines from their first sight (a text's next version shares most of
+// them), never a text of one line (line-counter.ts).
 const cache = new TextTokenCache({
   maxChars: TEXT_CACHE_MAX_CHARS,
   maxEntryChars: TEXT_CACHE_MAX_ENTRY_CHARS,
+  doorkeeper: new Doorkeeper(),
 });
 // Texts are counted piece by piece (piece-counter.ts); only pieces not met before are
 // byte-pair encoded (bpe.ts). 100k pieces per encoding hold a large code base's vocabulary in

@@ -64,7 +64,10 @@ export class LineCounter {
     for (let start = 0; ;) {
       const cut = nextCut(text, start);
       const end = cut < 0 ? text.length : cut;
-      total += this.lineCount(start === 0 && end === text.length ? text : text.slice(start, end));
+      // A text of one line is the text cache's to hold (count-text.ts, behind its doorkeeper);
+      // holding it here too would keep each one-off prompt twice.
+      if (start === 0 && cut < 0) return this.pieces.count(text);
+      total += this.lineCount(text.slice(start, end));
       if (cut < 0) return total;
       start = cut;
     }

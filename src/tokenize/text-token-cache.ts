@@ -1,3 +1,4 @@
+import type { Doorkeeper } from './doorkeeper.js';
 import { TOKENIZERS, type TokenizerName } from './tokenizer-names.js';
 
 /**
@@ -17,6 +18,8 @@ import { TOKENIZERS, type TokenizerName } from './tokenizer-names.js';
 export interface TextTokenCacheOptions {
   maxChars: number;
   maxEntryChars: number;
+  /** When given, a text is stored on its second sight only (doorkeeper.ts). */
+  doorkeeper?: Doorkeeper;
 }
 
 export interface TextTokenCacheStats {
@@ -37,6 +40,7 @@ const SLOT: Record<TokenizerName, number> = { cl100k_base: 0, o200k_base: 1 };
 export class TextTokenCache {
   readonly maxChars: number;
   readonly maxEntryChars: number;
+  private readonly doorkeeper: Doorkeeper | undefined;
   // Two generations instead of a strict LRU order: a hit in the young map costs one lookup (a
   // strict order re-inserted the text on every hit: two more lookups, each comparing the whole
   // text again). A hit in the old map moves the entry to the young one; when the young map
@@ -52,6 +56,7 @@ export class TextTokenCache {
 
   constructor(options: TextTokenCacheOptions) {
     this.maxChars = options.maxChars;
+    this.doorkeeper = options.doorkeeper;
     this.maxEntryChars = Math.min(options.maxEntryChars, Math.floor(options.maxChars / 2) - ENTRY_OVERHEAD_CHARS);
   }
 
@@ -79,6 +84,7 @@ export class TextTokenCache {
       return (counts[slot] = compute(text, tokenizer));
     }
     this.misses++;
+    if (this.doorkeeper && !this.doorkeeper.seenBefore(text)) return compute(text, tokenizer);
     const fresh = new Array<number | undefined>(TOKENIZERS.length);
     const result = (fresh[slot] = compute(text, tokenizer));
     this.add({ key: text, counts: fresh });
@@ -88,6 +94,7 @@ export class TextTokenCache {
   clear(): void {
     this.young.clear();
     this.old.clear();
+    this.doorkeeper?.clear();
     this.youngChars = this.oldChars = 0;
     this.hits = 0;
     this.misses = 0;

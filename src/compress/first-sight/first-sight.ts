@@ -211,10 +211,12 @@ function advance(
 // same result). Bounded by an estimate of their heap: the characters they hold undercount it,
 // since each indexed line also costs a key object, a slice, a posting and array slots (~180 bytes
 // a line, from heap snapshots of bench/soak, where 64 Mi characters of states came to ~2.6 times
-// that in heap, more than a 128 MB heap: bench/README.md, "soak"). At most an eighth of the heap
-// V8 may grow to, so a capped heap (--max-old-space-size) caps the states with it.
+// that in heap, more than a 128 MB heap: bench/README.md, "soak"). At most a sixteenth of the heap
+// V8 may grow to, so a capped heap (--max-old-space-size) caps the states with it: they are the
+// old generation's main churn (each lives until evicted), and an eighth kept a 128 MB heap's
+// committed size creeping up for ten minutes.
 const BYTES_PER_INDEXED_LINE = 180;
-const MAX_STATE_BYTES = heapShare(1 / 8, 64 * 1024 * 1024);
+const MAX_STATE_BYTES = heapShare(1 / 16, 64 * 1024 * 1024);
 const states = new Map<string, { state: State; bytes: number }>();
 let stateBytes = 0;
 

@@ -22,6 +22,7 @@ describe('bench/soak metrics sample', () => {
       'gateway_connections_open{surface="console"} 2',
       'nodejs_heap_size_used_bytes 1048576',
       'nodejs_heap_size_total_bytes 2097152',
+      'nodejs_external_memory_bytes 3145728',
       'nodejs_eventloop_lag_p99_seconds 0.012',
       'gateway_tls_handshakes_queued 0',
       'gateway_upstream_buffered_bytes 2048',
@@ -30,6 +31,7 @@ describe('bench/soak metrics sample', () => {
     assert.equal(sample.connectionsOpen, 5);
     assert.equal(sample.heapUsedMb, 1);
     assert.equal(sample.heapTotalMb, 2);
+    assert.equal(sample.externalMb, 3);
     assert.equal(Math.round(sample.loopDelayP99Ms), 12);
     assert.equal(sample.bufferedUpstreamKb, 2);
   });
