@@ -99,7 +99,15 @@ describe(
       await proxy.up();
       await delay(100);
       assertAlive(f);
-      const result = await f.child.gateway('POST', '/v1/chat/completions', { token: f.capped.key, body: body() });
+      // A connection error here means the process died after the reset: say how, with its last words.
+      const result = await f.child
+        .gateway('POST', '/v1/chat/completions', { token: f.capped.key, body: body() })
+        .catch((error: unknown) => {
+          const { exitCode, signalCode } = f.child.child;
+          throw new Error(
+            `${String(error)}; gateway exit code ${exitCode}, signal ${signalCode}; stderr: ${f.child.stderr().slice(-2000)}`,
+          );
+        });
       assert.equal(result.status, 200, result.text);
       await assertNoLeakedReservation(f.data.store, f.capped.id);
     });
