@@ -117,6 +117,18 @@ function openPostgres(url: string, options: StoreOptions): Store {
   // Without a listener, pg-pool's 'error' for an idle client that lost its connection is an
   // unhandled 'error' event: one database restart would kill every gateway process.
   pool.on('error', (error) => options.onConnectionError?.(error));
+  // pg-pool listens for a client's errors only while it is idle in the pool. Checked out between
+  // two statements of a transaction, a client that loses its connection emits 'error' with no
+  // listener: an uncaught exception that would end the process. Its next statement fails instead.
+  // Idle clients' errors reach the pool's 'error' above; report only those of checked-out ones.
+  const checkedOut = new WeakSet<object>();
+  pool.on('acquire', (client) => checkedOut.add(client));
+  pool.on('release', (_error, client) => checkedOut.delete(client));
+  pool.on('connect', (client) =>
+    client.on('error', (error) => {
+      if (checkedOut.has(client)) options.onConnectionError?.(error);
+    }),
+  );
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const location = url.replace(/\/\/[^@/]*@/, '//***@');
   return {
