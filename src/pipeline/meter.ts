@@ -9,6 +9,8 @@ import { timeOrderedUuid } from '../server/random-ids.js';
 import type { UsageRecord } from '../metering/usage-record.js';
 import { MAX_COMMIT_WAIT_MS } from '../metering/usage-writer.js';
 import { setTimeout } from 'node:timers/promises';
+import { clientSessionFrom } from '../compress/session-headers.js';
+import { clientAgentFrom } from '../compress/client-agent.js';
 
 export const ZERO_USAGE: TokenUsage = {
   inputTokens: 0,
@@ -118,6 +120,8 @@ export function meter(
     latency_ms: now - admission.startedAt,
     stream: outcome.stream ? 1 : 0,
     model_unlisted: admission.model.unlisted ? 1 : 0,
+    session_id: clientSessionFrom(request.headers) ?? null,
+    agent: clientAgentFrom(request.headers['user-agent']) ?? null,
   };
   // The access log reads the row itself: no second object per request.
   request.metered = record;
