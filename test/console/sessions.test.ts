@@ -193,6 +193,35 @@ for (const store of storeKinds()) {
       ]);
     });
 
+    it('names a session after the conversation compression derived when the client sent no session header', async () => {
+      const team = await h.organization();
+      const key = await h.createKey(team, { name: 'compressing', compression: true });
+      const task = [{ role: 'user', content: 'Fix the failing test in src/app.ts' }];
+      const turns = [
+        task,
+        [...task, { role: 'assistant', content: 'Looking at it.' }, { role: 'user', content: 'Go on.' }],
+        [{ role: 'user', content: 'Another task altogether' }],
+      ];
+      for (const messages of turns) {
+        const answer = await h.gateway('POST', '/v1/chat/completions', {
+          token: key.key,
+          headers: { 'user-agent': 'OpenAI/JS 4.0' },
+          body: { model: CACHED, messages },
+        });
+        assert.equal(answer.status, 200, answer.text);
+      }
+      const listed = await h.console('GET', `/v1/organizations/${team.id}/sessions`, { token: team.token });
+      assert.equal(listed.status, 200, listed.text);
+      const sessions = listed.json.data.map((s: { id: string; requests: number }) => [s.id, s.requests]);
+      assert.equal(sessions.length, 2, listed.text);
+      assert.deepEqual(
+        sessions.map(([, n]: [string, number]) => n).sort(),
+        [1, 2],
+        'both turns of the first task together',
+      );
+      for (const [id] of sessions) assert.match(id, /^conversation-[0-9a-f]{40}$/);
+    });
+
     it('lists every session with figures equal to a re-count of its usage rows', async () => {
       const answer = await list();
       assert.equal(answer.status, 200, answer.text);
