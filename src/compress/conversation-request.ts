@@ -84,6 +84,8 @@ export interface ConversationResult {
   compression: CompressionReport | undefined;
   /** The id the history's state is stored under (hashed on first read when the engine did not need it). */
   readonly conversationId: string;
+  /** The history's head id when this request already hashed it (never hashed for this): usage rows' fallback session. */
+  readonly knownConversationHead: string | undefined;
   outcome: ConversationOutcome | undefined;
   /** Breakpoints the gateway added (Anthropic). */
   breakpointsAdded: number;
@@ -182,6 +184,9 @@ export async function compressConversationRequest(
     compression: report,
     get conversationId() {
       return idOf();
+    },
+    get knownConversationHead() {
+      return ids?.head;
     },
     outcome,
     breakpointsAdded,

@@ -40,3 +40,25 @@ export function sessionIdFrom(headers: Headers): string | undefined {
   }
   return key;
 }
+
+/** The headers that name a whole session (not a subagent, thread or context window), most specific first. */
+const SESSION_NAMING_HEADERS = [
+  'x-gateway-session-id',
+  'x-claude-code-session-id',
+  'session-id',
+  'session_id',
+  'x-session-id',
+] as const satisfies ReadonlyArray<(typeof SESSION_HEADERS)[number]>;
+
+/**
+ * The agent session a request belongs to, as the client named it: usage rows are grouped by it
+ * (console sessions). Subagents and Codex's context windows stay in their parent session.
+ */
+export function clientSessionFrom(headers: Headers): string | undefined {
+  for (const name of SESSION_NAMING_HEADERS) {
+    const value = headers[name];
+    const one = Array.isArray(value) ? value[0] : value;
+    if (one && one.length <= MAX_VALUE_LENGTH) return one;
+  }
+  return undefined;
+}

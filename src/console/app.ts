@@ -7,6 +7,7 @@ import { registerConsoleAuth, registerOrganizationScope } from './auth/console-a
 import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerUsageRoutes } from './routes/usage.js';
 import { registerUsageSavingsRoute } from './routes/usage-savings.js';
+import { registerSessionRoutes } from './routes/sessions.js';
 import { registerCurrentOrganizationRoute } from './routes/organization.js';
 import { registerWebConsole } from './web-console.js';
 import { registerGatewayToolRoutes } from './routes/gateway-tools.js';
@@ -34,6 +35,7 @@ export function buildConsoleApp(
     registerApiKeyRoutes(authenticated, services);
     registerUsageRoutes(authenticated, services);
     registerUsageSavingsRoute(authenticated, services);
+    registerSessionRoutes(authenticated, services);
     registerCurrentOrganizationRoute(authenticated, services.store);
     registerConsoleCollectorRoutes(authenticated, services);
     registerGatewayToolRoutes(authenticated, services);

@@ -242,6 +242,8 @@ const USAGE_COLUMNS = [
   'latency_ms',
   'stream',
   'model_unlisted',
+  'session_id',
+  'agent',
 ] as const satisfies ReadonlyArray<keyof UsageRecord>;
 
 function usageValues(record: UsageRecord): unknown[] {

@@ -81,6 +81,7 @@ export async function applyCompression(
     now: Date.now(),
     onStoreError: (error) => request.log.warn({ err: error }, 'compression conversation state unavailable'),
   });
+  request.conversationHead = result.knownConversationHead ?? null;
   const report = result.compression;
   const saved = report ? report.uncompressed_input_tokens - report.compressed_input_tokens : 0;
   // Unchanged by the engine and without cache hints: the client's own body object goes on.

@@ -9,6 +9,8 @@ import { timeOrderedUuid } from '../server/random-ids.js';
 import type { UsageRecord } from '../metering/usage-record.js';
 import { MAX_COMMIT_WAIT_MS } from '../metering/usage-writer.js';
 import { setTimeout } from 'node:timers/promises';
+import { clientSessionFrom } from '../compress/session-headers.js';
+import { clientAgentFrom } from '../compress/client-agent.js';
 
 export const ZERO_USAGE: TokenUsage = {
   inputTokens: 0,
@@ -33,6 +35,11 @@ export interface Outcome {
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /**
+     * The conversation head id compression derived for this request, when it did (apply-compression.ts):
+     * the usage row's session when the client named none.
+     */
+    conversationHead: string | null;
     /** The commit of this request's usage row, once metered; see `usageCommitted`. */
     usageCommit: Promise<void> | null;
   }
@@ -41,6 +48,7 @@ declare module 'fastify' {
 /** Gives every request of `app` its `usageCommit` slot (a decorated member, not a WeakMap entry per request). */
 export function decorateUsageCommit(app: FastifyInstance): void {
   app.decorateRequest('usageCommit', null);
+  app.decorateRequest('conversationHead', null);
 }
 
 /**
@@ -69,6 +77,9 @@ export function alsoBeforeAnswerEnds(request: FastifyRequest, work: Promise<void
 export function pendingUsageCommit(request: FastifyRequest): Promise<void> | undefined {
   return request.usageCommit ?? undefined;
 }
+
+/** A session named after the conversation's head: ids the client sends never take this form. */
+const derivedSession = (head: string | null) => (head === null ? null : `conversation-${head.slice(0, 40)}`);
 
 /**
  * Every admitted request ends here exactly once, whatever happened: one usage row, group-committed
@@ -118,6 +129,8 @@ export function meter(
     latency_ms: now - admission.startedAt,
     stream: outcome.stream ? 1 : 0,
     model_unlisted: admission.model.unlisted ? 1 : 0,
+    session_id: clientSessionFrom(request.headers) ?? derivedSession(request.conversationHead),
+    agent: clientAgentFrom(request.headers['user-agent']) ?? null,
   };
   // The access log reads the row itself: no second object per request.
   request.metered = record;

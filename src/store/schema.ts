@@ -76,6 +76,10 @@ export interface UsageRecordsTable {
    * (migration 010, default 0); optional so rows built elsewhere (refusals, seeds) store 0.
    */
   model_unlisted?: number;
+  /** The agent session the client named (migration 025); optional: rows built elsewhere store null. */
+  session_id?: string | null;
+  /** `name/version` of the coding agent that sent it, from its User-Agent (migration 025). */
+  agent?: string | null;
   tags: string;
   status_code: number;
   error_code: string | null;

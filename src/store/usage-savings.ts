@@ -49,6 +49,58 @@ const CACHE_WRITE = sql`case when cache_creation_input_tokens < ${UNCACHED} then
 const SAVED = sql`case when uncompressed_input_tokens > input_tokens then uncompressed_input_tokens - input_tokens else 0 end`;
 const ESTIMATED = sql`uncompressed_input_tokens is not null and compression_savings_micro_usd is null`;
 
+/** The sums a SavingsCell is made of, as select expressions: one definition for every grouping. */
+export const SAVINGS_SUMS = [
+  sql<number>`count(*)`.as('requests'),
+  sql<number>`sum(input_tokens)`.as('input_tokens'),
+  sql<number>`sum(output_tokens)`.as('output_tokens'),
+  sql<number>`sum(cost_micro_usd)`.as('cost_micro_usd'),
+  sql<number>`sum(${CACHE_READ})`.as('cache_read_tokens'),
+  sql<number>`sum(${CACHE_WRITE})`.as('cache_write_tokens'),
+  sql<number>`sum(case when uncompressed_input_tokens is not null then 1 else 0 end)`.as('compressed_requests'),
+  sql<number>`sum(case when uncompressed_input_tokens is not null then ${SAVED} else 0 end)`.as(
+    'compression_saved_tokens',
+  ),
+  sql<number>`sum(coalesce(compression_savings_micro_usd, 0))`.as('recorded_compression'),
+  sql<number>`sum(case when ${ESTIMATED} then 1 else 0 end)`.as('estimated_requests'),
+  sql<number>`sum(case when ${ESTIMATED} then ${SAVED} else 0 end)`.as('estimated_saved_tokens'),
+] as const;
+
+type SumsRow = Record<
+  | 'requests'
+  | 'input_tokens'
+  | 'output_tokens'
+  | 'cost_micro_usd'
+  | 'cache_read_tokens'
+  | 'cache_write_tokens'
+  | 'compressed_requests'
+  | 'compression_saved_tokens'
+  | 'recorded_compression'
+  | 'estimated_requests'
+  | 'estimated_saved_tokens',
+  unknown
+>;
+
+/** What pricing reads of a cell: its sums, whatever the grouping. */
+export type SavingsSums = Omit<SavingsCell, 'bucket' | 'group' | 'model'>;
+
+/** A row selected with SAVINGS_SUMS as the cell's numbers (drivers return bigint sums as text). */
+export function savingsSumsOf(row: SumsRow): SavingsSums {
+  return {
+    requests: Number(row.requests),
+    inputTokens: Number(row.input_tokens),
+    outputTokens: Number(row.output_tokens),
+    costMicroUsd: Number(row.cost_micro_usd),
+    cacheReadTokens: Number(row.cache_read_tokens),
+    cacheWriteTokens: Number(row.cache_write_tokens),
+    compressedRequests: Number(row.compressed_requests),
+    compressionSavedTokens: Number(row.compression_saved_tokens),
+    recordedCompressionMicroUsd: Number(row.recorded_compression),
+    estimatedRequests: Number(row.estimated_requests),
+    estimatedSavedTokens: Number(row.estimated_saved_tokens),
+  };
+}
+
 /**
  * Usage of one organization summed per (time bucket, group, model) in the database, with the
  * same SQL on SQLite and PostgreSQL (integer ms times, CASE instead of least/greatest, which
@@ -65,19 +117,7 @@ export async function savingsCells(store: Store, query: SavingsCellQuery): Promi
       bucket.as('bucket'),
       (groupColumn ? sql<string>`${groupColumn}` : sql<string>`''`).as('group_key'),
       'model',
-      sql<number>`count(*)`.as('requests'),
-      sql<number>`sum(input_tokens)`.as('input_tokens'),
-      sql<number>`sum(output_tokens)`.as('output_tokens'),
-      sql<number>`sum(cost_micro_usd)`.as('cost_micro_usd'),
-      sql<number>`sum(${CACHE_READ})`.as('cache_read_tokens'),
-      sql<number>`sum(${CACHE_WRITE})`.as('cache_write_tokens'),
-      sql<number>`sum(case when uncompressed_input_tokens is not null then 1 else 0 end)`.as('compressed_requests'),
-      sql<number>`sum(case when uncompressed_input_tokens is not null then ${SAVED} else 0 end)`.as(
-        'compression_saved_tokens',
-      ),
-      sql<number>`sum(coalesce(compression_savings_micro_usd, 0))`.as('recorded_compression'),
-      sql<number>`sum(case when ${ESTIMATED} then 1 else 0 end)`.as('estimated_requests'),
-      sql<number>`sum(case when ${ESTIMATED} then ${SAVED} else 0 end)`.as('estimated_saved_tokens'),
+      ...SAVINGS_SUMS,
     ])
     .where('organization_id', '=', query.organizationId)
     .where('created_at', '>=', query.from)
@@ -91,17 +131,7 @@ export async function savingsCells(store: Store, query: SavingsCellQuery): Promi
       bucket: start,
       group: query.groupBy === 'day' ? String(start - (start % BUCKET_MS.day)) : row.group_key,
       model: row.model,
-      requests: Number(row.requests),
-      inputTokens: Number(row.input_tokens),
-      outputTokens: Number(row.output_tokens),
-      costMicroUsd: Number(row.cost_micro_usd),
-      cacheReadTokens: Number(row.cache_read_tokens),
-      cacheWriteTokens: Number(row.cache_write_tokens),
-      compressedRequests: Number(row.compressed_requests),
-      compressionSavedTokens: Number(row.compression_saved_tokens),
-      recordedCompressionMicroUsd: Number(row.recorded_compression),
-      estimatedRequests: Number(row.estimated_requests),
-      estimatedSavedTokens: Number(row.estimated_saved_tokens),
+      ...savingsSumsOf(row),
     };
   });
 }

@@ -50,7 +50,7 @@ export function summaryWindow(query: UsageSummaryQuery, now: number): SummaryWin
   return { from, to, granularity, width, count };
 }
 
-function parseTime(value: string, param: string): number {
+export function parseTime(value: string, param: string): number {
   const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : Date.parse(value);
   if (!Number.isFinite(ms))
     throw new ConsoleError('invalid_request', `\`${param}\` is not an ISO 8601 time: "${value.slice(0, 40)}".`, param);

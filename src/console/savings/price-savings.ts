@@ -1,5 +1,5 @@
 import type { Pricing } from '../../config/gateway-config.js';
-import type { SavingsCell } from '../../store/usage-savings.js';
+import type { SavingsSums } from '../../store/usage-savings.js';
 
 /** Money and tokens saved, in micro-USD (integers once rounded), for one cell or a sum of cells. */
 export interface SavingsAmounts {
@@ -54,7 +54,7 @@ export const totalSavings = (a: SavingsAmounts) => cachingSavings(a) + a.compres
  * series and totals add up exactly. `pricing` undefined (a model no longer in the catalogue):
  * only what needs no price is counted — recorded compression savings — and the caller says so.
  */
-export function priceCell(cell: SavingsCell, pricing: Pricing | undefined): SavingsAmounts {
+export function priceCell(cell: SavingsSums, pricing: Pricing | undefined): SavingsAmounts {
   const input = pricing?.input_per_mtok ?? 0;
   const read = pricing?.cached_input_per_mtok ?? input;
   const write = pricing?.cache_write_per_mtok ?? input;
@@ -77,5 +77,5 @@ export function priceCell(cell: SavingsCell, pricing: Pricing | undefined): Savi
 }
 
 /** Whether pricing the cell needed a price it did not have. */
-export const needsPrice = (cell: SavingsCell) =>
+export const needsPrice = (cell: SavingsSums) =>
   cell.cacheReadTokens > 0 || cell.cacheWriteTokens > 0 || cell.estimatedSavedTokens > 0;

@@ -17,6 +17,7 @@ import * as usageRefusalRetention from './015-usage-refusal-retention.js';
 import * as storedResponseContexts from './016-stored-response-contexts.js';
 import * as compressionPrefixDigest from './017-compression-prefix-digest.js';
 import * as reloadGeneration from './018-reload-generation.js';
+import * as usageSessions from './025-usage-sessions.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
 const migrations: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '016-stored-response-contexts': storedResponseContexts,
   '017-compression-prefix-digest': compressionPrefixDigest,
   '018-reload-generation': reloadGeneration,
+  '025-usage-sessions': usageSessions,
 };
 
 export const migrationProvider: MigrationProvider = {
