@@ -40,6 +40,7 @@ import { execFileSync } from 'node:child_process';
 import { makeTargets, startUpstream } from './lib/targets.mjs';
 import { buildGateway, prepareBaseline, spawnGateway, startGatewayProcess } from './lib/gateway-process.mjs';
 import { checkTarget } from './lib/requests.mjs';
+import { arg } from './lib/args.mjs';
 import { processTicks, threadTicks, stopAll, killAllSync, sleep } from './lib/processes.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
@@ -47,10 +48,6 @@ const repoRoot = resolve(benchDir, '../..');
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');
 
-const arg = (name, fallback) => {
-  const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
-  return hit ? hit.slice(name.length + 3) : fallback;
-};
 const requests = Number(arg('requests', 5000));
 const connections = Number(arg('concurrency', 10));
 const repeats = Number(arg('repeats', 3));

@@ -21,6 +21,7 @@ import { execFileSync } from 'node:child_process';
 import { startUpstream } from './lib/targets.mjs';
 import { buildGateway, prepareBaseline, startGatewayProcess } from './lib/gateway-process.mjs';
 import { checkTarget } from './lib/requests.mjs';
+import { arg } from './lib/args.mjs';
 import { stopAll, killAllSync } from './lib/processes.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
@@ -28,10 +29,6 @@ const repoRoot = resolve(benchDir, '../..');
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');
 
-const arg = (name, fallback) => {
-  const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
-  return hit ? hit.slice(name.length + 3) : fallback;
-};
 const baselineRef = arg('baseline', '');
 const requests = Number(arg('requests', 400));
 const repeats = Number(arg('repeats', 3));

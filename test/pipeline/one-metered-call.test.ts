@@ -12,7 +12,7 @@ import {
   waitFor,
   type RawClient,
 } from '../support/chat-kit.js';
-import { Call } from '../../src/pipeline/call.js';
+import { recordSettles } from '../support/settle-recorder.js';
 
 const GPT = 'openai/gpt-4o-mini';
 const CLAUDE = 'anthropic/claude-sonnet-4-5';
@@ -64,15 +64,10 @@ for (const store of storeKinds()) {
     /** A key whose monthly ceiling is spent: every request is refused at admission. */
     let capped: { id: string; key: string };
     let raw: RawClient;
-    /** Request ids settled through the core's Call.settle, as many times as it settled them. */
-    const settled: string[] = [];
-    const originalSettle = Call.prototype.settle;
+    let settles: ReturnType<typeof recordSettles>;
 
     before(async () => {
-      Call.prototype.settle = function (this: Call, ...args: Parameters<Call['settle']>) {
-        settled.push(this.admission.requestId);
-        return originalSettle.apply(this, args);
-      };
+      settles = recordSettles();
       mock = await startMockAgentUpstream();
       h = await startHarness({
         store,
@@ -100,7 +95,7 @@ for (const store of storeKinds()) {
       raw = rawClient(h.running.urls.gateway, h.ca);
     });
     after(async () => {
-      Call.prototype.settle = originalSettle;
+      settles.restore();
       await raw.close();
       await h.stop();
       await mock.close();
@@ -115,7 +110,7 @@ for (const store of storeKinds()) {
       // A second row would be written at the same time as the first; give it the time to show.
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal((await usageRowsByRequest(h.running.store, id)).length, 1, 'one usage row');
-      assert.equal(settled.filter((s) => s === id).length, 1, 'settled once, by the core');
+      assert.equal(settles.timesSettled(id), 1, 'settled once, by the core');
       return row;
     }
 

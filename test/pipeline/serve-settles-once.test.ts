@@ -13,7 +13,7 @@ import {
   type RawClient,
 } from '../support/chat-kit.js';
 import { sql } from 'kysely';
-import { Call } from '../../src/pipeline/call.js';
+import { recordSettles } from '../support/settle-recorder.js';
 import { monthOf } from '../../src/limits/budget-ledger.js';
 
 /**
@@ -36,14 +36,10 @@ for (const store of storeKinds()) {
     let raw: RawClient;
     /** A key with a monthly ceiling: its requests hold a reservation until they are settled. */
     let key: { id: string; key: string };
-    const settled: string[] = [];
-    const originalSettle = Call.prototype.settle;
+    let settles: ReturnType<typeof recordSettles>;
 
     before(async () => {
-      Call.prototype.settle = function (this: Call, ...args: Parameters<Call['settle']>) {
-        settled.push(this.admission.requestId);
-        return originalSettle.apply(this, args);
-      };
+      settles = recordSettles();
       anthropic = await startMockAgentUpstream();
       openai = await startMockAgentUpstream();
       h = await startHarness({
@@ -86,7 +82,7 @@ for (const store of storeKinds()) {
       raw = rawClient(h.running.urls.gateway, h.ca);
     });
     after(async () => {
-      Call.prototype.settle = originalSettle;
+      settles.restore();
       await raw.close();
       await h.stop();
       await anthropic.close();
@@ -125,7 +121,7 @@ for (const store of storeKinds()) {
       // A second settle would come at once: give it the time to show.
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal((await usageRowsByRequest(h.running.store, id)).length, 1, 'one usage row');
-      assert.equal(settled.filter((s) => s === id).length, 1, 'settled once, by the core');
+      assert.equal(settles.timesSettled(id), 1, 'settled once, by the core');
       assert.equal(Number(row.status_code), 499);
       assert.equal(row.error_code, 'client_closed');
       assert.equal((await keySpend(h.running.store, key.id)).reserved, 0, 'no reservation left for the sweeper');
