@@ -19,6 +19,8 @@ export interface ConsoleTokensTable {
   created_at: number;
   expires_at: number | null;
   last_used_at: number | null;
+  /** The member this token signs in as (migration 026); null: an organization-wide token. */
+  member_id?: string | null;
 }
 
 export interface ApiKeysTable {
@@ -46,6 +48,8 @@ export interface ApiKeysTable {
   expires_at: number | null;
   last_used_at: number | null;
   deleted_at: number | null;
+  /** The member who owns the key (migration 026); null: the organization's own key. */
+  member_id?: string | null;
 }
 
 export interface UsageRecordsTable {
@@ -80,6 +84,8 @@ export interface UsageRecordsTable {
   session_id?: string | null;
   /** `name/version` of the coding agent that sent it, from its User-Agent (migration 025). */
   agent?: string | null;
+  /** The member who owned the key when the request was served (migration 026). */
+  member_id?: string | null;
   tags: string;
   status_code: number;
   error_code: string | null;
@@ -254,6 +260,34 @@ export interface ReloadGenerationTable {
   requested_by: string | null;
 }
 
+/** A member of an organization (migration 026); `invited` until the invite link is accepted. */
+export interface OrganizationMembersTable {
+  id: string;
+  organization_id: string;
+  email: string;
+  name: string | null;
+  role: 'owner' | 'admin' | 'member';
+  group_id: string | null;
+  status: 'invited' | 'active' | 'removed';
+  /** SHA-256 of the invite link's secret while the invite is open; null once accepted. */
+  invite_digest: string | null;
+  invite_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+  joined_at: number | null;
+}
+
+/** A group of members sharing settings (limits, allow-lists) (migration 026). */
+export interface MemberGroupsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  /** JSON object of shared settings. */
+  settings: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   console_tokens: ConsoleTokensTable;
@@ -273,4 +307,6 @@ export interface Database {
   compression_conversations: CompressionConversationsTable;
   stored_response_contexts: StoredResponseContextsTable;
   reload_generation: ReloadGenerationTable;
+  organization_members: OrganizationMembersTable;
+  member_groups: MemberGroupsTable;
 }

@@ -18,6 +18,7 @@ import * as storedResponseContexts from './016-stored-response-contexts.js';
 import * as compressionPrefixDigest from './017-compression-prefix-digest.js';
 import * as reloadGeneration from './018-reload-generation.js';
 import * as usageSessions from './025-usage-sessions.js';
+import * as members from './026-members.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
 const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '017-compression-prefix-digest': compressionPrefixDigest,
   '018-reload-generation': reloadGeneration,
   '025-usage-sessions': usageSessions,
+  '026-members': members,
 };
 
 export const migrationProvider: MigrationProvider = {
