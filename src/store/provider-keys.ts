@@ -37,9 +37,8 @@ function toInfo(row: OrganizationProviderKeysTable): ProviderKeyInfo {
   };
 }
 
-export type PutOutcome =
-  | { outcome: 'created' | 'rotated'; key: ProviderKeyInfo }
-  | { outcome: 'exists' | 'missing' | 'too_many' };
+export type AddOutcome = { outcome: 'created'; key: ProviderKeyInfo } | { outcome: 'exists' | 'too_many' };
+export type RotateOutcome = { outcome: 'rotated'; key: ProviderKeyInfo } | { outcome: 'missing' };
 
 /**
  * An organization's own provider keys (BYOK, migration 029), sealed with the keyring like gateway
@@ -63,7 +62,7 @@ export class ProviderKeyRepository {
   }
 
   /** Adds the organization's key for a provider: `exists` when it has one (rotate it instead). */
-  async add(organizationId: string, providerId: string, secret: string): Promise<PutOutcome> {
+  async add(organizationId: string, providerId: string, secret: string): Promise<AddOutcome> {
     const held = await this.store.db
       .selectFrom('organization_provider_keys')
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
@@ -92,7 +91,7 @@ export class ProviderKeyRepository {
   }
 
   /** Replaces the organization's key for a provider: `missing` when it has none. */
-  async rotate(organizationId: string, providerId: string, secret: string): Promise<PutOutcome> {
+  async rotate(organizationId: string, providerId: string, secret: string): Promise<RotateOutcome> {
     const row = await this.row(organizationId, providerId);
     if (!row) return { outcome: 'missing' };
     const now = Date.now();
