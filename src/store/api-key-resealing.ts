@@ -11,7 +11,10 @@ export interface SealedTable {
 
 export const SEALED_API_KEYS: SealedTable = { table: 'api_keys', context: sealContext };
 /** Organizations' own provider keys (BYOK, migration 029). */
-export const SEALED_PROVIDER_KEYS: SealedTable = { table: 'organization_provider_keys', context: providerKeySealContext };
+export const SEALED_PROVIDER_KEYS: SealedTable = {
+  table: 'organization_provider_keys',
+  context: providerKeySealContext,
+};
 /** Every table of sealed values, in the order `gateway admin rotate-master-key` re-seals them. */
 export const SEALED_TABLES: readonly SealedTable[] = [SEALED_API_KEYS, SEALED_PROVIDER_KEYS];
 

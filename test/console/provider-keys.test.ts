@@ -24,12 +24,25 @@ for (const store of storeKinds()) {
     it('adds a key and answers with its hint only; a second add for the provider is a 409', async () => {
       const org = await h.organization();
       const secret = 'sk-proj-abcdefghijklmnop9876';
-      const added = await h.console('POST', keysPath(org), { token: org.token, body: { provider: 'openai', key: secret } });
+      const added = await h.console('POST', keysPath(org), {
+        token: org.token,
+        body: { provider: 'openai', key: secret },
+      });
       assert.equal(added.status, 201, added.text);
-      assert.deepEqual(Object.keys(added.json).sort(), ['created_at', 'id', 'key_hint', 'object', 'provider', 'updated_at']);
+      assert.deepEqual(Object.keys(added.json).sort(), [
+        'created_at',
+        'id',
+        'key_hint',
+        'object',
+        'provider',
+        'updated_at',
+      ]);
       assert.equal(added.json.key_hint, '…9876');
       assert.ok(!added.text.includes(secret));
-      const again = await h.console('POST', keysPath(org), { token: org.token, body: { provider: 'openai', key: secret } });
+      const again = await h.console('POST', keysPath(org), {
+        token: org.token,
+        body: { provider: 'openai', key: secret },
+      });
       assert.equal(again.status, 409);
       assert.equal(again.json.error, 'Conflict');
       assert.match(again.json.message, /PUT …\/provider_keys\/openai replaces it/);
@@ -55,7 +68,10 @@ for (const store of storeKinds()) {
         if (member) assert.match(JSON.stringify(refused.json), new RegExp(member));
       }
       const local = (await h.console('GET', keysPath(org), { token: org.token })).json.available_providers;
-      assert.ok(local.every((p: { kind: string }) => p.kind !== 'local'), 'local providers are not offered');
+      assert.ok(
+        local.every((p: { kind: string }) => p.kind !== 'local'),
+        'local providers are not offered',
+      );
     });
 
     it('rotates and removes only a key the organization holds (404 otherwise)', async () => {
@@ -66,7 +82,10 @@ for (const store of storeKinds()) {
       });
       assert.equal(rotateMissing.status, 404);
       assert.equal((await h.console('DELETE', `${keysPath(org)}/openai`, { token: org.token })).status, 404);
-      await h.console('POST', keysPath(org), { token: org.token, body: { provider: 'openai', key: 'sk-first-00000001' } });
+      await h.console('POST', keysPath(org), {
+        token: org.token,
+        body: { provider: 'openai', key: 'sk-first-00000001' },
+      });
       const rotated = await h.console('PUT', `${keysPath(org)}/openai`, {
         token: org.token,
         body: { key: 'sk-second-0000002' },
@@ -80,7 +99,10 @@ for (const store of storeKinds()) {
     it("another organization's token gets 403 and changes nothing; a read token cannot write", async () => {
       const owner = await h.organization();
       const other = await h.organization();
-      await h.console('POST', keysPath(owner), { token: owner.token, body: { provider: 'openai', key: 'sk-owner-0000001' } });
+      await h.console('POST', keysPath(owner), {
+        token: owner.token,
+        body: { provider: 'openai', key: 'sk-owner-0000001' },
+      });
       for (const [method, path, body] of [
         ['GET', keysPath(owner)],
         ['POST', keysPath(owner), { provider: 'anthropic', key: 'sk-other-0000001' }],
@@ -109,7 +131,10 @@ for (const store of storeKinds()) {
     it(`holds at most ${MAX_PROVIDER_KEYS_PER_ORGANIZATION} provider keys per organization`, async () => {
       const org = await h.organization();
       for (let i = 0; i < MAX_PROVIDER_KEYS_PER_ORGANIZATION; i++) {
-        const added = await h.console('POST', keysPath(org), { token: org.token, body: { provider: `p${i}`, key: `sk-key-${i}-000000` } });
+        const added = await h.console('POST', keysPath(org), {
+          token: org.token,
+          body: { provider: `p${i}`, key: `sk-key-${i}-000000` },
+        });
         assert.equal(added.status, 201, added.text);
       }
       const over = await h.console('POST', keysPath(org), {

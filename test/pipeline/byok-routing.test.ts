@@ -9,6 +9,12 @@ import { PRICING } from '../support/chat-kit.js';
 
 const OPERATOR_OPENAI = 'sk-operator-openai-0000';
 const OPERATOR_ANTHROPIC = 'sk-operator-anthropic-0000';
+/** One master key for every instance of the store, as a deployment of several instances has. */
+const ENV = {
+  MOCK_OPENAI_KEY: OPERATOR_OPENAI,
+  MOCK_ANTHROPIC_KEY: OPERATOR_ANTHROPIC,
+  GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'),
+};
 
 /**
  * Issue 30 item 5's acceptance: organization A's requests reach the mock upstream with A's own
@@ -31,6 +37,19 @@ for (const kind of storeKinds()) {
       return key;
     };
 
+    const config = () => ({
+      providers: [
+        { id: 'mock-openai', kind: 'openai', base_url: openai.baseUrl, api_key_env: 'MOCK_OPENAI_KEY' },
+        { id: 'mock-anthropic', kind: 'anthropic', base_url: anthropic.baseUrl, api_key_env: 'MOCK_ANTHROPIC_KEY' },
+        // The operator set no key for this one: only an organization's own key makes it routable.
+        { id: 'byok-only', kind: 'openai', base_url: openai.baseUrl, api_key_env: 'BYOK_ONLY_UNSET_KEY' },
+      ],
+      models: [
+        { id: 'test/gpt', providers: [{ provider: 'mock-openai', model: 'gpt' }], pricing: PRICING },
+        { id: 'test/claude', providers: [{ provider: 'mock-anthropic', model: 'claude' }], pricing: PRICING },
+        { id: 'test/own-only', providers: [{ provider: 'byok-only', model: 'gpt' }], pricing: PRICING },
+      ],
+    });
     const record = (result: HttpResult) => {
       answers.push(JSON.stringify(result.headers) + result.text);
       return result;
@@ -63,24 +82,7 @@ for (const kind of storeKinds()) {
           done();
         },
       });
-      h = await startHarness({
-        store: kind,
-        logger: pino({ level: 'trace' }, sink),
-        config: {
-          providers: [
-            { id: 'mock-openai', kind: 'openai', base_url: openai.baseUrl, api_key_env: 'MOCK_OPENAI_KEY' },
-            { id: 'mock-anthropic', kind: 'anthropic', base_url: anthropic.baseUrl, api_key_env: 'MOCK_ANTHROPIC_KEY' },
-            // The operator set no key for this one: only an organization's own key makes it routable.
-            { id: 'byok-only', kind: 'openai', base_url: openai.baseUrl, api_key_env: 'BYOK_ONLY_UNSET_KEY' },
-          ],
-          models: [
-            { id: 'test/gpt', providers: [{ provider: 'mock-openai', model: 'gpt' }], pricing: PRICING },
-            { id: 'test/claude', providers: [{ provider: 'mock-anthropic', model: 'claude' }], pricing: PRICING },
-            { id: 'test/own-only', providers: [{ provider: 'byok-only', model: 'gpt' }], pricing: PRICING },
-          ],
-        },
-        env: { MOCK_OPENAI_KEY: OPERATOR_OPENAI, MOCK_ANTHROPIC_KEY: OPERATOR_ANTHROPIC },
-      });
+      h = await startHarness({ store: kind, logger: pino({ level: 'trace' }, sink), config: config(), env: ENV });
     });
     after(async () => {
       await h.stop();
@@ -96,8 +98,12 @@ for (const kind of storeKinds()) {
       const aOpenai = ownKey('a-openai');
       const aAnthropic = ownKey('a-anthropic');
       assert.equal(
-        (await consoleCall(a, 'POST', `/v1/organizations/${a.id}/provider_keys`, { provider: 'mock-openai', key: aOpenai }))
-          .status,
+        (
+          await consoleCall(a, 'POST', `/v1/organizations/${a.id}/provider_keys`, {
+            provider: 'mock-openai',
+            key: aOpenai,
+          })
+        ).status,
         201,
       );
       assert.equal(
@@ -140,7 +146,7 @@ for (const kind of storeKinds()) {
       assert.equal(anthropicKeySeen(), aAnthropic);
     });
 
-    it("makes a provider without an operator key routable for the organization holding one, and only for it", async () => {
+    it('makes a provider without an operator key routable for the organization holding one, and only for it', async () => {
       const a = await h.organization();
       const b = await h.organization();
       const aKey = (await h.createKey(a)).key;
@@ -189,6 +195,45 @@ for (const kind of storeKinds()) {
       await consoleCall(a, 'PUT', lists, { models: null, providers: null });
       assert.equal((await chat(aKey, 'test/gpt')).status, 200);
     });
+
+    if (kind === 'postgres')
+      it('another instance of the store stops using a removed key within its cache TTL (1 s)', async (t) => {
+        const other = await startHarness({ store: 'postgres', schema: h.schema!, config: config(), env: ENV });
+        try {
+          const a = await h.organization();
+          const aKey = (await h.createKey(a)).key;
+          const own = ownKey('two-instances');
+          await consoleCall(a, 'POST', `/v1/organizations/${a.id}/provider_keys`, {
+            provider: 'mock-openai',
+            key: own,
+          });
+          const viaOther = async () => {
+            const result = record(
+              await other.gateway('POST', '/v1/chat/completions', {
+                token: aKey,
+                body: { model: 'test/gpt', messages: [{ role: 'user', content: 'hi' }] },
+              }),
+            );
+            assert.equal(result.status, 200, result.text);
+            return openaiKeySeen();
+          };
+          assert.equal(await viaOther(), own, 'the other instance reads the key from the shared store');
+          const removedAt = performance.now();
+          await consoleCall(a, 'DELETE', `/v1/organizations/${a.id}/provider_keys/mock-openai`);
+          let seen = await viaOther();
+          while (seen === own) {
+            assert.ok(performance.now() - removedAt < 1_500, 'the other instance still used the key after 1.5 s');
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            seen = await viaOther();
+          }
+          t.diagnostic(
+            `the other instance stopped using it ${Math.round(performance.now() - removedAt)} ms after the DELETE`,
+          );
+          for (let i = 0; i < 5; i++) assert.equal(await viaOther(), OPERATOR_OPENAI);
+        } finally {
+          await other.stop();
+        }
+      });
 
     it('never shows a provider key again: not in any answer nor in any log line', async () => {
       const a = await h.organization();

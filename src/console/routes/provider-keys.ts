@@ -32,7 +32,12 @@ export function presentProviderKey(key: ProviderKeyInfo) {
 }
 
 function presentAllowLists(lists: AllowLists) {
-  return { object: 'allow_lists' as const, models: lists.models, providers: lists.providers, updated_at: iso(lists.updatedAt) };
+  return {
+    object: 'allow_lists' as const,
+    models: lists.models,
+    providers: lists.providers,
+    updated_at: iso(lists.updatedAt),
+  };
 }
 
 /**
@@ -84,7 +89,11 @@ export function registerProviderKeyRoutes(
       const { orgId } = request.params;
       const provider = knownProvider(request.body.provider, 'provider');
       if (provider.kind === 'local')
-        throw new ConsoleError('invalid_request', `Provider "${provider.id}" runs locally and takes no key.`, 'provider');
+        throw new ConsoleError(
+          'invalid_request',
+          `Provider "${provider.id}" runs locally and takes no key.`,
+          'provider',
+        );
       const added = await access.providerKeys.add(orgId, provider.id, request.body.key);
       if (added.outcome !== 'created')
         throw added.outcome === 'exists'
