@@ -84,7 +84,10 @@ function KeyTable(props: { base: string; list: ProviderKeyList; canWrite: boolea
   const addable = list.available_providers.filter((provider) => !held.has(provider.id));
   return (
     <>
-      {canWrite && addable.length > 0 && <AddKeyForm base={base} providers={addable} onAdded={onChanged} />}
+      {canWrite && addable.length > 0 && (
+        // Keyed by what can be added, so the choice resets when the provider chosen gets its key.
+        <AddKeyForm key={addable.map((p) => p.id).join()} base={base} providers={addable} onAdded={onChanged} />
+      )}
       {list.data.length === 0 ? (
         <Empty title="No provider keys">Every request of this organization uses the gateway's keys.</Empty>
       ) : (
@@ -288,19 +291,20 @@ function AllowListsForm(props: { base: string; lists: AllowLists; canWrite: bool
         Requests for a model or through a provider not on a list are refused with 403. Unchecked: no restriction.
       </p>
       {fields.map(({ name, label, hint, field }) => (
-        <label key={name}>
-          <span>
+        <div key={name}>
+          <label class="check">
             <input
               type="checkbox"
               name={`restrict-${name}`}
               checked={field.restricted}
               disabled={!props.canWrite}
               onChange={(e) => field.setRestricted(e.currentTarget.checked)}
-            />{' '}
+            />
             {label}
-          </span>
+          </label>
           <textarea
             name={name}
+            aria-label={label}
             rows={4}
             disabled={!props.canWrite || !field.restricted}
             value={field.text}
@@ -308,7 +312,7 @@ function AllowListsForm(props: { base: string; lists: AllowLists; canWrite: bool
             onInput={(e) => field.setText(e.currentTarget.value)}
           />
           <FieldError error={save.error} param={name} />
-        </label>
+        </div>
       ))}
       <div class="wide">
         <ErrorBanner error={save.error} />
