@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { skipWithoutChromium } from './browser.js';
 import { MODEL, startConsoleSession } from './web-console-session.js';
 import { suiteFixture } from '../support/suite-fixture.js';
+import { waitFor } from '../support/chat-kit.js';
 
 /**
  * The Provider keys page in a real browser (docs/byok.md): a key typed once, shown only by its
@@ -67,10 +68,9 @@ describe('web console in headless Chromium: provider keys', { skip: skipWithoutC
     await env.page.check('input[name=restrict-models]');
     await env.page.fill('textarea[name=models]', 'openai/another-model');
     await env.page.getByTestId('save-allow-lists').click();
-    await env.page.waitForFunction(
-      () => (document.querySelector('input[name=restrict-models]') as HTMLInputElement | null)?.checked === true,
-    );
-    const lists = await env.api('GET', `/v1/organizations/${env.org.id}/allow_lists`);
+    const listsPath = `/v1/organizations/${env.org.id}/allow_lists`;
+    await waitFor(async () => (await env.api('GET', listsPath)).json.models !== null, { what: 'the lists saved' });
+    const lists = await env.api('GET', listsPath);
     assert.deepEqual(lists.json.models, ['openai/another-model']);
     const refused = await chat();
     assert.equal(refused.status, 403);
@@ -78,10 +78,8 @@ describe('web console in headless Chromium: provider keys', { skip: skipWithoutC
     await env.shot('provider-keys-allow-lists');
     await env.page.uncheck('input[name=restrict-models]');
     await env.page.getByTestId('save-allow-lists').click();
-    await env.page.waitForFunction(
-      () => (document.querySelector('textarea[name=models]') as HTMLTextAreaElement | null)?.disabled === true,
-    );
-    assert.equal((await env.api('GET', `/v1/organizations/${env.org.id}/allow_lists`)).json.models, null);
+    await env.page.locator('textarea[name=models]:disabled').waitFor();
+    await waitFor(async () => (await env.api('GET', listsPath)).json.models === null, { what: 'the list lifted' });
     assert.deepEqual(failed, [], 'no request of the page failed');
     assert.deepEqual(env.pageErrors, []);
   });
