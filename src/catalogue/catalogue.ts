@@ -147,6 +147,16 @@ export class Catalogue {
     return key !== undefined && key !== '';
   }
 
+  /** A provider by id, built-in or the config file's: what an organization may hold its own key for. */
+  provider(id: string): ProviderConfig | undefined {
+    return this.providers.get(id);
+  }
+
+  /** Every provider id, sorted. */
+  providerIds(): string[] {
+    return [...this.providers.keys()].sort();
+  }
+
   /** The provider's key: from its `api_key_file` as last (re)loaded, else its `api_key_env` variable. */
   apiKeyOf(provider: ProviderConfig): string | undefined {
     if (provider.api_key_file) return this.fileKeys.get(provider.id);
@@ -166,19 +176,22 @@ export class Catalogue {
   /**
    * Upstream targets in priority order, configured providers only (a route whose key is not set
    * would only fail); empty when none is (provider_not_supported). Credentials are read from the
-   * environment per call.
+   * environment per call. `ownKeys` (an organization's own keys by provider id, BYOK) come before
+   * the operator's: a provider the organization holds a key for is a target even when the operator
+   * set none; a local provider takes no key.
    */
-  targets(model: CatalogueModel): UpstreamTarget[] {
+  targets(model: CatalogueModel, ownKeys?: ReadonlyMap<string, string>): UpstreamTarget[] {
     const targets: UpstreamTarget[] = [];
     for (const { provider, upstreamModel } of model.routes) {
-      if (!this.isConfigured(provider)) continue;
+      const ownKey = provider.kind === 'local' ? undefined : ownKeys?.get(provider.id);
+      if (ownKey === undefined && !this.isConfigured(provider)) continue;
       // Members set one by one, and the URL's regex only when it ends with a slash: this runs per request.
       const baseUrl = provider.base_url ?? '';
       const target: UpstreamTarget = {
         providerId: provider.id,
         kind: provider.kind as ProviderKind, // checked when the catalogue was built
         baseUrl: baseUrl.endsWith('/') ? baseUrl.replace(/\/+$/, '') : baseUrl,
-        apiKey: this.apiKeyOf(provider),
+        apiKey: ownKey ?? this.apiKeyOf(provider),
         upstreamModel,
       };
       if (provider.headers) target.headers = provider.headers;

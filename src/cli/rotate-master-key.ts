@@ -2,12 +2,12 @@ import { readSettings } from '../config/settings.js';
 import { Keyring } from '../secrets/keyring.js';
 import { loadMasterKeys, masterKeySource } from '../secrets/master-key.js';
 import { openStore } from '../store/database.js';
-import { resealApiKeys } from '../store/api-key-resealing.js';
+import { resealStoredSecrets } from '../store/api-key-resealing.js';
 
 export const ROTATE_USAGE = `usage: gateway admin rotate-master-key [--batch-size <n>] [--check]
 
-Re-seals every stored secret (gateway keys' reveal copies) with the current master key, the first
-key of the keyring, in batches of --batch-size rows (default 200) while the gateways serve. Values
+Re-seals every stored secret (gateway keys' reveal copies, organizations' provider keys) with
+the current master key, the first key of the keyring, in batches of --batch-size rows (default 200) while the gateways serve. Values
 already sealed by the current key are skipped: the command is idempotent, and an interrupted run
 is resumed by running it again. Prints one JSON line; exits 1 while any value is not sealed by the
 current key (--check) or cannot be opened by any key of the keyring.
@@ -29,7 +29,7 @@ export async function rotateMasterKey(input: { batchSize: number; check: boolean
     schema: settings.databaseSchema,
   });
   try {
-    const progress = await resealApiKeys(store, keyring, { batchSize: input.batchSize, dryRun: input.check });
+    const progress = await resealStoredSecrets(store, keyring, { batchSize: input.batchSize, dryRun: input.check });
     const stale = Object.entries(progress.byKeyId)
       .filter(([id]) => id !== keyring.current.id)
       .reduce((sum, [, count]) => sum + count, 0);
@@ -47,7 +47,8 @@ export async function rotateMasterKey(input: { batchSize: number; check: boolean
         needs_resealing: needsResealing,
       }) + '\n',
     );
-    for (const { id, error } of progress.unreadable) process.stderr.write(`api key ${id}: ${error}\n`);
+    for (const { table, id, error } of progress.unreadable)
+      process.stderr.write(`${table === 'api_keys' ? 'api key' : 'provider key'} ${id}: ${error}\n`);
     if (needsResealing > 0 || progress.unreadable.length > 0) process.exitCode = 1;
   } finally {
     await store.close();

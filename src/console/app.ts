@@ -13,6 +13,7 @@ import { registerWebConsole } from './web-console.js';
 import { registerGatewayToolRoutes } from './routes/gateway-tools.js';
 import { registerConsoleCollectorRoutes } from './routes/console-collector-routes.js';
 import { registerAdminReloadRoute } from './routes/admin-reload.js';
+import { registerProviderKeyRoutes } from './routes/provider-keys.js';
 import type { ConsoleToken } from '../store/console-tokens.js';
 
 export function buildConsoleApp(
@@ -40,6 +41,14 @@ export function buildConsoleApp(
     registerConsoleCollectorRoutes(authenticated, services);
     registerGatewayToolRoutes(authenticated, services);
     if (services.reload) registerAdminReloadRoute(authenticated, services.reload);
+    const { organizationAccess } = services;
+    if (organizationAccess)
+      registerProviderKeyRoutes(authenticated, {
+        get catalogue() {
+          return services.catalogue;
+        },
+        organizationAccess,
+      });
   });
   return app;
 }

@@ -6,6 +6,7 @@ import type { ConsoleCollectorServices } from './routes/console-collector-servic
 import type { GatewayToolsService } from '../gateway-tools/service.js';
 import type { Catalogue } from '../catalogue/catalogue.js';
 import type { BroadcastReload } from '../server/reload-broadcast.js';
+import type { OrganizationAccess } from '../pipeline/organization-access.js';
 
 export interface ConsoleServices {
   store: Store;
@@ -21,4 +22,6 @@ export interface ConsoleServices {
   catalogue: Catalogue;
   /** POST /v1/admin/reload: reloads this instance, then every instance of the store; absent: no such route. */
   reload?: (requestedBy: string) => Promise<BroadcastReload>;
+  /** Organizations' provider keys and allow-lists, shared with the gateway (docs/byok.md); absent: no such routes. */
+  organizationAccess?: OrganizationAccess;
 }

@@ -19,6 +19,7 @@ export const CLIENT_ROUTES = [
   '/projects/:projectId',
   '/tools',
   '/tokens',
+  '/provider-keys',
 ];
 
 const CSP = [

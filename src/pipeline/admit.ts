@@ -13,7 +13,8 @@ import { countRequestTokens, tokenizerForModel, type TokenizerName } from '../to
 import type { ChatRequest } from '../canonical/chat-request.js';
 import type { CoreServices } from './services.js';
 import { GatewayError } from './errors.js';
-import { providerNotSupported, resolveModel } from './resolve-model.js';
+import { resolveModel } from './resolve-model.js';
+import { organizationTargets } from './organization-targets.js';
 import { headerFlag, mergeTags } from './request-tags.js';
 import { validateChatRequest } from './validate-chat-request.js';
 import { applyCompression, type AppliedCompression } from './apply-compression.js';
@@ -67,8 +68,7 @@ export async function admit(
   const key = request.apiKey;
   validateChatRequest(original);
   const model = resolveModel(services.catalogue, key, original.model);
-  const targets = services.catalogue.targets(model);
-  if (targets.length === 0) throw providerNotSupported(model);
+  const targets = await organizationTargets(services, key, model);
   // Gateway tools are resolved before compression (a stored deferred turn is part of the history
   // to compress) and injected after it (their definitions are never rewritten).
   const planned = await planGatewayTools(services.gatewayTools, key, original);

@@ -7,6 +7,7 @@ import type { GatewayToolsService } from '../gateway-tools/service.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import type { ConversationStore } from '../compress/conversation-request.js';
 import type { StoredResponses } from '../store/stored-responses.js';
+import type { OrganizationAccess } from './organization-access.js';
 
 export interface UpstreamPolicy {
   timeouts: { connectMs: number; firstByteMs: number; betweenChunksMs: number };
@@ -31,4 +32,9 @@ export interface CoreServices {
    * a request that continues one is refused on keys with a ceiling, as if it were unknown.
    */
   storedResponses?: StoredResponses | undefined;
+  /**
+   * Organizations' own provider keys and allow-lists (BYOK, docs/byok.md); absent: every
+   * organization uses the operator's keys and may use every model.
+   */
+  organizationAccess?: OrganizationAccess | undefined;
 }

@@ -288,6 +288,30 @@ export interface MemberGroupsTable {
   updated_at: number;
 }
 
+/** An organization's own key for one provider (migration 029, BYOK): used for its traffic before the operator's. */
+export interface OrganizationProviderKeysTable {
+  id: string;
+  organization_id: string;
+  /** A provider id of the catalogue (built-in or the config file's). */
+  provider_id: string;
+  /** Sealed with the keyring; the AES-GCM context names the row id (store/provider-keys.ts). */
+  key_ciphertext: string;
+  /** What the console shows of the key after creation: its last 4 characters, masked. */
+  key_hint: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An organization's model and provider allow-lists (migration 029); null column or no row: no restriction. */
+export interface OrganizationAllowListsTable {
+  organization_id: string;
+  /** JSON array of model ids (`author/model`). */
+  allowed_models: string | null;
+  /** JSON array of provider ids. */
+  allowed_providers: string | null;
+  updated_at: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   console_tokens: ConsoleTokensTable;
@@ -309,4 +333,6 @@ export interface Database {
   reload_generation: ReloadGenerationTable;
   organization_members: OrganizationMembersTable;
   member_groups: MemberGroupsTable;
+  organization_provider_keys: OrganizationProviderKeysTable;
+  organization_allow_lists: OrganizationAllowListsTable;
 }

@@ -8,6 +8,9 @@ import { loadMasterKeys, masterKeySource } from '../secrets/master-key.js';
 import { Keyring } from '../secrets/keyring.js';
 import { ApiKeyRepository } from '../store/api-keys.js';
 import { KeyAuthenticator } from '../gateway/auth/key-authenticator.js';
+import { OrganizationAccess } from '../pipeline/organization-access.js';
+import { ProviderKeyRepository } from '../store/provider-keys.js';
+import { AllowListRepository } from '../store/organization-allow-lists.js';
 import { buildGatewayApp } from '../gateway/app.js';
 import { UsageWriter } from '../metering/usage-writer.js';
 import { BudgetLedger } from '../limits/budget-ledger.js';
@@ -88,6 +91,18 @@ export async function startGateway(
   const keyring = new Keyring(loadMasterKeys(keySource));
   const apiKeys = new ApiKeyRepository(store, keyring);
   const authenticator = new KeyAuthenticator(apiKeys, settings.keyCacheTtlMs);
+  // Shared by the gateway (routing) and the console (changes take effect here at once): docs/byok.md.
+  const organizationAccess = new OrganizationAccess(
+    new ProviderKeyRepository(store, keyring),
+    new AllowListRepository(store),
+    {
+      onUnreadableKey: (organizationId, providerId, error) =>
+        logger.error(
+          { organizationId, providerId, error: error.message },
+          "an organization's provider key cannot be opened by the keyring; the operator's key serves that provider",
+        ),
+    },
+  );
   const usage = new UsageWriter(store, logger);
   const untrackGauges = [trackUsageQueue(usage), trackBufferedUpstreamBytes(bufferedUpstreamBytes)];
   const budget = new BudgetLedger(store, logger, Date.now, {
@@ -162,6 +177,7 @@ export async function startGateway(
             compression: new CompressionConversations(store),
             storedRefusalsPerKeyPerMinute: settings.accessLog.storedRefusalsPerKeyPerMinute,
             storedResponses: new StoredResponses(store),
+            organizationAccess,
           },
         ),
         connections(),
@@ -185,6 +201,7 @@ export async function startGateway(
               return live.current.catalogue;
             },
             collector: collector.console,
+            organizationAccess,
             reload: (requestedBy) => broadcast.everywhere(requestedBy),
           },
         ),

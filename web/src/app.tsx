@@ -10,6 +10,7 @@ import { LogsPage } from './pages/logs.js';
 import { ProjectsPage } from './pages/projects/projects-page.js';
 import { ToolsPage } from './pages/tools.js';
 import { TokensPage } from './pages/tokens.js';
+import { ProviderKeysPage } from './pages/provider-keys.js';
 
 const NAV = [
   ['/keys', 'API keys'],
@@ -18,6 +19,7 @@ const NAV = [
   ['/logs', 'Logs'],
   ['/projects', 'Projects'],
   ['/tools', 'Gateway tools'],
+  ['/provider-keys', 'Provider keys'],
   ['/tokens', 'API tokens'],
 ] as const;
 
@@ -116,6 +118,7 @@ export function App() {
         )}
         {path.startsWith('/tools') && <ToolsPage session={session} />}
         {path.startsWith('/tokens') && <TokensPage session={session} />}
+        {path.startsWith('/provider-keys') && <ProviderKeysPage session={session} />}
         {!NAV.some(([href]) => path.startsWith(href)) && path !== '/' && path !== '/sign-in' && (
           <p>
             No page here.{' '}
