@@ -7,6 +7,7 @@ import type { GatewayToolsService } from '../gateway-tools/service.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import type { ConversationStore } from '../compress/conversation-request.js';
 import type { StoredResponses } from '../store/stored-responses.js';
+import type { DebugCaptureSink } from '../metering/debug-capture-writer.js';
 
 export interface UpstreamPolicy {
   timeouts: { connectMs: number; firstByteMs: number; betweenChunksMs: number };
@@ -31,4 +32,6 @@ export interface CoreServices {
    * a request that continues one is refused on keys with a ceiling, as if it were unknown.
    */
   storedResponses?: StoredResponses | undefined;
+  /** Where requests of keys in debug capture go (docs/debug-capture.md); absent: nothing is captured. */
+  debugCaptures?: DebugCaptureSink | undefined;
 }
