@@ -10,6 +10,7 @@ import { LogsPage } from './pages/logs.js';
 import { ProjectsPage } from './pages/projects/projects-page.js';
 import { ToolsPage } from './pages/tools.js';
 import { TokensPage } from './pages/tokens.js';
+import { DebugPage } from './pages/debug.js';
 
 const NAV = [
   ['/keys', 'API keys'],
@@ -19,6 +20,7 @@ const NAV = [
   ['/projects', 'Projects'],
   ['/tools', 'Gateway tools'],
   ['/tokens', 'API tokens'],
+  ['/debug', 'Debug capture'],
 ] as const;
 
 export function App() {
@@ -116,6 +118,7 @@ export function App() {
         )}
         {path.startsWith('/tools') && <ToolsPage session={session} />}
         {path.startsWith('/tokens') && <TokensPage session={session} />}
+        {path.startsWith('/debug') && <DebugPage session={session} />}
         {!NAV.some(([href]) => path.startsWith(href)) && path !== '/' && path !== '/sign-in' && (
           <p>
             No page here.{' '}
