@@ -1,43 +1,14 @@
 import { describe, it, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startHarness, storeKinds, type Harness } from '../support/gateway-harness.js';
 import { startMockOpenAI, type MockUpstream } from '../support/mock-upstreams/index.js';
 import { PRICING } from '../support/chat-kit.js';
-import { TRAJECTORY_DIR } from '../fixtures/trajectories.js';
+import { trajectoryMessages } from '../support/trajectory-messages.js';
 import { createConsoleToken } from '../../src/store/console-tokens.js';
 import { setDebugCaptureUntil } from '../../src/store/debug-captures.js';
 
-const TRAJECTORY = join(
-  TRAJECTORY_DIR,
-  'replay__marshmallow-code__marshmallow-1867__function_calling__install-1__marshmallow-code__marshmallow-1867.traj',
-);
 const MODEL = 'openai/gpt-4o-mini';
 const PROVIDER_KEY = 'sk-mock-provider-secret-0123456789';
-
-/** A long SWE-agent history: its tool outputs are what compression cuts. */
-function trajectoryMessages(): Array<Record<string, unknown>> {
-  const history = (
-    JSON.parse(readFileSync(TRAJECTORY, 'utf8')) as {
-      history: Array<{ role: string; content: unknown; tool_calls?: any[]; tool_call_ids?: string[] }>;
-    }
-  ).history;
-  return history.map((m) => {
-    const message: Record<string, unknown> = {
-      role: m.role,
-      content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content),
-    };
-    if (m.tool_calls?.length)
-      message.tool_calls = m.tool_calls.map((c) => ({
-        id: c.id,
-        type: 'function',
-        function: { name: c.function.name, arguments: c.function.arguments },
-      }));
-    if (m.tool_call_ids?.length) message.tool_call_id = m.tool_call_ids[0];
-    return message;
-  });
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
