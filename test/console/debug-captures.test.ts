@@ -153,6 +153,23 @@ for (const store of storeKinds()) {
       assert.equal(detail.json.answer.body.text, answer.text);
     });
 
+    it('a request refused before any upstream call is captured with its status and nothing sent', async () => {
+      const before = (await capturesOf(1)).length;
+      const refused = await chat({ model: 'openai/no-such-model' });
+      assert.ok(refused.status >= 400 && refused.status < 500, refused.text);
+      const [latest] = await capturesOf(before + 1);
+      assert.equal(latest.status_code, refused.status);
+      const detail = await h.console('GET', `/v1/organizations/${org.id}/debug_captures/${latest.id}`, {
+        token: org.token,
+      });
+      assert.equal(detail.json.upstream.attempts.length, 0);
+      assert.equal(detail.json.answer.kind, 'none');
+      const diff = await h.console('GET', `/v1/organizations/${org.id}/debug_captures/${latest.id}/diff`, {
+        token: org.token,
+      });
+      assert.deepEqual([diff.status, diff.json.comparable, diff.json.attempt], [200, false, null]);
+    });
+
     it('another organization, and a read-only token, see none of it', async () => {
       const [summary] = await capturesOf(1);
       assert.equal((await list('', other.token)).status, 403);
