@@ -66,12 +66,36 @@ export interface CappedText {
 /** The marker a cut part ends with, so a reader never takes it for the whole. */
 export const truncationMarker = (kept: number, total: number) => `\n…[truncated: ${kept} of ${total} bytes kept]`;
 
-/** `text` cut to `maxBytes` bytes of UTF-8 with the truncation marker (a character cut in two becomes U+FFFD). */
-export function capText(text: string, maxBytes: number): CappedText {
+/**
+ * `text` cut to `maxBytes` bytes of UTF-8 with the truncation marker (a character cut in two
+ * becomes U+FFFD). `wholeBytes`: the size of the whole part when `text` is already a clipped
+ * head of it (the call core clips before queueing: clipForQueue).
+ */
+export function capText(text: string, maxBytes: number, wholeBytes?: number): CappedText {
   // A string of n UTF-16 units holds at most 3n bytes: most parts need no byte count at all.
+  if (wholeBytes === undefined && text.length * 3 <= maxBytes) return { text };
+  const total = wholeBytes ?? Buffer.byteLength(text);
+  if (total <= maxBytes) return { text };
+  const kept = Buffer.from(text).subarray(0, maxBytes).toString('utf8');
+  return { text: kept + truncationMarker(Math.min(maxBytes, Buffer.byteLength(kept)), total), truncatedFrom: total };
+}
+
+/** A part as queued: its text, and the whole part's size in bytes when the text is a clipped head of it. */
+export interface ClippedText {
+  text: string;
+  wholeBytes?: number;
+}
+
+/** Characters kept beyond the cap when clipping for the queue: a key cut at the edge still matches its pattern. */
+const CLIP_MARGIN = 256;
+
+/**
+ * A part clipped to a little more than `maxBytes` before it waits in the queue, so the queue holds
+ * at most a few caps per capture whatever the request's size; redaction and the exact cut happen
+ * when it is written (capText).
+ */
+export function clipForQueue(text: string, maxBytes: number): ClippedText {
   if (text.length * 3 <= maxBytes) return { text };
   const bytes = Buffer.byteLength(text);
-  if (bytes <= maxBytes) return { text };
-  const kept = Buffer.from(text).subarray(0, maxBytes).toString('utf8');
-  return { text: kept + truncationMarker(maxBytes, bytes), truncatedFrom: bytes };
+  return bytes <= maxBytes ? { text } : { text: text.slice(0, maxBytes + CLIP_MARGIN), wholeBytes: bytes };
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
 import { insertDebugCapture, type NewDebugCapture } from '../store/debug-captures.js';
 import { debugCaptures } from '../metrics/debug-capture-metrics.js';
-import { capText, redactHeaders, redactKeyLike, type CappedText } from './capture-redaction.js';
+import { capText, redactHeaders, redactKeyLike, type CappedText, type ClippedText } from './capture-redaction.js';
 
 /** One upstream attempt as it left: the target, and the request the adapter built for it. */
 export interface CapturedAttempt {
@@ -10,7 +10,7 @@ export interface CapturedAttempt {
   upstreamModel: string;
   url: string;
   headers: Readonly<Record<string, string>>;
-  body: string;
+  body: ClippedText;
   startedAt: number;
 }
 
@@ -24,10 +24,10 @@ export interface CapturedRequest {
   model: string | null;
   statusCode: number;
   errorCode: string | null;
-  received: { headers: Readonly<Record<string, string | string[] | undefined>>; body: string };
+  received: { headers: Readonly<Record<string, string | string[] | undefined>>; body: ClippedText };
   upstream: readonly CapturedAttempt[];
   /** `json`: the answer's body; `stream`: the events as the client got them; `none`: no answer body reached the core. */
-  answer: { kind: 'json' | 'stream' | 'none'; text: string; droppedBytes: number };
+  answer: { kind: 'json' | 'stream' | 'none'; body: ClippedText };
 }
 
 /** Where the call core hands its captures: never blocks, never throws. */
@@ -48,7 +48,7 @@ const part = (capped: CappedText) =>
 
 /** A capture as its row stores it: every part redacted (docs/debug-capture.md, "Redaction"), then cut to `maxPartBytes`. */
 export function captureRow(capture: CapturedRequest, maxPartBytes: number): NewDebugCapture {
-  const cap = (text: string) => part(capText(redactKeyLike(text), maxPartBytes));
+  const cap = (clipped: ClippedText) => part(capText(redactKeyLike(clipped.text), maxPartBytes, clipped.wholeBytes));
   const received = { headers: redactHeaders(capture.received.headers), body: cap(capture.received.body) };
   const upstream = {
     attempts: capture.upstream.slice(0, MAX_ATTEMPTS_KEPT).map((attempt) => ({
@@ -61,15 +61,11 @@ export function captureRow(capture: CapturedRequest, maxPartBytes: number): NewD
     })),
     attempts_not_kept: Math.max(0, capture.upstream.length - MAX_ATTEMPTS_KEPT),
   };
-  const answerText = cap(capture.answer.text);
   const answer = {
     kind: capture.answer.kind,
     status_code: capture.statusCode,
     error_code: capture.errorCode,
-    body:
-      capture.answer.droppedBytes > 0 && !('truncated_from_bytes' in answerText)
-        ? { ...answerText, truncated_from_bytes: Buffer.byteLength(capture.answer.text) + capture.answer.droppedBytes }
-        : answerText,
+    body: cap(capture.answer.body),
   };
   return {
     organizationId: capture.organizationId,

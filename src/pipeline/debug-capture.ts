@@ -1,6 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UpstreamRequest, UpstreamTarget } from '../providers/index.js';
-import type { CapturedAttempt, CapturedRequest, DebugCaptureSink } from '../metering/debug-capture-writer.js';
+import {
+  MAX_ATTEMPTS_KEPT,
+  type CapturedAttempt,
+  type CapturedRequest,
+  type DebugCaptureSink,
+} from '../metering/debug-capture-writer.js';
+import { clipForQueue, type ClippedText } from '../metering/capture-redaction.js';
 
 /** Whether `key` captures a request starting at `now`: on, and not yet past its time. */
 export function capturing(key: { debugCaptureUntil?: number | null | undefined }, now: number): boolean {
@@ -18,7 +24,7 @@ export function capturing(key: { debugCaptureUntil?: number | null | undefined }
 export class CaptureRecorder {
   private readonly attempts: CapturedAttempt[] = [];
   private readonly answerChunks: string[] = [];
-  private answerBytes = 0;
+  private answerChars = 0;
   private droppedBytes = 0;
   private answerKind: CapturedRequest['answer']['kind'] = 'none';
   private outcome: { status: number; errorCode: string | null } | undefined;
@@ -31,7 +37,7 @@ export class CaptureRecorder {
     private readonly reply: FastifyReply,
     private readonly endpoint: string,
     private readonly createdAt: number,
-    private readonly receivedBody: string,
+    private readonly receivedBody: ClippedText,
   ) {}
 
   /** A recorder for `request` when its key is capturing and a sink is wired; else undefined (nothing is done). */
@@ -49,19 +55,24 @@ export class CaptureRecorder {
     } catch {
       body = '';
     }
-    const recorder = new CaptureRecorder(sink, request, reply, endpoint, now, body);
+    const recorder = new CaptureRecorder(sink, request, reply, endpoint, now, clipForQueue(body, sink.maxPartBytes));
     reply.raw.once('close', () => recorder.hand());
     return recorder;
   }
 
-  /** The `observeRequest` of the call's route options: one entry per upstream attempt. */
+  /**
+   * The `observeRequest` of the call's route options: one entry per upstream attempt, its body
+   * clipped near the cap at once; past MAX_ATTEMPTS_KEPT only the attempt is counted (a long
+   * tool loop does not hold every round's body).
+   */
   readonly observeRequest = (upstream: UpstreamRequest, target: UpstreamTarget): void => {
+    const kept = this.attempts.length < MAX_ATTEMPTS_KEPT;
     this.attempts.push({
       providerId: target.providerId,
       upstreamModel: target.upstreamModel,
       url: upstream.url,
-      headers: upstream.headers,
-      body: upstream.body,
+      headers: kept ? upstream.headers : {},
+      body: kept ? clipForQueue(upstream.body, this.sink.maxPartBytes) : { text: '' },
       startedAt: Date.now(),
     });
   };
@@ -70,22 +81,27 @@ export class CaptureRecorder {
   answered(kind: 'json' | 'stream', text: string): void {
     this.answerKind = kind;
     if (!text) return;
-    const room = this.sink.maxPartBytes - this.answerBytes;
-    // Counted in UTF-16 units here (cheap); the writer cuts to bytes.
+    const room = this.sink.maxPartBytes - this.answerChars;
+    // Kept by UTF-16 units (a cheap bound at or above the byte cap's share); the writer cuts to bytes.
     if (room <= 0) {
-      this.droppedBytes += text.length;
+      this.droppedBytes += Buffer.byteLength(text);
       return;
     }
     const kept = text.length > room ? text.slice(0, room) : text;
     this.answerChunks.push(kept);
-    this.answerBytes += kept.length;
-    this.droppedBytes += text.length - kept.length;
+    this.answerChars += kept.length;
+    if (kept !== text) this.droppedBytes += Buffer.byteLength(text) - Buffer.byteLength(kept);
   }
 
   /** How the request ended, as its usage row records it. */
   settled(status: number, errorCode: string | null, model: string | null): void {
     this.outcome ??= { status, errorCode };
     this.model ??= model;
+  }
+
+  private answerBody(): ClippedText {
+    const text = this.answerChunks.join('');
+    return this.droppedBytes > 0 ? { text, wholeBytes: Buffer.byteLength(text) + this.droppedBytes } : { text };
   }
 
   private hand(): void {
@@ -105,7 +121,7 @@ export class CaptureRecorder {
       errorCode: outcome.errorCode,
       received: { headers: this.request.headers, body: this.receivedBody },
       upstream: this.attempts,
-      answer: { kind: this.answerKind, text: this.answerChunks.join(''), droppedBytes: this.droppedBytes },
+      answer: { kind: this.answerKind, body: this.answerBody() },
     });
   }
 }

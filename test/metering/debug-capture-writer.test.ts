@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import pino from 'pino';
 import { captureRow, DebugCaptureWriter, type CapturedRequest } from '../../src/metering/debug-capture-writer.js';
 import { DebugCaptureRetention } from '../../src/metering/debug-capture-retention.js';
+import { clipForQueue } from '../../src/metering/capture-redaction.js';
 import { insertDebugCapture, debugCapturePage } from '../../src/store/debug-captures.js';
 import { storeKinds } from '../support/gateway-harness.js';
 import { freshStore } from '../support/fresh-store.js';
@@ -31,7 +32,7 @@ function capture(overrides: Partial<CapturedRequest> = {}): CapturedRequest {
         'user-agent': 'claude-cli/1.0.83',
         connection: 'keep-alive',
       },
-      body: JSON.stringify({ messages: [{ role: 'user', content: `my key is ${PROVIDER_KEY}` }] }),
+      body: { text: JSON.stringify({ messages: [{ role: 'user', content: `my key is ${PROVIDER_KEY}` }] }) },
     },
     upstream: [
       {
@@ -39,11 +40,11 @@ function capture(overrides: Partial<CapturedRequest> = {}): CapturedRequest {
         upstreamModel: 'claude',
         url: 'https://api.anthropic.com/v1/messages',
         headers: { 'x-api-key': PROVIDER_KEY, 'anthropic-version': '2023-06-01' },
-        body: '{"messages":[]}',
+        body: { text: '{"messages":[]}' },
         startedAt: Date.now(),
       },
     ],
-    answer: { kind: 'json', text: '{"ok":true}', droppedBytes: 0 },
+    answer: { kind: 'json', body: { text: '{"ok":true}' } },
     ...overrides,
   };
 }
@@ -68,8 +69,8 @@ describe('a debug capture as stored', () => {
     const big = JSON.stringify({ messages: [{ role: 'user', content: 'é'.repeat(10_000) }] });
     const row = captureRow(
       capture({
-        received: { headers: {}, body: big },
-        answer: { kind: 'stream', text: 'x'.repeat(2_000), droppedBytes: 5_000 },
+        received: { headers: {}, body: { text: big } },
+        answer: { kind: 'stream', body: { text: 'x'.repeat(2_000), wholeBytes: 7_000 } },
       }),
       2_048,
     );
@@ -79,6 +80,17 @@ describe('a debug capture as stored', () => {
     assert.ok(Buffer.byteLength(body.text) < 2_048 + 64);
     const answer = JSON.parse(row.answer);
     assert.equal(answer.body.truncated_from_bytes, 7_000, 'what the core already left out is counted');
+  });
+
+  it('a part clipped before queueing is stored cut at the cap, with the size of the whole', () => {
+    const whole = `${'a'.repeat(3_000)} ${PROVIDER_KEY}`;
+    const clipped = clipForQueue(whole, 1_024);
+    assert.ok(clipped.text.length < 1_400, 'the queue holds little more than the cap');
+    const row = captureRow(capture({ received: { headers: {}, body: clipped } }), 1_024);
+    const body = JSON.parse(row.received).body;
+    assert.equal(body.truncated_from_bytes, Buffer.byteLength(whole));
+    assert.match(body.text, /^a{1024}\n…\[truncated: 1024 of 3\d{3} bytes kept\]$/);
+    assert.deepEqual(clipForQueue('small', 1_024), { text: 'small' });
   });
 });
 
