@@ -14,6 +14,7 @@ import { readSurfaces, type SurfaceName } from './surface-settings.js';
 import { readTrustedProxies, type TrustedProxyRange } from './trusted-proxy-settings.js';
 import { readAccessLogSettings, type AccessLogSettings } from './access-log-settings.js';
 import { readUpstreamLimits, type UpstreamLimits } from './upstream-limits-settings.js';
+import { readDebugCaptureSettings, type DebugCaptureSettings } from './debug-capture-settings.js';
 
 /** Process settings, read once from the environment at start-up. */
 export interface Settings {
@@ -72,6 +73,8 @@ export interface Settings {
   surfaces: ReadonlySet<SurfaceName>;
   /** What is held of an upstream's answer (docs/configuration.md, "Upstream answer bounds"). */
   upstreamLimits: UpstreamLimits;
+  /** Retention and caps of debug capture (docs/debug-capture.md). */
+  debugCapture: DebugCaptureSettings;
 }
 
 export interface MetricsSettings {
@@ -171,5 +174,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     hardening: readHardeningSettings(env),
     surfaces: readSurfaces(env),
     upstreamLimits: readUpstreamLimits(env),
+    debugCapture: readDebugCaptureSettings(env),
   };
 }

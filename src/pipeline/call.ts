@@ -23,6 +23,7 @@ import { abortOnClientClose } from './client-abort.js';
 import { formatCompression } from './apply-compression.js';
 import { recordTrace } from './trace.js';
 import { ANSWERED, CLIENT_CLOSED, RelayedEvents } from './relayed-events.js';
+import { CaptureRecorder } from './debug-capture.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -62,14 +63,19 @@ export async function openCall(
   body: ChatRequest,
   offer?: NativeOffer,
 ): Promise<Call> {
+  // Before admission: the body as received, not as compression leaves it.
+  const capture = CaptureRecorder.start(services.debugCaptures, request, reply, endpoint);
   let admission: Admission;
   try {
     admission = await admit(services, request, body, offer);
   } catch (error) {
-    if (!(error instanceof CeilingRefusal)) throw error;
-    throw new Call(services, request, reply, error.admission, endpoint).refused(error.error);
+    if (!(error instanceof CeilingRefusal)) {
+      if (error instanceof GatewayError) capture?.settled(error.status, error.code, null);
+      throw error;
+    }
+    throw new Call(services, request, reply, error.admission, endpoint, capture).refused(error.error);
   }
-  return new Call(services, request, reply, admission, endpoint);
+  return new Call(services, request, reply, admission, endpoint, capture);
 }
 
 /**
@@ -111,6 +117,8 @@ export class Call implements Charge {
     readonly reply: FastifyReply,
     readonly admission: Admission,
     readonly endpoint: string,
+    /** Set when the key is in debug capture: what the request received, sent upstream and answered. */
+    readonly capture?: CaptureRecorder,
   ) {
     this.signal = abortOnClientClose(reply);
     this.plan = admission.plan;
@@ -136,7 +144,10 @@ export class Call implements Charge {
 
   routeOptions(): RouteOptions {
     const { timeouts, retry } = this.services.upstream;
-    return { signal: this.signal, timeouts, retry };
+    const observeRequest = this.capture?.observeRequest;
+    return observeRequest
+      ? { signal: this.signal, timeouts, retry, observeRequest }
+      : { signal: this.signal, timeouts, retry };
   }
 
   /** One routed upstream exchange (retries, fallback); its attempts join the request's. */
@@ -184,6 +195,7 @@ export class Call implements Charge {
       uncompressedInputTokens: compression ? outcome.usage.inputTokens + compression.savedTokens : null,
     });
     if (outcome.status === 200) this.recordStoredContext(outcome.usage);
+    this.capture?.settled(outcome.status, outcome.errorCode, admission.model.id);
     if (this.services.tracing?.enabled) recordTrace(this.services.tracing, this, outcome, stream, cost);
   }
 

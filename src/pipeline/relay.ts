@@ -33,6 +33,7 @@ export interface StreamEncoder<E> {
 export function sendJson(call: Call, body: unknown): FastifyReply {
   const { reply, request } = call;
   const payload = JSON.stringify(body);
+  call.capture?.answered('json', payload);
   const headers: Record<string, string | number | string[]> = {
     ...(reply.getHeaders() as Record<string, string | number | string[]>),
     ...call.answerHeaders(),
@@ -64,7 +65,9 @@ export async function relayStream<E>(call: Call, events: AsyncIterable<E>, encod
   const batches = batchesOf(events);
   let reading = true;
   try {
+    const capture = call.capture;
     const opening = encoder.start();
+    capture?.answered('stream', opening);
     if (opening) await writer.sendFramed(opening);
     for (let batch = await batches.nextBatch(); batch !== undefined; batch = await batches.nextBatch()) {
       let framed = '';
@@ -73,6 +76,7 @@ export async function relayStream<E>(call: Call, events: AsyncIterable<E>, encod
       } catch (error) {
         throw call.consumerFailed(error);
       }
+      capture?.answered('stream', framed);
       if (framed) await writer.sendFramed(framed);
       if (writer.isClosed) break;
     }
@@ -82,14 +86,18 @@ export async function relayStream<E>(call: Call, events: AsyncIterable<E>, encod
     writer.holdForEnd();
     await usageCommitted(request);
     // The last events and the end of the response leave in one write.
-    writer.end(encoder.finish());
+    const last = encoder.finish();
+    capture?.answered('stream', last);
+    writer.end(last);
   } catch (error) {
     // An encoder that failed stops the reading: the upstream is aborted and the request settled
     // (with the encoder's error) before the error event leaves.
     if (reading) batches.cancel();
     reading = false;
     const clientError = error instanceof GatewayError ? error : call.toClientError(error);
-    writer.end(encoder.fail(clientError));
+    const failed = encoder.fail(clientError);
+    call.capture?.answered('stream', failed);
+    writer.end(failed);
   } finally {
     // Stopped before the end because the client left: the upstream is aborted, the request settled as 499.
     if (reading) batches.cancel();

@@ -8,6 +8,7 @@ import type { Tracing } from '../telemetry/tracing.js';
 import type { ConversationStore } from '../compress/conversation-request.js';
 import type { StoredResponses } from '../store/stored-responses.js';
 import type { OrganizationAccess } from './organization-access.js';
+import type { DebugCaptureSink } from '../metering/debug-capture-writer.js';
 
 export interface UpstreamPolicy {
   timeouts: { connectMs: number; firstByteMs: number; betweenChunksMs: number };
@@ -37,4 +38,6 @@ export interface CoreServices {
    * organization uses the operator's keys and may use every model.
    */
   organizationAccess?: OrganizationAccess | undefined;
+  /** Where requests of keys in debug capture go (docs/debug-capture.md); absent: nothing is captured. */
+  debugCaptures?: DebugCaptureSink | undefined;
 }

@@ -69,7 +69,11 @@ async function route<T>(
       const startedAt = Date.now();
       const started = performance.now();
       try {
-        const result = await call(resolve(target.kind), target, { signal: options.signal, timeouts: options.timeouts });
+        const result = await call(resolve(target.kind), target, {
+          signal: options.signal,
+          timeouts: options.timeouts,
+          observeRequest: options.observeRequest,
+        });
         attempts.push({
           providerId: target.providerId,
           upstreamModel: target.upstreamModel,

@@ -89,6 +89,8 @@ export interface AbortSignalLike {
 export interface CallOptions {
   signal: AbortSignalLike;
   timeouts: { connectMs: number; firstByteMs: number; betweenChunksMs: number };
+  /** Sees each HTTP request as it leaves for `target` (a key in debug capture: docs/debug-capture.md); absent: nothing is kept. */
+  observeRequest?: ((request: UpstreamRequest, target: UpstreamTarget) => void) | undefined;
 }
 
 /**

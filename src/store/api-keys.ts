@@ -17,6 +17,8 @@ export interface ApiKey {
   maxUsageUsd: number | null;
   active: boolean;
   debugMode: boolean;
+  /** Requests are captured until this time, ms (docs/debug-capture.md); null or absent: off. */
+  debugCaptureUntil?: number | null;
   compression: boolean;
   /** The gateway manages prompt caching for this key's requests (on unless turned off). */
   cacheBreakpoints: boolean;
@@ -75,6 +77,7 @@ export function toApiKey(row: ApiKeyRow): ApiKey {
     maxUsageUsd: row.max_usage_usd,
     active: row.active === 1,
     debugMode: row.debug_mode === 1,
+    debugCaptureUntil: row.debug_capture_until ?? null,
     compression: row.compression === 1,
     cacheBreakpoints: row.cache_breakpoints !== 0,
     outputBrevity: row.output_brevity === 1,

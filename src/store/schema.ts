@@ -50,6 +50,8 @@ export interface ApiKeysTable {
   deleted_at: number | null;
   /** The member who owns the key (migration 026); null: the organization's own key. */
   member_id?: string | null;
+  /** Requests are captured until this time, ms (migration 030, docs/debug-capture.md); null: off. */
+  debug_capture_until?: number | null;
 }
 
 export interface UsageRecordsTable {
@@ -312,6 +314,27 @@ export interface OrganizationAllowListsTable {
   updated_at: number;
 }
 
+/** One captured request of a key in debug capture (migration 030, docs/debug-capture.md). */
+export interface DebugCapturesTable {
+  /** Time-ordered (store/time-ordered-id.ts): pages and the per-key cap go by it. */
+  id: string;
+  organization_id: string;
+  api_key_id: string;
+  request_id: string;
+  created_at: number;
+  endpoint: string;
+  model: string | null;
+  status_code: number;
+  /** JSON: the body and selected headers as received, redacted and capped. */
+  received: string;
+  /** JSON: one entry per upstream attempt (target, URL, headers and body as sent), redacted and capped. */
+  upstream: string;
+  /** JSON: the answer (a JSON body, or the streamed text as the client got it), capped. */
+  answer: string;
+  /** The stored size of the three parts. */
+  bytes: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   console_tokens: ConsoleTokensTable;
@@ -335,4 +358,5 @@ export interface Database {
   member_groups: MemberGroupsTable;
   organization_provider_keys: OrganizationProviderKeysTable;
   organization_allow_lists: OrganizationAllowListsTable;
+  debug_captures: DebugCapturesTable;
 }

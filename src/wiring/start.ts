@@ -34,6 +34,8 @@ import { CompressionConversations } from '../store/compression-conversations.js'
 import { readTelemetrySettings } from '../config/telemetry-settings.js';
 import { createTracing } from '../telemetry/tracing.js';
 import { RefusalRetention } from '../metering/refusal-retention.js';
+import { DebugCaptureRetention } from '../metering/debug-capture-retention.js';
+import { DebugCaptureWriter } from '../metering/debug-capture-writer.js';
 import { Readiness, type ReadinessCheck } from '../server/readiness.js';
 import { LiveConfig } from '../server/live-config.js';
 import { TlsReloader } from '../server/tls-reloader.js';
@@ -112,6 +114,9 @@ export async function startGateway(
   budget.startSweeper();
   const refusalRetention = new RefusalRetention(store, settings.accessLog.refusalRetentionDays, logger);
   refusalRetention.start();
+  const debugCaptureRetention = new DebugCaptureRetention(store, settings.debugCapture.retentionDays, logger);
+  debugCaptureRetention.start();
+  const debugCaptures = new DebugCaptureWriter(store, logger, settings.debugCapture);
   const gatewayTools = createGatewayToolsService(store, {
     pendingTtlMs: settings.hardening.pendingTtlMs,
     pendingMaxPerKey: settings.hardening.pendingMaxPerKey,
@@ -178,6 +183,7 @@ export async function startGateway(
             storedRefusalsPerKeyPerMinute: settings.accessLog.storedRefusalsPerKeyPerMinute,
             storedResponses: new StoredResponses(store),
             organizationAccess,
+            debugCaptures,
           },
         ),
         connections(),
@@ -248,6 +254,7 @@ export async function startGateway(
     await Promise.allSettled(all.map((s) => s.drain(0)));
     budget.stopSweeper();
     await refusalRetention.stop();
+    await debugCaptureRetention.stop();
     await store.close();
     throw error;
   }
@@ -270,6 +277,7 @@ export async function startGateway(
       broadcast.stop();
       budget.stopSweeper();
       const refusalRetentionStopped = refusalRetention.stop();
+      const debugCaptureRetentionStopped = debugCaptureRetention.stop();
       // The outbox worker finishes or releases its in-flight deliveries while the listeners drain.
       const collectorStopped = collector?.stop();
       // Every listener keeps answering probes (503) until the last in-flight request anywhere
@@ -280,7 +288,9 @@ export async function startGateway(
       await Promise.all(all.map((surface) => surface.close()));
       await collectorStopped;
       await refusalRetentionStopped;
+      await debugCaptureRetentionStopped;
       await usage.drain();
+      await debugCaptures.flush();
       await authenticator
         .flushLastUsed()
         .catch((error) => logger.warn({ err: error }, 'could not record key last-use times'));

@@ -11,6 +11,7 @@ import { ProjectsPage } from './pages/projects/projects-page.js';
 import { ToolsPage } from './pages/tools.js';
 import { TokensPage } from './pages/tokens.js';
 import { ProviderKeysPage } from './pages/provider-keys.js';
+import { DebugPage } from './pages/debug.js';
 
 const NAV = [
   ['/keys', 'API keys'],
@@ -21,6 +22,7 @@ const NAV = [
   ['/tools', 'Gateway tools'],
   ['/provider-keys', 'Provider keys'],
   ['/tokens', 'API tokens'],
+  ['/debug', 'Debug capture'],
 ] as const;
 
 export function App() {
@@ -119,6 +121,7 @@ export function App() {
         {path.startsWith('/tools') && <ToolsPage session={session} />}
         {path.startsWith('/tokens') && <TokensPage session={session} />}
         {path.startsWith('/provider-keys') && <ProviderKeysPage session={session} />}
+        {path.startsWith('/debug') && <DebugPage session={session} />}
         {!NAV.some(([href]) => path.startsWith(href)) && path !== '/' && path !== '/sign-in' && (
           <p>
             No page here.{' '}

@@ -241,6 +241,7 @@ export async function openRawCall(
   parseError: WireCodec['parseError'],
 ): Promise<RawCall> {
   const call = new UpstreamCall(options.signal, options.timeouts, target.apiKey);
+  options.observeRequest?.(upstream, target);
   try {
     const opened = call.open();
     const { origin, path } = splitUrl(upstream.url);

@@ -20,6 +20,7 @@ import * as reloadGeneration from './018-reload-generation.js';
 import * as usageSessions from './025-usage-sessions.js';
 import * as members from './026-members.js';
 import * as providerKeys from './029-provider-keys.js';
+import * as debugCaptures from './030-debug-captures.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
 const migrations: Record<string, Migration> = {
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '025-usage-sessions': usageSessions,
   '026-members': members,
   '029-provider-keys': providerKeys,
+  '030-debug-captures': debugCaptures,
 };
 
 export const migrationProvider: MigrationProvider = {
