@@ -8,6 +8,8 @@ import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerUsageRoutes } from './routes/usage.js';
 import { registerUsageSavingsRoute } from './routes/usage-savings.js';
 import { registerSessionRoutes } from './routes/sessions.js';
+import { registerSessionShareLinkRoutes } from './routes/session-share-links.js';
+import { registerSharedSessionRoute } from './routes/shared-session.js';
 import { registerCurrentOrganizationRoute } from './routes/organization.js';
 import { registerWebConsole } from './web-console.js';
 import { registerGatewayToolRoutes } from './routes/gateway-tools.js';
@@ -29,6 +31,8 @@ export function buildConsoleApp(
       error instanceof ConsoleError ? sendConsoleError(reply, error) : undefined,
   });
   registerWebConsole(app);
+  // A share link's holder has no console token: the link's own secret is checked by the route.
+  registerSharedSessionRoute(app, services);
   app.register(async (authenticated) => {
     registerConsoleAuth(authenticated, services.store);
     registerOrganizationScope(authenticated);
@@ -36,6 +40,7 @@ export function buildConsoleApp(
     registerUsageRoutes(authenticated, services);
     registerUsageSavingsRoute(authenticated, services);
     registerSessionRoutes(authenticated, services);
+    registerSessionShareLinkRoutes(authenticated, services);
     registerCurrentOrganizationRoute(authenticated, services.store);
     registerConsoleCollectorRoutes(authenticated, services);
     registerGatewayToolRoutes(authenticated, services);

@@ -19,6 +19,9 @@ export const CLIENT_ROUTES = [
   '/projects/:projectId',
   '/tools',
   '/tokens',
+  '/sessions',
+  '/sessions/:sessionId',
+  '/shared-session',
 ];
 
 const CSP = [
