@@ -125,7 +125,7 @@ describe('compression inside chat completions', () => {
     const strategies = String(row.compression_strategies).split(',');
     assert.ok(
       strategies.length > 0 && strategies.every((name) => /^[a-z0-9_-]+$/.test(name)),
-      row.compression_strategies,
+      String(row.compression_strategies),
     );
     assert.equal(new Set(strategies).size, strategies.length);
   });
