@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, orgBase, permissions, type ListBody, type Session } from '../api.js';
-import { Empty, ErrorBanner, Loading, SecretBox, useLoad } from '../components/ui.js';
+import { ErrorBanner, Loading, SecretBox, useLoad } from '../components/ui.js';
 import { SessionView } from '../components/session-view.js';
 import { formatDate } from '../format.js';
 import { onLinkClick } from '../router.js';
@@ -138,8 +138,4 @@ function ShareLinks({ session, path }: { session: Session; path: string }) {
       )}
     </div>
   );
-}
-
-export function SessionNotFound() {
-  return <Empty title="No such session">It may belong to another organization.</Empty>;
 }
