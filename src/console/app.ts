@@ -9,6 +9,8 @@ import { registerUsageRoutes } from './routes/usage.js';
 import { registerUsageSavingsRoute } from './routes/usage-savings.js';
 import { registerSessionRoutes } from './routes/sessions.js';
 import { registerDebugCaptureRoutes } from './routes/debug-captures.js';
+import { registerSessionShareLinkRoutes } from './routes/session-share-links.js';
+import { registerSharedSessionRoute } from './routes/shared-session.js';
 import { registerCurrentOrganizationRoute } from './routes/organization.js';
 import { registerWebConsole } from './web-console.js';
 import { registerGatewayToolRoutes } from './routes/gateway-tools.js';
@@ -31,6 +33,8 @@ export function buildConsoleApp(
       error instanceof ConsoleError ? sendConsoleError(reply, error) : undefined,
   });
   registerWebConsole(app);
+  // A share link's holder has no console token: the link's own secret is checked by the route.
+  registerSharedSessionRoute(app, services);
   app.register(async (authenticated) => {
     registerConsoleAuth(authenticated, services.store);
     registerOrganizationScope(authenticated);
@@ -39,6 +43,7 @@ export function buildConsoleApp(
     registerUsageSavingsRoute(authenticated, services);
     registerSessionRoutes(authenticated, services);
     registerDebugCaptureRoutes(authenticated, services);
+    registerSessionShareLinkRoutes(authenticated, services);
     registerCurrentOrganizationRoute(authenticated, services.store);
     registerConsoleCollectorRoutes(authenticated, services);
     registerGatewayToolRoutes(authenticated, services);

@@ -18,6 +18,8 @@ export const CONSOLE_ERRORS = {
   unauthorized: errorEntry(401, 'Missing, unknown or expired console token.'),
   forbidden: errorEntry(403, 'This console token may not make this request.'),
   conflict: errorEntry(409, 'The request conflicts with what is stored.'),
+  share_link_expired: errorEntry(410, 'This share link has expired.'),
+  share_link_revoked: errorEntry(410, 'This share link was revoked.'),
   domain_not_verified: errorEntry(422, 'No check found the verification token.'),
   reload_refused: errorEntry(422, 'The reload was refused: what was in use stays in use.'),
   verification_busy: errorEntry(429, 'Too many domain verifications are running; try again in a moment.'),

@@ -20,6 +20,9 @@ export const CLIENT_ROUTES = [
   '/tools',
   '/tokens',
   '/provider-keys',
+  '/sessions',
+  '/sessions/:sessionId',
+  '/shared-session',
 ];
 
 const CSP = [

@@ -26,6 +26,8 @@ export interface AppliedCompression {
   reductionPercent: number;
   timeMs: number;
   uncompressedTokens: number;
+  /** Names of the strategies the engine applied, as the usage row records them (at most 500 characters). */
+  strategies: string;
   /** Called by metering with the upstream's usage; returns the settled saving (micro-USD). */
   settle(usage: TokenUsage): number;
 }
@@ -93,12 +95,27 @@ export async function applyCompression(
     reductionPercent: Math.round(report.compression_rate * 10_000) / 100,
     timeMs: report.compression_time_ms,
     uncompressedTokens: report.uncompressed_input_tokens,
+    strategies: strategyList(report.applied_strategies),
     settle(usage) {
       applied.costSavingsMicroUsd = result.settle(usage);
       return applied.costSavingsMicroUsd;
     },
   };
   return { body: out, compression: applied };
+}
+
+/** The most characters of strategy names a usage row keeps: a handful of short names fit many times over. */
+const MAX_STRATEGIES_CHARS = 500;
+
+/** Distinct strategy names, comma-separated, cut at a name's end within the row's bound. */
+export function strategyList(names: readonly string[]): string {
+  let list = '';
+  for (const name of new Set(names)) {
+    const next = list === '' ? name : `${list},${name}`;
+    if (next.length > MAX_STRATEGIES_CHARS) break;
+    list = next;
+  }
+  return list;
 }
 
 /** A copy of the body without `compression_model`: made only when it is there (a rest copy is V8's slow generic path). */

@@ -131,6 +131,7 @@ export function meter(
     model_unlisted: admission.model.unlisted ? 1 : 0,
     session_id: clientSessionFrom(request.headers) ?? derivedSession(request.conversationHead),
     agent: clientAgentFrom(request.headers['user-agent']) ?? null,
+    compression_strategies: compression?.strategies || null,
   };
   // The access log reads the row itself: no second object per request.
   request.metered = record;

@@ -88,6 +88,8 @@ export interface UsageRecordsTable {
   agent?: string | null;
   /** The member who owned the key when the request was served (migration 026). */
   member_id?: string | null;
+  /** Comma-separated names of the compression strategies applied (migration 031); null: none. */
+  compression_strategies?: string | null;
   tags: string;
   status_code: number;
   error_code: string | null;
@@ -335,6 +337,18 @@ export interface DebugCapturesTable {
   bytes: number;
 }
 
+/** A read-only link to one session (migration 031); the secret is kept only as its digest. */
+export interface SessionShareLinksTable {
+  id: string;
+  organization_id: string;
+  session_id: string;
+  secret_digest: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+  created_by_token_id: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   console_tokens: ConsoleTokensTable;
@@ -359,4 +373,5 @@ export interface Database {
   organization_provider_keys: OrganizationProviderKeysTable;
   organization_allow_lists: OrganizationAllowListsTable;
   debug_captures: DebugCapturesTable;
+  session_share_links: SessionShareLinksTable;
 }

@@ -6,6 +6,8 @@ import { SAVINGS_SUMS, savingsSumsOf, type SavingsCell } from './usage-savings.j
 export interface SessionFilter {
   organizationId: string;
   apiKeyId?: string;
+  /** The member the rows are attributed to (usage_records.member_id). */
+  memberId?: string;
   /** Agent name (`claude-cli`), any version. */
   agent?: string;
   /** Rows from this time on (ms, inclusive). */
@@ -14,10 +16,11 @@ export interface SessionFilter {
   to?: number;
 }
 
-/** One session's rows of one (model, key, agent), summed: priced per model by the caller. */
+/** One session's rows of one (model, key, member, agent), summed: priced per model by the caller. */
 export type SessionCell = Omit<SavingsCell, 'bucket' | 'group'> & {
   sessionId: string;
   apiKeyId: string;
+  memberId: string | null;
   agent: string | null;
   /** First request's start (created_at − latency), ms. */
   startedAt: number;
@@ -40,6 +43,7 @@ function filtered(store: Store, filter: SessionFilter): Rows {
     .where('organization_id', '=', filter.organizationId)
     .where('session_id', 'is not', null);
   if (filter.apiKeyId !== undefined) query = query.where('api_key_id', '=', filter.apiKeyId);
+  if (filter.memberId !== undefined) query = query.where('member_id', '=', filter.memberId);
   if (filter.agent !== undefined) {
     const agent = filter.agent;
     // A prefix compare rather than LIKE, whose `_` is a wildcard (codex_cli_rs) and whose escaping differs by dialect.
@@ -99,17 +103,19 @@ async function sessionCells(rows: Rows): Promise<SessionCell[]> {
       'session_id',
       'model',
       'api_key_id',
+      'member_id',
       'agent',
       STARTED.as('started_at'),
       sql<number>`max(created_at)`.as('ended_at'),
       ...SAVINGS_SUMS,
     ])
-    .groupBy(['session_id', 'model', 'api_key_id', 'agent'])
+    .groupBy(['session_id', 'model', 'api_key_id', 'member_id', 'agent'])
     .execute();
   return found.map((row) => ({
     sessionId: row.session_id!,
     model: row.model,
     apiKeyId: row.api_key_id,
+    memberId: row.member_id ?? null,
     agent: row.agent ?? null,
     startedAt: Number(row.started_at),
     endedAt: Number(row.ended_at),
@@ -138,6 +144,8 @@ export async function sessionRequests(store: Store, organizationId: string, sess
       'error_code',
       'latency_ms',
       'stream',
+      'member_id',
+      'compression_strategies',
       ...SAVINGS_SUMS,
     ])
     .where('organization_id', '=', organizationId)
@@ -160,6 +168,8 @@ export async function sessionRequests(store: Store, organizationId: string, sess
     errorCode: row.error_code,
     latencyMs: Number(row.latency_ms),
     stream: Number(row.stream) === 1,
+    memberId: row.member_id ?? null,
+    strategies: row.compression_strategies ? row.compression_strategies.split(',') : [],
     ...savingsSumsOf(row),
   }));
 }

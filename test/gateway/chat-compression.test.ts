@@ -121,6 +121,13 @@ describe('compression inside chat completions', () => {
     assert.equal(Number(row.input_tokens), BILLED_PROMPT);
     assert.equal(Number(row.uncompressed_input_tokens), BILLED_PROMPT + compression.saved_tokens);
     assert.ok(Number(row.uncompressed_input_tokens) > Number(row.input_tokens));
+    // The sessions page names the strategies applied (migration 031): distinct names, comma-separated.
+    const strategies = String(row.compression_strategies).split(',');
+    assert.ok(
+      strategies.length > 0 && strategies.every((name) => /^[a-z0-9_-]+$/.test(name)),
+      String(row.compression_strategies),
+    );
+    assert.equal(new Set(strategies).size, strategies.length);
   });
 
   it('X-Gateway-Compression-Model does the same as the body field', async () => {
@@ -171,6 +178,7 @@ describe('compression inside chat completions', () => {
     assert.deepEqual(mock.lastRequest()!.body.messages, messages);
     const row = await usageRowOf(h.running.store, header(result, 'x-request-id')!);
     assert.equal(row.uncompressed_input_tokens, null);
+    assert.equal(row.compression_strategies, null);
   });
 
   it('an unknown compression_model is 400 naming compression_model', async () => {

@@ -12,11 +12,15 @@ import { ToolsPage } from './pages/tools.js';
 import { TokensPage } from './pages/tokens.js';
 import { ProviderKeysPage } from './pages/provider-keys.js';
 import { DebugPage } from './pages/debug.js';
+import { SessionsPage } from './pages/sessions.js';
+import { SessionPage } from './pages/session.js';
+import { SharedSessionPage } from './pages/shared-session.js';
 
 const NAV = [
   ['/keys', 'API keys'],
   ['/usage', 'Usage and cost'],
   ['/savings', 'Savings'],
+  ['/sessions', 'Sessions'],
   ['/logs', 'Logs'],
   ['/projects', 'Projects'],
   ['/tools', 'Gateway tools'],
@@ -38,7 +42,9 @@ export function App() {
     navigate('/sign-in', true);
   };
 
+  const shared = path === '/shared-session';
   useEffect(() => {
+    if (shared) return;
     setUnauthorizedHandler((message) => signOut(`Signed out: ${message}`));
     const token = storedToken();
     if (!token) return;
@@ -55,6 +61,7 @@ export function App() {
   }, []);
 
   useEffect(() => {
+    if (shared) return;
     if (!restoring && !session && path !== '/sign-in') navigate('/sign-in', true);
     if (session && (path === '/' || path === '/sign-in')) navigate('/keys', true);
   }, [session, restoring, path]);
@@ -64,6 +71,8 @@ export function App() {
     document.title = page ? `${page} · Gateway console` : 'Gateway console';
   }, [path]);
 
+  // A share link opens one session for anyone holding it: no sign-in, no console token.
+  if (shared) return <SharedSessionPage />;
   if (restoring) return <Loading what="your session" />;
   if (!session) {
     return (
@@ -80,6 +89,7 @@ export function App() {
   }
 
   const projectMatch = /^\/projects\/([^/]+)$/.exec(path);
+  const sessionMatch = /^\/sessions\/([^/]+)$/.exec(path);
   return (
     <div class="shell">
       <header class="topbar">
@@ -114,6 +124,8 @@ export function App() {
         {path.startsWith('/keys') && <KeysPage session={session} />}
         {path.startsWith('/usage') && <UsagePage session={session} />}
         {path.startsWith('/savings') && <SavingsPage session={session} />}
+        {path === '/sessions' && <SessionsPage session={session} />}
+        {sessionMatch && <SessionPage session={session} sessionId={decodeURIComponent(sessionMatch[1]!)} />}
         {path.startsWith('/logs') && <LogsPage session={session} />}
         {path.startsWith('/projects') && (
           <ProjectsPage session={session} projectId={projectMatch ? decodeURIComponent(projectMatch[1]!) : null} />

@@ -6,95 +6,35 @@ import { OrgParamsSchema } from '../schemas/api-key.js';
 import { listBody, paging } from '../schemas/paging.js';
 import {
   SessionDetailSchema,
+  SessionFiltersSchema,
   SessionListQuerySchema,
   SessionListSchema,
   SessionParamsSchema,
   type SessionListQuery,
 } from '../schemas/sessions.js';
-import {
-  MAX_SESSION_REQUESTS,
-  sessionCellsOf,
-  sessionPage,
-  sessionRequests,
-  type SessionCell,
-} from '../../store/usage-sessions.js';
-import type { SavingsSums } from '../../store/usage-savings.js';
-import { addAmounts, cachingSavings, emptyAmounts, priceCell, totalSavings } from '../savings/price-savings.js';
+import { sessionPage, type SessionCell } from '../../store/usage-sessions.js';
+import { sessionFilterValues, sessionLabels } from '../../store/session-labels.js';
+import { idsOf, presentSession, pricerOf, sessionDetail } from './session-view.js';
 import { parseTime } from './usage-window.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
-/** `claude-cli/1.0.83` → name and version; the column holds only known agents' product tokens. */
-function agentMembers(agent: string | null) {
-  const slash = agent?.indexOf('/') ?? -1;
-  return agent && slash > 0
-    ? { agent: agent.slice(0, slash), agent_version: agent.slice(slash + 1) }
-    : { agent: null, agent_version: null };
-}
-
-type Pricer = (model: string, sums: SavingsSums) => ReturnType<typeof priceCell>;
-
-/** Tokens, cost and savings of priced amounts, as the schemas' `Figures`. */
-function figures(amounts: ReturnType<typeof priceCell>) {
-  const caching = cachingSavings(amounts);
-  return {
-    requests: amounts.requests,
-    input_tokens: amounts.inputTokens,
-    cached_input_tokens: amounts.cacheReadTokens,
-    cache_write_tokens: amounts.cacheWriteTokens,
-    output_tokens: amounts.outputTokens,
-    cost_micro_usd: amounts.costMicroUsd,
-    compression_savings_micro_usd: amounts.compressionSavingsMicroUsd,
-    caching_savings_micro_usd: caching,
-    savings_micro_usd: totalSavings(amounts),
-  };
-}
-
-/** One session's object from its cells (one per model, key and agent version), each priced with its model's prices. */
-function presentSession(id: string, cells: SessionCell[], price: Pricer) {
-  const amounts = emptyAmounts();
-  const keys = new Set<string>();
-  const models = new Set<string>();
-  let agent: string | null = null;
-  let startedAt = Infinity;
-  let endedAt = -Infinity;
-  for (const cell of cells) {
-    addAmounts(amounts, price(cell.model, cell));
-    keys.add(cell.apiKeyId);
-    models.add(cell.model);
-    // The newest version the session ran with (a session may outlive an agent's update).
-    if (cell.agent !== null && (agent === null || cell.endedAt >= endedAt)) agent = cell.agent;
-    startedAt = Math.min(startedAt, cell.startedAt);
-    endedAt = Math.max(endedAt, cell.endedAt);
-  }
-  return {
-    object: 'session' as const,
-    id,
-    ...agentMembers(agent),
-    api_key_ids: [...keys].sort(),
-    models: [...models].sort(),
-    started_at: iso(startedAt),
-    ended_at: iso(endedAt),
-    duration_ms: Math.max(0, endedAt - startedAt),
-    ...figures(amounts),
-  };
-}
-
 /**
- * GET /v1/organizations/{orgId}/sessions and /sessions/{sessionId}: coding-agent sessions, from
- * the session id and agent each usage row carries (migration 025), with what compression and
- * caching saved priced as usage/savings prices it (console/savings/price-savings.ts).
+ * GET /v1/organizations/{orgId}/sessions, /session_filters and /sessions/{sessionId}: coding-agent
+ * sessions, from the session id, agent and member each usage row carries (migrations 025, 026),
+ * with what compression and caching saved priced as usage/savings prices it
+ * (console/savings/price-savings.ts).
  */
 export function registerSessionRoutes(app: FastifyInstance, services: ConsoleServices): void {
   const { store } = services;
-  // The catalogue is read per request: a reload swaps it.
-  const price: Pricer = (model, sums) => priceCell(sums, services.catalogue.find(model)?.pricing);
+  const labelsFor = (orgId: string) => (cells: SessionCell[]) => {
+    const { keyIds, memberIds } = idsOf(cells);
+    return sessionLabels(store, orgId, keyIds, memberIds);
+  };
 
   app.get<{ Params: Static<typeof OrgParamsSchema>; Querystring: SessionListQuery }>(
     '/v1/organizations/:orgId/sessions',
     {
       schema: {
-        summary: "Coding-agent sessions: each one's agent, keys, models, time, tokens, cost and savings",
+        summary: "Coding-agent sessions: each one's agent, member, keys, models, time, tokens, cost and savings",
         tags: ['sessions'],
         params: OrgParamsSchema,
         querystring: SessionListQuerySchema,
@@ -111,14 +51,43 @@ export function registerSessionRoutes(app: FastifyInstance, services: ConsoleSer
       const { limit, startingAfter } = paging(query);
       const page = await sessionPage(
         store,
-        { organizationId: orgId, apiKeyId: query.api_key_id, agent: query.agent, from, to },
+        {
+          organizationId: orgId,
+          apiKeyId: query.api_key_id,
+          memberId: query.member_id,
+          agent: query.agent,
+          from,
+          to,
+        },
         limit,
         startingAfter,
       );
       const bySession = new Map<string, SessionCell[]>(page.sessionIds.map((id) => [id, []]));
       for (const cell of page.cells) bySession.get(cell.sessionId)?.push(cell);
-      const data = page.sessionIds.map((id) => presentSession(id, bySession.get(id)!, price));
+      const [price, labels] = [pricerOf(services), await labelsFor(orgId)(page.cells)];
+      const data = page.sessionIds.map((id) => presentSession(id, bySession.get(id)!, price, labels));
       return listBody(`/v1/organizations/${orgId}/sessions`, data, page.hasMore);
+    },
+  );
+
+  app.get<{ Params: Static<typeof OrgParamsSchema> }>(
+    '/v1/organizations/:orgId/session_filters',
+    {
+      schema: {
+        summary: "What the organization's sessions can be filtered by: their members, keys and agents",
+        tags: ['sessions'],
+        params: OrgParamsSchema,
+        response: { 200: SessionFiltersSchema },
+      },
+    },
+    async (request) => {
+      const values = await sessionFilterValues(store, request.params.orgId);
+      return {
+        object: 'session_filters' as const,
+        members: values.members,
+        api_keys: values.apiKeys,
+        agents: values.agents,
+      };
     },
   );
 
@@ -126,7 +95,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: ConsoleSer
     '/v1/organizations/:orgId/sessions/:sessionId',
     {
       schema: {
-        summary: 'One session with its requests in time order (tokens, cost, savings, latency, status)',
+        summary: 'One session with its requests in time order (tokens, cost, savings, latency, status, strategies)',
         tags: ['sessions'],
         params: SessionParamsSchema,
         response: { 200: SessionDetailSchema },
@@ -134,30 +103,9 @@ export function registerSessionRoutes(app: FastifyInstance, services: ConsoleSer
     },
     async (request) => {
       const { orgId, sessionId } = request.params;
-      const [cells, rows] = await Promise.all([
-        sessionCellsOf(store, orgId, sessionId),
-        sessionRequests(store, orgId, sessionId),
-      ]);
-      if (cells.length === 0) throw new ConsoleError('not_found', 'No session with that id in this organization.');
-      const requests = rows.slice(0, MAX_SESSION_REQUESTS).map((row) => ({
-        id: row.id,
-        request_id: row.requestId,
-        created_at: iso(row.createdAt),
-        api_key_id: row.apiKeyId,
-        model: row.model,
-        endpoint: row.endpoint,
-        ...agentMembers(row.agent),
-        status_code: row.statusCode,
-        error_code: row.errorCode,
-        latency_ms: row.latencyMs,
-        stream: row.stream,
-        ...figures(price(row.model, row)),
-      }));
-      return {
-        ...presentSession(sessionId, cells, price),
-        requests,
-        requests_truncated: rows.length > MAX_SESSION_REQUESTS,
-      };
+      const detail = await sessionDetail(services, orgId, sessionId, labelsFor(orgId));
+      if (!detail) throw new ConsoleError('not_found', 'No session with that id in this organization.');
+      return detail;
     },
   );
 }

@@ -11,6 +11,9 @@ export const SessionListQuerySchema = Type.Object(
     starting_after,
     last_key,
     api_key_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000]*$' })),
+    member_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000]*$', description: 'Sessions of one member.' }),
+    ),
     agent: Type.Optional(
       Type.String({
         pattern: '^[a-z0-9_.-]{1,64}$',
@@ -50,16 +53,28 @@ const Agent = {
   agent_version: Nullable(Type.String()),
 };
 
-export const SessionSchema = Type.Object({
+const Label = (what: string) => Nullable(Type.String({ description: `${what}; null when it is gone.` }));
+
+/** What a session is, without who ran it (the shared view's members). */
+const SessionCore = {
   object: Type.Literal('session'),
   id: Type.String({ description: 'The session id the client sent (X-Gateway-Session-Id or its own header).' }),
   ...Agent,
-  api_key_ids: Type.Array(Type.String()),
   models: Type.Array(Type.String()),
   started_at: Type.String({ description: "The first request's start." }),
   ended_at: Type.String({ description: "The last request's end." }),
   duration_ms: Type.Integer(),
   ...Figures,
+};
+
+export const SessionSchema = Type.Object({
+  ...SessionCore,
+  api_key_ids: Type.Array(Type.String()),
+  api_keys: Type.Array(Type.Object({ id: Type.String(), name: Label("The key's name") })),
+  members: Type.Array(
+    Type.Object({ id: Type.String(), email: Label("The member's email"), name: Label("The member's name") }),
+    { description: 'Members the rows are attributed to (the owner of the key when each request was served).' },
+  ),
 });
 
 export const SessionListSchema = Type.Object({
@@ -70,11 +85,10 @@ export const SessionListSchema = Type.Object({
   data: Type.Array(SessionSchema),
 });
 
-export const SessionRequestSchema = Type.Object({
+const RequestCore = {
   id: Type.String(),
   request_id: Type.String(),
   created_at: Type.String(),
-  api_key_id: Type.String(),
   model: Type.String(),
   endpoint: Type.String(),
   ...Agent,
@@ -82,11 +96,41 @@ export const SessionRequestSchema = Type.Object({
   error_code: Nullable(Type.String()),
   latency_ms: Type.Integer(),
   stream: Type.Boolean(),
+  compression_strategies: Type.Array(Type.String(), {
+    description: 'Names of the compression strategies applied to this request; empty when none.',
+  }),
   ...Figures,
+};
+
+export const SessionRequestSchema = Type.Object({
+  ...RequestCore,
+  api_key_id: Type.String(),
+  member_id: Nullable(Type.String()),
 });
+
+const Requests = {
+  requests_truncated: Type.Boolean({ description: 'The session has more requests than the 5,000 listed.' }),
+};
 
 export const SessionDetailSchema = Type.Object({
   ...SessionSchema.properties,
   requests: Type.Array(SessionRequestSchema, { description: 'Oldest first.' }),
-  requests_truncated: Type.Boolean({ description: 'The session has more requests than the 5,000 listed.' }),
+  ...Requests,
+});
+
+/** What a share link shows: the session and its requests, without keys or members. */
+export const SharedSessionSchema = Type.Object({
+  ...SessionCore,
+  requests: Type.Array(Type.Object(RequestCore), { description: 'Oldest first.' }),
+  ...Requests,
+  shared_until: Type.String({ description: 'When the link expires.' }),
+});
+
+export const SessionFiltersSchema = Type.Object({
+  object: Type.Literal('session_filters'),
+  members: Type.Array(
+    Type.Object({ id: Type.String(), email: Label("The member's email"), name: Label("The member's name") }),
+  ),
+  api_keys: Type.Array(Type.Object({ id: Type.String(), name: Label("The key's name") })),
+  agents: Type.Array(Type.String()),
 });

@@ -21,6 +21,7 @@ import * as usageSessions from './025-usage-sessions.js';
 import * as members from './026-members.js';
 import * as providerKeys from './029-provider-keys.js';
 import * as debugCaptures from './030-debug-captures.js';
+import * as sessionSharing from './031-session-sharing.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
 const migrations: Record<string, Migration> = {
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '026-members': members,
   '029-provider-keys': providerKeys,
   '030-debug-captures': debugCaptures,
+  '031-session-sharing': sessionSharing,
 };
 
 export const migrationProvider: MigrationProvider = {
