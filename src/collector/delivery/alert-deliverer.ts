@@ -9,7 +9,7 @@ import {
   alertObject,
   alertSignature,
   alertText,
-} from './alert-message.js';
+} from '../../limits/alerts/alert-message.js';
 
 /**
  * Alert delivery through the collector's outbox (docs/alerts.md, "Delivery"): the rows a fired
