@@ -78,7 +78,8 @@ export function createCollector(
     { allowPrivate: settings.webhookAllowPrivate },
     settings.webhookTimeoutMs,
   );
-  const alertPoster = alerts && new WebhookPoster({ allowPrivate: settings.webhookAllowPrivate }, settings.webhookTimeoutMs);
+  const alertPoster =
+    alerts && new WebhookPoster({ allowPrivate: settings.webhookAllowPrivate }, settings.webhookTimeoutMs);
   const alertRoute = alerts && new AlertDeliverer(alerts.rules, alerts.firings, alertPoster!);
   const worker = new DeliveryWorker(
     events,

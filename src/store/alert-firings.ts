@@ -129,7 +129,10 @@ export class AlertFiringRepository {
   }
 
   /** Where the deliveries of these firings stand, read from their outbox rows (a row gone: delivered). */
-  async deliveryStates(organizationId: string, firings: readonly AlertFiring[]): Promise<Map<string, AlertDeliveryState>> {
+  async deliveryStates(
+    organizationId: string,
+    firings: readonly AlertFiring[],
+  ): Promise<Map<string, AlertDeliveryState>> {
     const states = new Map<string, AlertDeliveryState>(firings.map((f) => [f.id, 'done']));
     const ruleIds = [...new Set(firings.map((f) => f.ruleId))];
     if (ruleIds.length === 0) return states;

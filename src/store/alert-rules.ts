@@ -71,7 +71,11 @@ export class AlertRuleRepository {
     private readonly keyring: Keyring,
   ) {}
 
-  async create(organizationId: string, input: AlertRuleInput, now = Date.now()): Promise<{ rule: AlertRule; secret: string }> {
+  async create(
+    organizationId: string,
+    input: AlertRuleInput,
+    now = Date.now(),
+  ): Promise<{ rule: AlertRule; secret: string }> {
     const id = `alr_${randomUUID().replaceAll('-', '')}`;
     const secret = generateSecret(ALERT_SECRET_PREFIX);
     const row: AlertRulesTable = {
@@ -128,7 +132,12 @@ export class AlertRuleRepository {
     return rows.map(toRule);
   }
 
-  async update(organizationId: string, id: string, patch: AlertRulePatch, now = Date.now()): Promise<AlertRule | undefined> {
+  async update(
+    organizationId: string,
+    id: string,
+    patch: AlertRulePatch,
+    now = Date.now(),
+  ): Promise<AlertRule | undefined> {
     const set: Partial<AlertRulesTable> = { updated_at: now };
     if (patch.name !== undefined) set.name = patch.name;
     if (patch.thresholds !== undefined) set.thresholds = JSON.stringify(sorted(patch.thresholds));

@@ -165,7 +165,10 @@ for (const store of storeKinds()) {
       await bad({ ...orgBudget('https://hooks.example.com/a'), thresholds: [] });
       await bad({ ...orgBudget('https://hooks.example.com/a'), thresholds: [0] });
       await bad({ ...orgBudget('https://hooks.example.com/a'), organization_id: 'other' });
-      await bad({ ...orgBudget('https://hooks.example.com/a'), target: { kind: 'key_ceiling', api_key_id: 'nope' } }, 'target.api_key_id');
+      await bad(
+        { ...orgBudget('https://hooks.example.com/a'), target: { kind: 'key_ceiling', api_key_id: 'nope' } },
+        'target.api_key_id',
+      );
       const tooMany = Array.from({ length: 6 }, () => ({ kind: 'slack', url: 'https://hooks.example.com/a' }));
       await bad({ ...orgBudget('https://hooks.example.com/a'), destinations: tooMany });
 
@@ -187,11 +190,17 @@ for (const store of storeKinds()) {
       const listed = await h.console('GET', `/v1/organizations/${org.id}/alert_rules`, { token: org.token });
       assert.ok(!listed.json.data.some((r: { id: string }) => r.id === theirs.json.id));
 
-      const updated = await h.console('POST', path, { token: org.token, body: { thresholds: [100, 50], enabled: false } });
+      const updated = await h.console('POST', path, {
+        token: org.token,
+        body: { thresholds: [100, 50], enabled: false },
+      });
       assert.equal(updated.status, 200, updated.text);
       assert.deepEqual(updated.json.thresholds, [50, 100]);
       assert.equal(updated.json.enabled, false);
-      const noTarget = await h.console('POST', path, { token: org.token, body: { target: { kind: 'limit', limit_id: 'x' } } });
+      const noTarget = await h.console('POST', path, {
+        token: org.token,
+        body: { target: { kind: 'limit', limit_id: 'x' } },
+      });
       assert.equal(noTarget.status, 400, 'the target is fixed at creation');
       assert.equal((await h.console('DELETE', path, { token: org.token })).status, 200);
       assert.equal((await h.console('GET', path, { token: org.token })).status, 404);
@@ -199,7 +208,8 @@ for (const store of storeKinds()) {
 
     it('holds at most 50 rules per organization', async () => {
       const own = await h.organization();
-      for (let i = 0; i < 50; i++) assert.equal((await rule(own, orgBudget('https://hooks.example.com/a'))).status, 201);
+      for (let i = 0; i < 50; i++)
+        assert.equal((await rule(own, orgBudget('https://hooks.example.com/a'))).status, 201);
       const refused = await rule(own, orgBudget('https://hooks.example.com/a'));
       assert.equal(refused.status, 409, refused.text);
     });

@@ -52,7 +52,10 @@ export class AlertDeliverer implements Deliverer, DeliveryRoute {
       const body = JSON.stringify({ ...alertObject(firing, rule.name), attempt: batch.attempt });
       const timestamp = Math.floor(this.now() / 1000);
       const secret = await this.rules.signingSecret(rule.id);
-      const headers: Record<string, string> = { [ALERT_ID_HEADER]: firing.id, [ALERT_TIMESTAMP_HEADER]: String(timestamp) };
+      const headers: Record<string, string> = {
+        [ALERT_ID_HEADER]: firing.id,
+        [ALERT_TIMESTAMP_HEADER]: String(timestamp),
+      };
       if (secret) headers[ALERT_SIGNATURE_HEADER] = alertSignature(secret, timestamp, body);
       await this.poster.post(destination.url, body, headers, batch.signal);
     }

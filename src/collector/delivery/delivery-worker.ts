@@ -174,7 +174,14 @@ export class DeliveryWorker {
           await this.events.discard(rows.map((r) => r.id));
           return;
         }
-        await this.deliverGroup(token, rows, destination.projectId, componentId, destination.settings, destination.deliverer);
+        await this.deliverGroup(
+          token,
+          rows,
+          destination.projectId,
+          componentId,
+          destination.settings,
+          destination.deliverer,
+        );
       }),
     );
     return claimed.length;
@@ -185,7 +192,8 @@ export class DeliveryWorker {
     const found = new Map<string, DeliveryDestination>();
     for (const pc of await this.components.byIds(ids)) {
       const runtime = this.catalogue.get(pc.componentId)?.runtime;
-      if (runtime) found.set(pc.id, { projectId: pc.projectId, settings: pc.settings ?? {}, deliverer: this.deliverers[runtime] });
+      if (runtime)
+        found.set(pc.id, { projectId: pc.projectId, settings: pc.settings ?? {}, deliverer: this.deliverers[runtime] });
     }
     for (const route of this.routes) {
       const rest = ids.filter((id) => !found.has(id));

@@ -80,7 +80,11 @@ export function registerAlertRoutes(app: FastifyInstance, services: ConsoleServi
       if (body.target.kind === 'key_ceiling') {
         const key = await services.apiKeys.get(orgId, body.target.api_key_id);
         if (!key)
-          throw new ConsoleError('invalid_request', 'No API key with that id in this organization.', 'target.api_key_id');
+          throw new ConsoleError(
+            'invalid_request',
+            'No API key with that id in this organization.',
+            'target.api_key_id',
+          );
       }
       await checkDestinations(body.destinations, alerts.targets);
       const { rule, secret } = await alerts.rules.create(orgId, body);
@@ -130,7 +134,13 @@ export function registerAlertRoutes(app: FastifyInstance, services: ConsoleServi
 
   app.delete<{ Params: Static<typeof AlertRuleParamsSchema> }>(
     '/v1/organizations/:orgId/alert_rules/:ruleId',
-    { schema: { summary: 'Delete an alert rule and the alerts it fired', tags: ['alerts'], params: AlertRuleParamsSchema } },
+    {
+      schema: {
+        summary: 'Delete an alert rule and the alerts it fired',
+        tags: ['alerts'],
+        params: AlertRuleParamsSchema,
+      },
+    },
     async (request) => {
       const { orgId, ruleId } = request.params;
       if (!(await alerts.rules.delete(orgId, ruleId))) throw ruleNotFound();

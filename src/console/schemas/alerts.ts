@@ -49,7 +49,13 @@ const Destination = Type.Object(
 const Destinations = Type.Array(Destination, { minItems: 1, maxItems: MAX_DESTINATIONS });
 
 export const CreateAlertRuleBodySchema = Type.Object(
-  { name: Name, target: Target, thresholds: Thresholds, destinations: Destinations, enabled: Type.Optional(Type.Boolean()) },
+  {
+    name: Name,
+    target: Target,
+    thresholds: Thresholds,
+    destinations: Destinations,
+    enabled: Type.Optional(Type.Boolean()),
+  },
   { additionalProperties: false },
 );
 export type CreateAlertRuleBody = Static<typeof CreateAlertRuleBodySchema>;
@@ -68,8 +74,7 @@ export type UpdateAlertRuleBody = Static<typeof UpdateAlertRuleBodySchema>;
 
 export const AlertRuleParamsSchema = Type.Object({ orgId: Id, ruleId: Id });
 
-export const FiredAlertsQuerySchema = Type.Composite(
-  [PagingQuerySchema, Type.Object({ rule_id: Type.Optional(Id) })],
-  { additionalProperties: false },
-);
+export const FiredAlertsQuerySchema = Type.Composite([PagingQuerySchema, Type.Object({ rule_id: Type.Optional(Id) })], {
+  additionalProperties: false,
+});
 export type FiredAlertsQuery = Static<typeof FiredAlertsQuerySchema>;

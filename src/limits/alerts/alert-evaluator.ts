@@ -1,7 +1,12 @@
 import type { Logger } from 'pino';
 import type { Store } from '../../store/database.js';
 import type { AlertRule, AlertRuleRepository } from '../../store/alert-rules.js';
-import { firingKey, type AlertFiring, type AlertFiringRepository, type NewAlertFiring } from '../../store/alert-firings.js';
+import {
+  firingKey,
+  type AlertFiring,
+  type AlertFiringRepository,
+  type NewAlertFiring,
+} from '../../store/alert-firings.js';
 import { crossings, ruleWatchesLimit } from './alert-crossings.js';
 import { keyCeilings, organizationSpend } from './spend-observations.js';
 import { observationOfLimit, type WatchedLimit } from './watched-limit.js';

@@ -40,7 +40,11 @@ export function alertObject(firing: AlertFiring, ruleName: string | null) {
 export function alertText(firing: AlertFiring, rule: AlertRule): string {
   const subject = subjectOf(firing.subject);
   const what =
-    subject.kind === 'organization' ? 'Organization spend' : subject.kind === 'key' ? `Key ${subject.id}` : `Limit ${subject.id}`;
+    subject.kind === 'organization'
+      ? 'Organization spend'
+      : subject.kind === 'key'
+        ? `Key ${subject.id}`
+        : `Limit ${subject.id}`;
   const window =
     firing.window === 'lifetime' ? 'lifetime' : `${firing.window} window from ${iso(firing.windowStart)!.slice(0, 10)}`;
   return (

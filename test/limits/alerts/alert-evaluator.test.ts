@@ -40,7 +40,11 @@ async function outboxRows(store: Store, ruleId: string) {
   return store.db.selectFrom('event_deliveries').selectAll().where('project_component_id', '=', ruleId).execute();
 }
 
-const orgSpendRule = (amountMicroUsd: number, thresholds: number[], window: 'daily' | 'monthly' = 'monthly'): AlertRuleInput => ({
+const orgSpendRule = (
+  amountMicroUsd: number,
+  thresholds: number[],
+  window: 'daily' | 'monthly' = 'monthly',
+): AlertRuleInput => ({
   name: 'org budget',
   target: { kind: 'organization_spend', amount_micro_usd: amountMicroUsd, window },
   thresholds,
@@ -122,9 +126,13 @@ for (const kind of storeKinds()) {
       const { store } = fixture;
       const org = `org-${randomBytes(4).toString('hex')}`;
       const { rules, evaluator } = evaluatorOn(store);
-      const byId = (await rules.create(org, { ...orgSpendRule(1, [80]), target: { kind: 'limit', limit_id: 'lim-1' } })).rule;
+      const byId = (await rules.create(org, { ...orgSpendRule(1, [80]), target: { kind: 'limit', limit_id: 'lim-1' } }))
+        .rule;
       const byKind = (
-        await rules.create(org, { ...orgSpendRule(1, [80]), target: { kind: 'limits_of_kind', subject_kind: 'member' } })
+        await rules.create(org, {
+          ...orgSpendRule(1, [80]),
+          target: { kind: 'limits_of_kind', subject_kind: 'member' },
+        })
       ).rule;
       const watched = (limitId: string, kind: 'key' | 'member'): WatchedLimit => ({
         limitId,
@@ -135,10 +143,13 @@ for (const kind of storeKinds()) {
         spentMicroUsd: 4_000_000,
       });
       const fired = await evaluator.evaluateAlerts(org, [watched('lim-1', 'member'), watched('lim-2', 'key')]);
-      assert.deepEqual(fired.map((f) => [f.ruleId, f.subject]).sort(), [
-        [byId.id, 'limit:lim-1'],
-        [byKind.id, 'limit:lim-1'],
-      ].sort());
+      assert.deepEqual(
+        fired.map((f) => [f.ruleId, f.subject]).sort(),
+        [
+          [byId.id, 'limit:lim-1'],
+          [byKind.id, 'limit:lim-1'],
+        ].sort(),
+      );
       assert.equal(fired[0]!.windowEnd, Date.UTC(2026, 0, 3));
     });
 
@@ -181,8 +192,16 @@ for (const kind of storeKinds()) {
       const { rules, firings } = evaluatorOn(store);
       const { rule } = await rules.create(org, orgSpendRule(1, [80]));
       const base = { organizationId: org, ruleId: rule.id, threshold: 80, limitMicroUsd: 1, spentMicroUsd: 1 };
-      await firings.fireOnce({ ...base, subject: 'organization', window: 'daily', windowStart: 0, windowEnd: DAY }, 0, DAY);
-      await firings.fireOnce({ ...base, subject: 'limit:l', window: 'lifetime', windowStart: 0, windowEnd: null }, 0, DAY);
+      await firings.fireOnce(
+        { ...base, subject: 'organization', window: 'daily', windowStart: 0, windowEnd: DAY },
+        0,
+        DAY,
+      );
+      await firings.fireOnce(
+        { ...base, subject: 'limit:l', window: 'lifetime', windowStart: 0, windowEnd: null },
+        0,
+        DAY,
+      );
       assert.equal(await firings.prune(DAY + 10 * DAY, 30 * DAY), 0, 'within retention');
       assert.equal(await firings.prune(DAY + 31 * DAY, 30 * DAY), 1);
       assert.deepEqual(
