@@ -23,7 +23,13 @@ export interface ConsoleServices {
   /** Model prices, to put a price on what compression and caching saved (usage/savings). */
   catalogue: Catalogue;
   /** Alert rules and fired alerts (docs/alerts.md); `targets`: which webhook addresses a rule may name. Absent: no alert routes. */
-  alerts?: { rules: AlertRuleRepository; firings: AlertFiringRepository; targets: TargetPolicy };
+  alerts?: {
+    rules: AlertRuleRepository;
+    firings: AlertFiringRepository;
+    targets: TargetPolicy;
+    /** A rule of the organization was created, changed or deleted: this instance's evaluator reads them again. */
+    rulesChanged?: (organizationId: string) => void;
+  };
   /** POST /v1/admin/reload: reloads this instance, then every instance of the store; absent: no such route. */
   reload?: (requestedBy: string) => Promise<BroadcastReload>;
 }

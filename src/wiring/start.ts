@@ -204,7 +204,12 @@ export async function startGateway(
               return live.current.catalogue;
             },
             collector: collector.console,
-            alerts: { rules: alertRules, firings: alertFirings, targets: collector.console.webhookTargets },
+            alerts: {
+              rules: alertRules,
+              firings: alertFirings,
+              targets: collector.console.webhookTargets,
+              rulesChanged: (organizationId) => alerts.forgetRules(organizationId),
+            },
             reload: (requestedBy) => broadcast.everywhere(requestedBy),
           },
         ),

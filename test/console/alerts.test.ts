@@ -46,6 +46,7 @@ for (const store of storeKinds()) {
           GATEWAY_OUTBOX_POLL_MS: '50',
           GATEWAY_OUTBOX_RETRY_BASE_MS: '50',
           GATEWAY_OUTBOX_RETRY_MAX_MS: '200',
+          GATEWAY_OUTBOX_MAX_ATTEMPTS: '3',
         },
       });
       org = await h.organization();
@@ -143,6 +144,68 @@ for (const store of storeKinds()) {
         'Alert "member daily": Limit lim-member-1 reached 80% of $5.00 (daily window from 2026-03-03): $4.10 spent.',
       );
       assert.equal(slack.headers['x-gateway-alert-signature'], undefined, 'Slack bodies are not signed');
+    });
+
+    it('a destination that keeps failing is parked as failed; a deleted rule's alerts leave the list and the outbox', async () => {
+      const own = await h.organization();
+      const watched = (limitId: string) => ({
+        limitId,
+        subject: { kind: 'group' as const, id: 'g-1' },
+        window: 'monthly' as const,
+        windowStart: Date.UTC(2026, 11, 1),
+        limitMicroUsd: 100,
+        spentMicroUsd: 100,
+      });
+      const failing = await rule(own, {
+        name: 'parks',
+        target: { kind: 'limit', limit_id: 'lim-parks' },
+        thresholds: [100],
+        destinations: [{ kind: 'signed', url: `${hook.url}?parks` }],
+      });
+      assert.equal(failing.status, 201, failing.text);
+      const before = hook.requests.length;
+      hook.failNext(3, 500);
+      await h.running.alerts.evaluateAlerts(own.id, [watched('lim-parks')]);
+      const listed = await waitFor(
+        async () => {
+          const page = await h.console('GET', `/v1/organizations/${own.id}/alerts`, { token: own.token });
+          return page.json.data[0]?.delivery === 'failed' ? page.json : undefined;
+        },
+        { timeoutMs: 10_000, what: 'the delivery parked' },
+      );
+      assert.equal(listed.data.length, 1);
+      assert.equal(hook.requests.length - before, 3, 'GATEWAY_OUTBOX_MAX_ATTEMPTS attempts, then parked');
+
+      const doomed = await rule(own, {
+        name: 'deleted',
+        target: { kind: 'limit', limit_id: 'lim-deleted' },
+        thresholds: [100],
+        destinations: [{ kind: 'signed', url: `${hook.url}?deleted` }],
+      });
+      hook.failNext(1, 500);
+      await h.running.alerts.evaluateAlerts(own.id, [watched('lim-deleted')]);
+      // Deleted while its delivery is between attempts (or just after the retry: the backoff is short here).
+      await waitFor(() => hook.requests.some((r) => r.status === 500 && r.body.includes('lim-deleted')), {
+        what: 'the first attempt',
+      });
+      const path = `/v1/organizations/${own.id}/alert_rules/${doomed.json.id}`;
+      assert.equal((await h.console('DELETE', path, { token: own.token })).status, 200);
+      await waitFor(
+        async () => {
+          const rows = await h.running.store.db
+            .selectFrom('event_deliveries')
+            .select('id')
+            .where('project_component_id', '=', doomed.json.id)
+            .execute();
+          return rows.length === 0;
+        },
+        { timeoutMs: 10_000, what: 'the outbox row discarded' },
+      );
+      const left = await h.console('GET', `/v1/organizations/${own.id}/alerts`, { token: own.token });
+      assert.deepEqual(
+        left.json.data.map((a: { rule_id: string }) => a.rule_id),
+        [failing.json.id],
+      );
     });
 
     it('shows the signing secret once, validates rules, and keeps them to their organization', async () => {

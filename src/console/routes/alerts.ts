@@ -88,6 +88,7 @@ export function registerAlertRoutes(app: FastifyInstance, services: ConsoleServi
       }
       await checkDestinations(body.destinations, alerts.targets);
       const { rule, secret } = await alerts.rules.create(orgId, body);
+      alerts.rulesChanged?.(orgId);
       return reply.code(201).send({ ...presentRule(rule), signing_secret: secret });
     },
   );
@@ -127,6 +128,7 @@ export function registerAlertRoutes(app: FastifyInstance, services: ConsoleServi
       if (!(await alerts.rules.get(orgId, ruleId))) throw ruleNotFound();
       if (request.body.destinations) await checkDestinations(request.body.destinations, alerts.targets);
       const rule = await alerts.rules.update(orgId, ruleId, request.body);
+      alerts.rulesChanged?.(orgId);
       if (!rule) throw ruleNotFound();
       return presentRule(rule);
     },
@@ -144,6 +146,7 @@ export function registerAlertRoutes(app: FastifyInstance, services: ConsoleServi
     async (request) => {
       const { orgId, ruleId } = request.params;
       if (!(await alerts.rules.delete(orgId, ruleId))) throw ruleNotFound();
+      alerts.rulesChanged?.(orgId);
       return { object: 'alert_rule', id: ruleId, deleted: true };
     },
   );

@@ -114,6 +114,11 @@ export class AlertEvaluator {
     this.maybePrune();
   }
 
+  /** The organization's rules changed on this instance: read them again at the next evaluation (others: within the TTL). */
+  forgetRules(orgId: string): void {
+    this.rulesCache.delete(orgId);
+  }
+
   /** Resolves once no evaluation is in flight (tests; shutdown before the store closes). */
   async idle(): Promise<void> {
     while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
