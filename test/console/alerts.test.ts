@@ -146,7 +146,7 @@ for (const store of storeKinds()) {
       assert.equal(slack.headers['x-gateway-alert-signature'], undefined, 'Slack bodies are not signed');
     });
 
-    it('a destination that keeps failing is parked as failed; a deleted rule's alerts leave the list and the outbox', async () => {
+    it('a destination that keeps failing is parked as failed; a deleted rule takes its alerts out of the list and the outbox', async () => {
       const own = await h.organization();
       const watched = (limitId: string) => ({
         limitId,
