@@ -2,11 +2,11 @@ import { readSettings } from '../config/settings.js';
 import { Keyring } from '../secrets/keyring.js';
 import { loadMasterKeys, masterKeySource } from '../secrets/master-key.js';
 import { openStore } from '../store/database.js';
-import { resealApiKeys } from '../store/api-key-resealing.js';
+import { resealColumn, SEALED_COLUMNS, type ResealProgress } from '../store/api-key-resealing.js';
 
 export const ROTATE_USAGE = `usage: gateway admin rotate-master-key [--batch-size <n>] [--check]
 
-Re-seals every stored secret (gateway keys' reveal copies) with the current master key, the first
+Re-seals every stored secret (gateway keys' reveal copies, alert rules' signing secrets) with the current master key, the first
 key of the keyring, in batches of --batch-size rows (default 200) while the gateways serve. Values
 already sealed by the current key are skipped: the command is idempotent, and an interrupted run
 is resumed by running it again. Prints one JSON line; exits 1 while any value is not sealed by the
@@ -29,7 +29,22 @@ export async function rotateMasterKey(input: { batchSize: number; check: boolean
     schema: settings.databaseSchema,
   });
   try {
-    const progress = await resealApiKeys(store, keyring, { batchSize: input.batchSize, dryRun: input.check });
+    const progress: ResealProgress = {
+      resealed: 0,
+      alreadyCurrent: 0,
+      changedMeanwhile: 0,
+      unreadable: [],
+      byKeyId: {},
+    };
+    for (const target of SEALED_COLUMNS) {
+      const part = await resealColumn(store, keyring, target, { batchSize: input.batchSize, dryRun: input.check });
+      progress.resealed += part.resealed;
+      progress.alreadyCurrent += part.alreadyCurrent;
+      progress.changedMeanwhile += part.changedMeanwhile;
+      progress.unreadable.push(...part.unreadable.map((u) => ({ ...u, id: `${target.table} ${u.id}` })));
+      for (const [keyId, count] of Object.entries(part.byKeyId))
+        progress.byKeyId[keyId] = (progress.byKeyId[keyId] ?? 0) + count;
+    }
     const stale = Object.entries(progress.byKeyId)
       .filter(([id]) => id !== keyring.current.id)
       .reduce((sum, [, count]) => sum + count, 0);
@@ -47,7 +62,7 @@ export async function rotateMasterKey(input: { batchSize: number; check: boolean
         needs_resealing: needsResealing,
       }) + '\n',
     );
-    for (const { id, error } of progress.unreadable) process.stderr.write(`api key ${id}: ${error}\n`);
+    for (const { id, error } of progress.unreadable) process.stderr.write(`${id}: ${error}\n`);
     if (needsResealing > 0 || progress.unreadable.length > 0) process.exitCode = 1;
   } finally {
     await store.close();

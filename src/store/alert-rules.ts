@@ -43,7 +43,8 @@ export type AlertRulePatch = Partial<Omit<AlertRuleInput, 'target'>>;
 /** Prefix of a rule's signing secret: tells a reader of a leaked string what it is. */
 export const ALERT_SECRET_PREFIX = 'whsec_';
 
-const sealContext = (ruleId: string) => `alert-rule:${ruleId}`;
+/** The AES-GCM associated data of a rule's sealed secret: binds it to its rule. */
+export const alertSealContext = (ruleId: string) => `alert-rule:${ruleId}`;
 
 function toRule(row: AlertRulesTable): AlertRule {
   return {
@@ -85,7 +86,7 @@ export class AlertRuleRepository {
       target: JSON.stringify(input.target),
       thresholds: JSON.stringify(sorted(input.thresholds)),
       destinations: JSON.stringify(input.destinations),
-      secret_ciphertext: this.keyring.seal(secret, sealContext(id)),
+      secret_ciphertext: this.keyring.seal(secret, alertSealContext(id)),
       enabled: input.enabled === false ? 0 : 1,
       created_at: now,
       updated_at: now,
@@ -173,6 +174,6 @@ export class AlertRuleRepository {
       .select('secret_ciphertext')
       .where('id', '=', id)
       .executeTakeFirst();
-    return row?.secret_ciphertext ? this.keyring.open(row.secret_ciphertext, sealContext(id)) : undefined;
+    return row?.secret_ciphertext ? this.keyring.open(row.secret_ciphertext, alertSealContext(id)) : undefined;
   }
 }
