@@ -134,7 +134,11 @@ export class AlertEvaluator {
           this.options.logger.warn({ err: error, organizationId: orgId }, 'alert evaluation failed');
         }
       }
-    })().finally(() => this.running.delete(orgId));
+    })().finally(() => {
+      this.running.delete(orgId);
+      // Rows that settled between the loop's last look and here would otherwise wait for the next settlement.
+      if (this.pending.has(orgId)) this.startRun(orgId);
+    });
     this.running.set(orgId, run);
   }
 
