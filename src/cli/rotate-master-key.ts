@@ -6,7 +6,8 @@ import { resealStoredSecrets } from '../store/api-key-resealing.js';
 
 export const ROTATE_USAGE = `usage: gateway admin rotate-master-key [--batch-size <n>] [--check]
 
-Re-seals every stored secret (gateway keys' reveal copies, organizations' provider keys) with
+Re-seals every stored secret (gateway keys' reveal copies, organizations' provider keys,
+alert rules' signing secrets) with
 the current master key, the first key of the keyring, in batches of --batch-size rows (default 200) while the gateways serve. Values
 already sealed by the current key are skipped: the command is idempotent, and an interrupted run
 is resumed by running it again. Prints one JSON line; exits 1 while any value is not sealed by the
@@ -48,7 +49,7 @@ export async function rotateMasterKey(input: { batchSize: number; check: boolean
       }) + '\n',
     );
     for (const { table, id, error } of progress.unreadable)
-      process.stderr.write(`${table === 'api_keys' ? 'api key' : 'provider key'} ${id}: ${error}\n`);
+      process.stderr.write(`${table} ${id}: ${error}\n`);
     if (needsResealing > 0 || progress.unreadable.length > 0) process.exitCode = 1;
   } finally {
     await store.close();

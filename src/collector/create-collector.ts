@@ -23,6 +23,16 @@ import { RetentionSweeper } from './retention-sweeper.js';
 import { CollectorRateLimits } from './limits/rate-limits.js';
 import { RedisConnection } from './limits/redis-connection.js';
 import { trackSharedBudget } from '../metrics/collector-metrics.js';
+import type { AlertRuleRepository } from '../store/alert-rules.js';
+import type { AlertFiringRepository } from '../store/alert-firings.js';
+import { AlertDeliverer } from './delivery/alert-deliverer.js';
+import { WebhookPoster } from './delivery/webhook-post.js';
+
+/** Alert rules and their firings: given, the outbox worker delivers fired alerts too (docs/alerts.md). */
+export interface CollectorAlerts {
+  rules: AlertRuleRepository;
+  firings: AlertFiringRepository;
+}
 
 /** How long a stopping gateway lets in-flight webhook deliveries finish before releasing them. */
 const WORKER_STOP_GRACE_MS = 5_000;
@@ -50,6 +60,7 @@ export function createCollector(
   logger: Logger,
   env: NodeJS.ProcessEnv,
   domains: DomainSettings = readDomainSettings(env),
+  alerts?: CollectorAlerts,
 ): Collector {
   const settings = readCollectorSettings(env);
   const limits = readCollectorLimitsSettings(env);
@@ -67,6 +78,9 @@ export function createCollector(
     { allowPrivate: settings.webhookAllowPrivate },
     settings.webhookTimeoutMs,
   );
+  const alertPoster =
+    alerts && new WebhookPoster({ allowPrivate: settings.webhookAllowPrivate }, settings.webhookTimeoutMs);
+  const alertRoute = alerts && new AlertDeliverer(alerts.rules, alerts.firings, alertPoster!);
   const worker = new DeliveryWorker(
     events,
     projectComponents,
@@ -80,6 +94,7 @@ export function createCollector(
       maxAttempts: settings.maxAttempts,
     },
     logger,
+    alertRoute ? [alertRoute] : [],
   );
   const intake = new EventIntake(events, logger, () => worker.wake(), {
     events: limits.quotaEvents,
@@ -135,6 +150,7 @@ export function createCollector(
       await intake.drain();
       await Promise.all([worker.stop(WORKER_STOP_GRACE_MS), retention.stop()]);
       await webhook.close();
+      await alertPoster?.close();
       untrackRedis();
       redis?.close();
     },

@@ -11,6 +11,7 @@ import { registerSessionRoutes } from './routes/sessions.js';
 import { registerDebugCaptureRoutes } from './routes/debug-captures.js';
 import { registerSessionShareLinkRoutes } from './routes/session-share-links.js';
 import { registerSharedSessionRoute } from './routes/shared-session.js';
+import { registerAlertRoutes } from './routes/alerts.js';
 import { registerCurrentOrganizationRoute } from './routes/organization.js';
 import { registerWebConsole } from './web-console.js';
 import { registerGatewayToolRoutes } from './routes/gateway-tools.js';
@@ -44,6 +45,7 @@ export function buildConsoleApp(
     registerSessionRoutes(authenticated, services);
     registerDebugCaptureRoutes(authenticated, services);
     registerSessionShareLinkRoutes(authenticated, services);
+    registerAlertRoutes(authenticated, services);
     registerCurrentOrganizationRoute(authenticated, services.store);
     registerConsoleCollectorRoutes(authenticated, services);
     registerGatewayToolRoutes(authenticated, services);

@@ -7,6 +7,9 @@ import type { GatewayToolsService } from '../gateway-tools/service.js';
 import type { Catalogue } from '../catalogue/catalogue.js';
 import type { BroadcastReload } from '../server/reload-broadcast.js';
 import type { OrganizationAccess } from '../pipeline/organization-access.js';
+import type { AlertRuleRepository } from '../store/alert-rules.js';
+import type { AlertFiringRepository } from '../store/alert-firings.js';
+import type { TargetPolicy } from '../server/address-guard.js';
 
 export interface ConsoleServices {
   store: Store;
@@ -20,6 +23,14 @@ export interface ConsoleServices {
   gatewayTools?: GatewayToolsService;
   /** Model prices, to put a price on what compression and caching saved (usage/savings). */
   catalogue: Catalogue;
+  /** Alert rules and fired alerts (docs/alerts.md); `targets`: which webhook addresses a rule may name. Absent: no alert routes. */
+  alerts?: {
+    rules: AlertRuleRepository;
+    firings: AlertFiringRepository;
+    targets: TargetPolicy;
+    /** A rule of the organization was created, changed or deleted: this instance's evaluator reads them again. */
+    rulesChanged?: (organizationId: string) => void;
+  };
   /** POST /v1/admin/reload: reloads this instance, then every instance of the store; absent: no such route. */
   reload?: (requestedBy: string) => Promise<BroadcastReload>;
   /** Organizations' provider keys and allow-lists, shared with the gateway (docs/byok.md); absent: no such routes. */

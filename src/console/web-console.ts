@@ -17,6 +17,7 @@ export const CLIENT_ROUTES = [
   '/logs',
   '/projects',
   '/projects/:projectId',
+  '/alerts',
   '/tools',
   '/tokens',
   '/provider-keys',

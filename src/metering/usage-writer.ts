@@ -49,6 +49,8 @@ export class UsageWriter {
   /** The budget ledger settles the batch's spend and reservations in the batch's transaction. */
   private readonly ledger: LedgerSettlement;
   private sqliteCommit: SQLite.Transaction<(rows: QueuedRow[]) => void> | undefined;
+  /** Told of each committed batch, after its callers are released (alert evaluation: docs/alerts.md). */
+  private committedListener: ((records: readonly UsageRecord[]) => void) | undefined;
 
   constructor(
     private readonly store: Store,
@@ -104,6 +106,11 @@ export class UsageWriter {
       this.deadlineTimer = setTimeout(() => this.releaseOverdue(), oldest + this.maxWaitMs - now).unref();
   }
 
+  /** `listener` gets each committed batch's rows; it must not block (it runs on the commit path). */
+  onCommitted(listener: (records: readonly UsageRecord[]) => void): void {
+    this.committedListener = listener;
+  }
+
   get queueDepth(): number {
     return this.pending.length;
   }
@@ -157,6 +164,7 @@ export class UsageWriter {
         if (row.reservation) row.reservation.settled = true;
         row.release();
       }
+      this.tellCommitted(batch);
       return true;
     } catch (error) {
       this.logger.warn({ err: error, rows: batch.length }, 'usage batch not written; will retry');
@@ -166,6 +174,15 @@ export class UsageWriter {
         void this.flush();
       }, RETRY_AFTER_FAILURE_MS);
       return false;
+    }
+  }
+
+  private tellCommitted(batch: readonly QueuedRow[]): void {
+    if (!this.committedListener) return;
+    try {
+      this.committedListener(batch.map((row) => row.record));
+    } catch (error) {
+      this.logger.warn({ err: error }, 'a listener of committed usage rows failed');
     }
   }
 

@@ -1,22 +1,33 @@
+import { sql } from 'kysely';
 import type { Store } from './database.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { sealContext } from './api-keys.js';
+import { alertSealContext } from './alert-rules.js';
 import { providerKeySealContext } from './provider-keys.js';
 
-/** A table holding sealed values in `key_ciphertext`, each bound to its row's `id` by its seal context. */
-export interface SealedTable {
-  table: 'api_keys' | 'organization_provider_keys';
+/** A column of sealed values: its table (keyed by `id`), the column, and the sealing context of a row. */
+export interface SealedColumn {
+  table: 'api_keys' | 'alert_rules' | 'organization_provider_keys';
+  column: 'key_ciphertext' | 'secret_ciphertext';
   context: (id: string) => string;
 }
 
-export const SEALED_API_KEYS: SealedTable = { table: 'api_keys', context: sealContext };
-/** Organizations' own provider keys (BYOK, migration 029). */
-export const SEALED_PROVIDER_KEYS: SealedTable = {
+/** Gateway keys' reveal copies. */
+export const API_KEY_SECRETS: SealedColumn = { table: 'api_keys', column: 'key_ciphertext', context: sealContext };
+/** Alert rules' signing secrets (docs/alerts.md). */
+export const ALERT_RULE_SECRETS: SealedColumn = {
+  table: 'alert_rules',
+  column: 'secret_ciphertext',
+  context: alertSealContext,
+};
+/** Organizations' own provider keys (BYOK, migration 029, docs/byok.md). */
+export const PROVIDER_KEY_SECRETS: SealedColumn = {
   table: 'organization_provider_keys',
+  column: 'key_ciphertext',
   context: providerKeySealContext,
 };
-/** Every table of sealed values, in the order `gateway admin rotate-master-key` re-seals them. */
-export const SEALED_TABLES: readonly SealedTable[] = [SEALED_API_KEYS, SEALED_PROVIDER_KEYS];
+/** Every sealed column, in the order `gateway admin rotate-master-key` re-seals them. */
+export const SEALED_COLUMNS: readonly SealedColumn[] = [API_KEY_SECRETS, PROVIDER_KEY_SECRETS, ALERT_RULE_SECRETS];
 
 export interface ResealProgress {
   /** Values re-sealed with the current key by this run. */
@@ -25,8 +36,8 @@ export interface ResealProgress {
   alreadyCurrent: number;
   /** Values changed or deleted between the read and the write (their new value was sealed by a gateway). */
   changedMeanwhile: number;
-  /** Ids of keys no key of the ring opens, with why: rotation cannot finish while there are any. */
-  unreadable: Array<{ table: SealedTable['table']; id: string; error: string }>;
+  /** Rows whose value no key of the ring opens, with why: rotation cannot finish while there are any. */
+  unreadable: Array<{ table: SealedColumn['table']; id: string; error: string }>;
   /** Sealed values by the id of the key that sealed them (`unreadable`: none of the ring), as found before re-sealing. */
   byKeyId: Record<string, number>;
 }
@@ -39,63 +50,60 @@ export interface ResealOptions {
   afterBatch?: (progress: ResealProgress) => Promise<void> | void;
 }
 
-/**
- * Re-seals every sealed gateway key with the keyring's current key, a batch of rows (by id) at a
- * time, each batch one transaction, while gateways keep serving. A row is written only if its
- * value is still the one read (compare-and-set), so a key created, deleted or re-sealed by a
- * gateway meanwhile is never overwritten. Idempotent: values already sealed by the current key
- * are skipped, so an interrupted run is resumed by running it again.
- */
-export async function resealApiKeys(store: Store, keyring: Keyring, options: ResealOptions): Promise<ResealProgress> {
-  return resealTable(store, keyring, SEALED_API_KEYS, options);
+/** Re-seals the gateway keys' sealed copies (`resealColumn` of API_KEY_SECRETS). */
+export function resealApiKeys(store: Store, keyring: Keyring, options: ResealOptions): Promise<ResealProgress> {
+  return resealColumn(store, keyring, API_KEY_SECRETS, options);
 }
 
-/** Every sealed value of the store (gateway keys, then organizations' provider keys), one progress for all. */
+/** Every sealed value of the store (SEALED_COLUMNS in order), one progress for all. */
 export async function resealStoredSecrets(
   store: Store,
   keyring: Keyring,
   options: ResealOptions,
 ): Promise<ResealProgress> {
-  let progress: ResealProgress | undefined;
-  for (const table of SEALED_TABLES) progress = await resealTable(store, keyring, table, options, progress);
-  return progress!;
+  const progress = emptyProgress();
+  for (const target of SEALED_COLUMNS) await resealColumn(store, keyring, target, options, progress);
+  return progress;
 }
 
-/** `resealApiKeys` for any table of sealed values; `progress` accumulates across tables. */
-export async function resealTable(
+function emptyProgress(): ResealProgress {
+  return { resealed: 0, alreadyCurrent: 0, changedMeanwhile: 0, unreadable: [], byKeyId: {} };
+}
+
+/**
+ * Re-seals every sealed value of `target` with the keyring's current key, a batch of rows (by id) at a
+ * time, each batch one transaction, while gateways keep serving. A row is written only if its
+ * value is still the one read (compare-and-set), so a key created, deleted or re-sealed by a
+ * gateway meanwhile is never overwritten. Idempotent: values already sealed by the current key
+ * are skipped, so an interrupted run is resumed by running it again.
+ */
+export async function resealColumn(
   store: Store,
   keyring: Keyring,
-  target: SealedTable,
+  target: SealedColumn,
   options: ResealOptions,
-  progress: ResealProgress = { resealed: 0, alreadyCurrent: 0, changedMeanwhile: 0, unreadable: [], byKeyId: {} },
+  progress: ResealProgress = emptyProgress(),
 ): Promise<ResealProgress> {
-  // Both tables have the same two columns; typed as the gateway keys' table for the query builder.
-  const table = target.table as 'api_keys';
-  const contextOf = target.context;
+  const table = sql.table(target.table);
+  const column = sql.ref(target.column);
   let after = '';
   for (;;) {
-    const rows = await store.db
-      .selectFrom(table)
-      .select(['id', 'key_ciphertext'])
-      .where('key_ciphertext', 'is not', null)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(options.batchSize)
-      .execute();
+    const { rows } = await sql<{ id: string; sealed: string }>`select id, ${column} as sealed from ${table}
+      where ${column} is not null and id > ${after} order by id limit ${options.batchSize}`.execute(store.db);
     if (rows.length === 0) return progress;
     after = rows.at(-1)!.id;
     const writes: Array<{ id: string; from: string; to: string }> = [];
     for (const row of rows) {
-      const sealed = row.key_ciphertext!;
-      const keyId = sealerOf(keyring, sealed, contextOf(row.id));
+      const sealed = row.sealed;
+      const keyId = sealerOf(keyring, sealed, target.context(row.id));
       progress.byKeyId[keyId] = (progress.byKeyId[keyId] ?? 0) + 1;
       if (keyId === keyring.current.id) {
         progress.alreadyCurrent++;
         continue;
       }
       try {
-        const secret = keyring.open(sealed, contextOf(row.id));
-        writes.push({ id: row.id, from: sealed, to: keyring.seal(secret, contextOf(row.id)) });
+        const secret = keyring.open(sealed, target.context(row.id));
+        writes.push({ id: row.id, from: sealed, to: keyring.seal(secret, target.context(row.id)) });
       } catch (error) {
         progress.unreadable.push({ table: target.table, id: row.id, error: (error as Error).message });
       }
@@ -103,13 +111,9 @@ export async function resealTable(
     if (writes.length > 0 && !options.dryRun) {
       await store.db.transaction().execute(async (tx) => {
         for (const write of writes) {
-          const result = await tx
-            .updateTable(table)
-            .set({ key_ciphertext: write.to })
-            .where('id', '=', write.id)
-            .where('key_ciphertext', '=', write.from)
-            .executeTakeFirst();
-          if (Number(result.numUpdatedRows) === 1) progress.resealed++;
+          const result = await sql`update ${table} set ${column} = ${write.to}
+            where id = ${write.id} and ${column} = ${write.from}`.execute(tx);
+          if (Number(result.numAffectedRows) === 1) progress.resealed++;
           else progress.changedMeanwhile++;
         }
       });

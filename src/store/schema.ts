@@ -374,4 +374,38 @@ export interface Database {
   organization_allow_lists: OrganizationAllowListsTable;
   debug_captures: DebugCapturesTable;
   session_share_links: SessionShareLinksTable;
+  alert_rules: AlertRulesTable;
+  alert_firings: AlertFiringsTable;
+}
+
+/** An organization's alert rule (migration 028, docs/alerts.md); target, thresholds and destinations are JSON. */
+export interface AlertRulesTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  target: string;
+  thresholds: string;
+  destinations: string;
+  /** The signing secret of the rule's signed destinations, sealed with the master key; null without one. */
+  secret_ciphertext: string | null;
+  enabled: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One alert fired: unique per (rule_id, subject, threshold, window_start), so it fires once. */
+export interface AlertFiringsTable {
+  id: string;
+  organization_id: string;
+  rule_id: string;
+  /** What crossed the threshold: `organization`, `key:<id>` or `limit:<id>`. */
+  subject: string;
+  threshold: number;
+  window_kind: string;
+  window_start: number;
+  /** Null for a lifetime window: such firings leave with their rule. */
+  window_end: number | null;
+  limit_micro_usd: number;
+  spent_micro_usd: number;
+  fired_at: number;
 }

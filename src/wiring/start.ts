@@ -41,6 +41,9 @@ import { LiveConfig } from '../server/live-config.js';
 import { TlsReloader } from '../server/tls-reloader.js';
 import { Reloader, type ReloadReport } from '../server/reloader.js';
 import { ReloadBroadcast } from '../server/reload-broadcast.js';
+import { AlertRuleRepository } from '../store/alert-rules.js';
+import { AlertFiringRepository } from '../store/alert-firings.js';
+import { AlertEvaluator } from '../limits/alerts/alert-evaluator.js';
 
 export interface RunningGateway {
   /**
@@ -52,6 +55,8 @@ export interface RunningGateway {
   apps: Record<SurfaceName, FastifyInstance>;
   served: ReadonlySet<SurfaceName>;
   store: Store;
+  /** Alert rules evaluated after usage settles; `evaluateAlerts` takes the windowed limits a request touched. */
+  alerts: AlertEvaluator;
   /** Re-reads the config file, provider key files, master keys and certificate (SIGHUP: this instance only). */
   reload(trigger: string): Promise<ReloadReport>;
   stop(): Promise<void>;
@@ -121,12 +126,26 @@ export async function startGateway(
     pendingTtlMs: settings.hardening.pendingTtlMs,
     pendingMaxPerKey: settings.hardening.pendingMaxPerKey,
   });
+  const alertRules = new AlertRuleRepository(store, keyring);
+  const alertFirings = new AlertFiringRepository(store);
+  const alerts = new AlertEvaluator({
+    rules: alertRules,
+    firings: alertFirings,
+    store,
+    logger,
+    // A fired alert's outbox rows are committed: the worker (where this instance runs one) looks now.
+    onFired: () => collector?.worker.wake(),
+  });
+  usage.onCommitted((records) => alerts.afterSettle(records));
   const served = settings.surfaces;
   // The console shows the collector's events and components, so it needs the collector's
   // services even on an instance that does not take events in.
   const collector =
     served.has('console') || served.has('collector')
-      ? (await import('../collector/create-collector.js')).createCollector(store, logger, env, settings.domains)
+      ? (await import('../collector/create-collector.js')).createCollector(store, logger, env, settings.domains, {
+          rules: alertRules,
+          firings: alertFirings,
+        })
       : undefined;
 
   const readiness = new Readiness(readinessChecks(store, collector?.redisReachable));
@@ -208,6 +227,12 @@ export async function startGateway(
             },
             collector: collector.console,
             organizationAccess,
+            alerts: {
+              rules: alertRules,
+              firings: alertFirings,
+              targets: collector.console.webhookTargets,
+              rulesChanged: (organizationId) => alerts.forgetRules(organizationId),
+            },
             reload: (requestedBy) => broadcast.everywhere(requestedBy),
           },
         ),
@@ -291,6 +316,7 @@ export async function startGateway(
       await debugCaptureRetentionStopped;
       await usage.drain();
       await debugCaptures.flush();
+      await alerts.idle();
       await authenticator
         .flushLastUsed()
         .catch((error) => logger.warn({ err: error }, 'could not record key last-use times'));
@@ -311,6 +337,7 @@ export async function startGateway(
     apps: servedOnly(byName, (surface) => surface.app),
     served,
     store,
+    alerts,
     reload: (trigger) => reloader.reload(trigger),
     stop,
   };

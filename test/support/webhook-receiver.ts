@@ -3,9 +3,10 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A webhook endpoint on 127.0.0.1 for collector tests. It de-duplicates by event id, as a
- * receiver of an at-least-once feed should, and counts raw deliveries too. `failNext(n)` answers
- * 503 to the next n requests.
+ * A webhook endpoint on 127.0.0.1 for collector and alert tests. It de-duplicates by event id, as
+ * a receiver of an at-least-once feed should, and counts raw deliveries too. `failNext(n)` answers
+ * 503 (or `status`) to the next n requests. Every request is kept as it came (`requests`, failed
+ * ones included), for bodies that are not event batches (alerts).
  */
 export interface WebhookReceiver {
   url: string;
@@ -15,7 +16,8 @@ export interface WebhookReceiver {
   deliveries: number;
   duplicates: number;
   batches: any[];
-  failNext(n: number): void;
+  requests: Array<{ headers: Record<string, string | string[] | undefined>; body: string; status: number }>;
+  failNext(n: number, status?: number): void;
   waitFor(count: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -24,6 +26,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const events = new Map<string, any>();
   const ids: string[] = [];
   let failing = 0;
+  let failStatus = 503;
   const waiters: Array<() => void> = [];
   const receiver: WebhookReceiver = {
     url: '',
@@ -32,7 +35,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     deliveries: 0,
     duplicates: 0,
     batches: [],
-    failNext: (n) => (failing = n),
+    requests: [],
+    failNext: (n, status = 503) => {
+      failing = n;
+      failStatus = status;
+    },
     async waitFor(count, timeoutMs = 20_000) {
       const until = Date.now() + timeoutMs;
       while (events.size < count) {
@@ -52,14 +59,18 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
       if (failing > 0) {
         failing--;
-        res.writeHead(503).end();
+        receiver.requests.push({ headers: req.headers, body: text, status: failStatus });
+        res.writeHead(failStatus).end();
+        for (const wake of waiters.splice(0)) wake();
         return;
       }
-      const batch = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      receiver.requests.push({ headers: req.headers, body: text, status: 200 });
+      const batch = JSON.parse(text);
       receiver.batches.push(batch);
-      for (const event of batch.events) {
+      for (const event of Array.isArray(batch.events) ? batch.events : []) {
         receiver.deliveries++;
         if (events.has(event.id)) receiver.duplicates++;
         else {

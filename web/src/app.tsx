@@ -15,6 +15,7 @@ import { DebugPage } from './pages/debug.js';
 import { SessionsPage } from './pages/sessions.js';
 import { SessionPage } from './pages/session.js';
 import { SharedSessionPage } from './pages/shared-session.js';
+import { AlertsPage } from './pages/alerts.js';
 
 const NAV = [
   ['/keys', 'API keys'],
@@ -23,6 +24,7 @@ const NAV = [
   ['/sessions', 'Sessions'],
   ['/logs', 'Logs'],
   ['/projects', 'Projects'],
+  ['/alerts', 'Alerts'],
   ['/tools', 'Gateway tools'],
   ['/provider-keys', 'Provider keys'],
   ['/tokens', 'API tokens'],
@@ -130,6 +132,7 @@ export function App() {
         {path.startsWith('/projects') && (
           <ProjectsPage session={session} projectId={projectMatch ? decodeURIComponent(projectMatch[1]!) : null} />
         )}
+        {path.startsWith('/alerts') && <AlertsPage session={session} />}
         {path.startsWith('/tools') && <ToolsPage session={session} />}
         {path.startsWith('/tokens') && <TokensPage session={session} />}
         {path.startsWith('/provider-keys') && <ProviderKeysPage session={session} />}

@@ -15,3 +15,19 @@ export interface Deliverer {
   batchSize(settings: Record<string, unknown>): number;
   deliver(batch: DeliveryBatch): Promise<void>;
 }
+
+/** Where the outbox rows of one destination go: the deliverer, and what it is handed. */
+export interface DeliveryDestination {
+  projectId: string;
+  settings: Record<string, unknown>;
+  deliverer: Deliverer;
+}
+
+/**
+ * Outbox rows whose `project_component_id` is not a project component's: another feature's
+ * destinations sharing the outbox and its retries (alert rules, docs/alerts.md). `resolve`
+ * returns the ids it knows; rows no route knows are discarded, as a deleted component's are.
+ */
+export interface DeliveryRoute {
+  resolve(ids: readonly string[]): Promise<Map<string, DeliveryDestination>>;
+}

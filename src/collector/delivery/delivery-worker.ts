@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ClaimedDelivery, CollectedEventStore } from '../../store/collected-events.js';
 import type { ProjectComponentRepository } from '../../store/project-components.js';
 import type { ComponentCatalogue } from '../../console/components/component-catalogue.js';
-import type { Deliverer } from './deliverer.js';
+import type { Deliverer, DeliveryDestination, DeliveryRoute } from './deliverer.js';
 
 export interface WorkerOptions {
   leaseMs: number;
@@ -59,6 +59,8 @@ export class DeliveryWorker {
     private readonly deliverers: Record<'webhook' | 'warehouse', Deliverer>,
     private readonly options: WorkerOptions,
     private readonly logger: Logger,
+    /** Destinations other than project components sharing the outbox (alert rules). */
+    private readonly routes: readonly DeliveryRoute[] = [],
   ) {
     const dataCollection = catalogue.list({ category: 'data_collection', limit: Number.MAX_SAFE_INTEGER })?.data ?? [];
     this.warehouseComponents = dataCollection.filter((c) => c.runtime === 'warehouse').map((c) => c.id);
@@ -163,20 +165,42 @@ export class DeliveryWorker {
       if (group) group.push(row);
       else groups.set(row.project_component_id, [row]);
     }
-    const components = new Map((await this.components.byIds([...groups.keys()])).map((pc) => [pc.id, pc]));
+    const destinations = await this.destinationsOf([...groups.keys()]);
     await Promise.all(
       [...groups].map(async ([componentId, rows]) => {
-        const pc = components.get(componentId);
-        const runtime = pc && this.catalogue.get(pc.componentId)?.runtime;
-        if (!pc || !runtime) {
-          // The project component was deleted: its undelivered events have nowhere to go.
+        const destination = destinations.get(componentId);
+        if (!destination) {
+          // The project component (or alert rule) was deleted: its undelivered rows have nowhere to go.
           await this.events.discard(rows.map((r) => r.id));
           return;
         }
-        await this.deliverGroup(token, rows, pc.projectId, componentId, pc.settings ?? {}, this.deliverers[runtime]);
+        await this.deliverGroup(
+          token,
+          rows,
+          destination.projectId,
+          componentId,
+          destination.settings,
+          destination.deliverer,
+        );
       }),
     );
     return claimed.length;
+  }
+
+  /** Project components first; the ids they leave are asked of the other routes in turn. */
+  private async destinationsOf(ids: string[]): Promise<Map<string, DeliveryDestination>> {
+    const found = new Map<string, DeliveryDestination>();
+    for (const pc of await this.components.byIds(ids)) {
+      const runtime = this.catalogue.get(pc.componentId)?.runtime;
+      if (runtime)
+        found.set(pc.id, { projectId: pc.projectId, settings: pc.settings ?? {}, deliverer: this.deliverers[runtime] });
+    }
+    for (const route of this.routes) {
+      const rest = ids.filter((id) => !found.has(id));
+      if (rest.length === 0) break;
+      for (const [id, destination] of await route.resolve(rest)) found.set(id, destination);
+    }
+    return found;
   }
 
   private async deliverGroup(

@@ -1,13 +1,11 @@
-import { isIP } from 'node:net';
-import type { Agent } from 'undici';
-import { UndiciAgent, requestThrough, type RequestOptions } from '../../server/undici-parts.js';
 import type { CollectedEventStore } from '../../store/collected-events.js';
+import type { TargetPolicy } from '../../server/address-guard.js';
 import type { Deliverer, DeliveryBatch } from './deliverer.js';
-import { guardedLookup, isPublicAddress, type TargetPolicy } from '../../server/address-guard.js';
+import { WebhookPoster } from './webhook-post.js';
+
+export { WebhookError } from './webhook-post.js';
 
 const DEFAULT_BATCH = 100;
-
-export class WebhookError extends Error {}
 
 /**
  * The `webhook` component: POSTs `{object: 'event_batch', project_id, project_component_id,
@@ -17,19 +15,14 @@ export class WebhookError extends Error {}
  * followed, and every connection goes through the SSRF guard, pinned to the checked address.
  */
 export class WebhookDeliverer implements Deliverer {
-  private readonly agent: Agent;
+  private readonly poster: WebhookPoster;
 
   constructor(
     private readonly events: CollectedEventStore,
-    private readonly policy: TargetPolicy,
-    private readonly timeoutMs: number,
+    policy: TargetPolicy,
+    timeoutMs: number,
   ) {
-    this.agent = new UndiciAgent({
-      connect: { lookup: guardedLookup(policy) as never, timeout: timeoutMs },
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      connections: 16,
-    });
+    this.poster = new WebhookPoster(policy, timeoutMs);
   }
 
   batchSize(settings: Record<string, unknown>): number {
@@ -38,12 +31,6 @@ export class WebhookDeliverer implements Deliverer {
 
   async deliver(batch: DeliveryBatch): Promise<void> {
     const target = String(batch.settings.url ?? '');
-    const url = new URL(target);
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.policy.allowPrivate))
-      throw new WebhookError('webhook URL must be https');
-    const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    if (isIP(literal) && !this.policy.allowPrivate && !isPublicAddress(literal))
-      throw new WebhookError('webhook address is private or reserved');
     const payloads = await this.events.loadPayloads(batch.projectId, batch.eventIds);
     const events: string[] = [];
     for (const id of batch.eventIds) {
@@ -59,19 +46,10 @@ export class WebhookDeliverer implements Deliverer {
       attempt: batch.attempt,
     });
     const body = `${envelope.slice(0, -1)},"events":[${events.join(',')}]}`;
-    const response = await requestThrough(this.agent, url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'llm-gateway-webhook/1.0' },
-      body,
-      signal: AbortSignal.any([batch.signal, AbortSignal.timeout(this.timeoutMs)]),
-      maxRedirections: 0,
-    } as RequestOptions);
-    await response.body.dump().catch(() => undefined);
-    if (response.statusCode < 200 || response.statusCode >= 300)
-      throw new WebhookError(`webhook answered ${response.statusCode}`);
+    await this.poster.post(target, body, {}, batch.signal);
   }
 
   close(): Promise<void> {
-    return this.agent.close();
+    return this.poster.close();
   }
 }

@@ -22,6 +22,7 @@ import * as members from './026-members.js';
 import * as providerKeys from './029-provider-keys.js';
 import * as debugCaptures from './030-debug-captures.js';
 import * as sessionSharing from './031-session-sharing.js';
+import * as alerts from './028-alerts.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
 const migrations: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '029-provider-keys': providerKeys,
   '030-debug-captures': debugCaptures,
   '031-session-sharing': sessionSharing,
+  '028-alerts': alerts,
 };
 
 export const migrationProvider: MigrationProvider = {
