@@ -198,7 +198,10 @@ describe('bundles', () => {
     const citing = compressPayload(build(dialogue([read], { system: cites }), 'messages'));
     assert.match(outputs(citing.body).get('c0')!, /^\[lines 1-40; line numbers removed\]/);
     const editsByLine = compressPayload(
-      build(dialogue([read], { system: `${cites} The edit tool takes line_number and replaces that line.` }), 'messages'),
+      build(
+        dialogue([read], { system: `${cites} The edit tool takes line_number and replaces that line.` }),
+        'messages',
+      ),
     );
     assert.match(outputs(editsByLine.body).get('c0')!, /^ *1→/m);
   });
