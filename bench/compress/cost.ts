@@ -39,6 +39,7 @@ import { clearCompressionCaches } from '../../src/compress/index.js';
 import type { ToolGroupRecord } from '../../src/compress/tool-surface.js';
 import { clearTokenCache, preloadEncoders, TOKENIZERS } from '../../src/tokenize/index.js';
 import { loadDataset, prefixes, toShape, type Conversation } from './dataset.js';
+import { half, ordered } from './session-order.js';
 import { CODEX_FORMATS, toCodexShape, type CodexFormat } from './codex-shape.js';
 import { chatBlocks, messagesBlocks } from './prompt-blocks.js';
 import {
@@ -199,36 +200,6 @@ function replay(conv: Conversation, s: Scenario, compressor: SessionCompressor):
   return { name: conv.name, requests: requests.length, base, compressed, ms };
 }
 
-/** The sessions in the replay order asked for; a seeded shuffle is the same on every run. */
-function ordered<T>(items: T[], order: string): T[] {
-  if (order === 'file') return items;
-  if (order === 'reverse') return items.slice().reverse();
-  const seed = /^shuffle:(\d+)$/.exec(order);
-  if (!seed) throw new Error(`--order: file, reverse or shuffle:SEED, not ${order}`);
-  let x = Number(seed[1]) + 1;
-  const next = () => (x = (x * 48271) % 2147483647) / 2147483647;
-  const out = items.slice();
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(next() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}
-
-/**
- * `--half a|b`: every other session in file order (a subagent goes with its main thread), to
- * check on one half what was measured on the other.
- */
-function half(conversations: Conversation[], which: string | undefined): Conversation[] {
-  if (which === undefined) return conversations;
-  if (which !== 'a' && which !== 'b') throw new Error(`--half: a or b, not ${which}`);
-  // A Codex shape names a main thread `name (codex exec)` and its subagent `name/agent (codex exec)`.
-  const session = (c: Conversation) => c.name.replace(/ \(codex \w+\)$/, '').split('/')[0]!;
-  const sessions = [...new Set(conversations.map(session))];
-  const kept = new Set(sessions.filter((_, i) => i % 2 === (which === 'a' ? 0 : 1)));
-  return conversations.filter((c) => kept.has(session(c)));
-}
-
 const pct = (a: number, b: number) => (b === 0 ? 0 : (100 * a) / b);
 const fmt = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} %`;
 
@@ -275,7 +246,7 @@ for (const shape of SHAPES)
     throw new Error(`--shapes: native, shell, exec; not ${shape}`);
 const report: Record<string, unknown> = {};
 /** Cost change per dataset, shape and price model, for the summary at the end. */
-const summary: { dataset: string; shape: string; changes: number[] }[] = [];
+const summary: { dataset: string; shape: string; changes: number[]; compressed: number[] }[] = [];
 for (const dir of DATASETS)
   for (const shape of SHAPES) {
     const recorded = loadDataset(dir);
@@ -325,6 +296,7 @@ for (const dir of DATASETS)
         const b = sum(rs, (r) => r.base.cost);
         return pct(sum(rs, (r) => r.compressed.cost) - b, b);
       }),
+      compressed: SCENARIOS.slice(0, 3).map((sc) => sum(perScenario[sc.name]!, (r) => r.compressed.cost)),
     });
     console.log(`input cost with caching, compressed vs the same sessions uncompressed:`);
     console.log(
@@ -392,5 +364,15 @@ if (SHAPES.length > 1) {
         ? `  (${row.changes.map((c, i) => (c - native.changes[i]!).toFixed(1)).join(' / ')})`
         : '';
     console.log(`  ${row.dataset.padEnd(30)} ${row.shape.padEnd(7)} ${row.changes.map(fmt).join(' / ')}${gap}`);
+  }
+  // The percentages above are against each shape's own uncompressed cost, and a Codex shape's
+  // envelopes make that larger (exec headers that compression removes): what the agent pays,
+  // compressed, in one shape against the other.
+  console.log(`\n== compressed cost, Codex shape against the same sessions native and compressed`);
+  for (const row of summary) {
+    const native = summary.find((r) => r.dataset === row.dataset && r.shape === 'native');
+    if (!native || row.shape === 'native') continue;
+    const vs = row.compressed.map((c, i) => fmt(pct(c - native.compressed[i]!, native.compressed[i]!)));
+    console.log(`  ${row.dataset.padEnd(30)} ${row.shape.padEnd(7)} ${vs.join(' / ')}`);
   }
 }

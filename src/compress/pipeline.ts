@@ -31,8 +31,11 @@ export const STRATEGY_NAMES: readonly string[] = [
 
 registerCache({ clear: clearFirstSightStates });
 
-// Agents whose own tools edit by line number need the numbers in file views.
-const LINE_ADDRESSING = /\b(?:start_line|end_line|line_number|lineno|line_start|line_end|start_line_number)\b/;
+// Agents whose own tools edit by line number (`edit 10:20`, `start_line`) need the numbers in
+// file views. A citation format (`file_path:line_number`: Claude Code's system prompt asks the
+// model to cite code so in its answers) names a line for the reader and edits nothing, so it
+// does not keep them (issue 28: every Claude Code Read kept its `   12→` prefixes without a bundle).
+const LINE_ADDRESSING = /(?<!\w:)\b(?:start_line|end_line|line_number|lineno|line_start|line_end|start_line_number)\b/;
 
 // The same system prompt comes with every request of a conversation.
 const addressesLines = registerCache(new BoundedCache<boolean>(1024 * 1024));

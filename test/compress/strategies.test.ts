@@ -192,6 +192,20 @@ describe('bundles', () => {
     assert.match(outputs(plain.body).get('c0')!, /line numbers removed/);
   });
 
+  it('generic: a system prompt that only cites code as `file_path:line_number` does not keep line numbers', () => {
+    const read = turn(0, { name: 'Read', args: { file_path: '/r/a.py' }, output: fixtureText('claude-read.txt') });
+    const cites = 'When referencing code include the pattern `file_path:line_number` so the user can navigate.';
+    const citing = compressPayload(build(dialogue([read], { system: cites }), 'messages'));
+    assert.match(outputs(citing.body).get('c0')!, /^\[lines 1-40; line numbers removed\]/);
+    const editsByLine = compressPayload(
+      build(
+        dialogue([read], { system: `${cites} The edit tool takes line_number and replaces that line.` }),
+        'messages',
+      ),
+    );
+    assert.match(outputs(editsByLine.body).get('c0')!, /^ *1→/m);
+  });
+
   it('opencode and cursor name their own tools', () => {
     const pytest = fixtureText('pytest-verbose-failure.txt');
     for (const [bundle, name] of [
