@@ -14,6 +14,10 @@ import { registerGatewayToolRoutes } from './routes/gateway-tools.js';
 import { registerConsoleCollectorRoutes } from './routes/console-collector-routes.js';
 import { registerAdminReloadRoute } from './routes/admin-reload.js';
 import type { ConsoleToken } from '../store/console-tokens.js';
+import { registerMemberScope } from './auth/member-scope.js';
+import { registerMemberRoutes } from './routes/members.js';
+import { registerMemberGroupRoutes } from './routes/member-groups.js';
+import { registerInviteAcceptRoute } from './routes/invite-accept.js';
 
 export function buildConsoleApp(
   base: Omit<AppOptions, 'sendError' | 'handleError'>,
@@ -29,14 +33,18 @@ export function buildConsoleApp(
       error instanceof ConsoleError ? sendConsoleError(reply, error) : undefined,
   });
   registerWebConsole(app);
+  registerInviteAcceptRoute(app, services);
   app.register(async (authenticated) => {
     registerConsoleAuth(authenticated, services.store);
     registerOrganizationScope(authenticated);
+    registerMemberScope(authenticated);
     registerApiKeyRoutes(authenticated, services);
     registerUsageRoutes(authenticated, services);
     registerUsageSavingsRoute(authenticated, services);
     registerSessionRoutes(authenticated, services);
     registerCurrentOrganizationRoute(authenticated, services.store);
+    registerMemberRoutes(authenticated, services);
+    registerMemberGroupRoutes(authenticated, services);
     registerConsoleCollectorRoutes(authenticated, services);
     registerGatewayToolRoutes(authenticated, services);
     if (services.reload) registerAdminReloadRoute(authenticated, services.reload);

@@ -244,6 +244,7 @@ const USAGE_COLUMNS = [
   'model_unlisted',
   'session_id',
   'agent',
+  'member_id',
 ] as const satisfies ReadonlyArray<keyof UsageRecord>;
 
 function usageValues(record: UsageRecord): unknown[] {

@@ -39,7 +39,12 @@ export function registerUsageRoutes(app: FastifyInstance, services: ConsoleServi
       const orgId = request.params.orgId;
       const window = summaryWindow(request.query, Date.now());
       const groupBy = request.query.group_by ?? 'model';
-      const { cells, totals } = await usageCells(store, { organizationId: orgId, groupBy, ...window });
+      const { cells, totals } = await usageCells(store, {
+        organizationId: orgId,
+        groupBy,
+        ...window,
+        ...(request.query.member_id !== undefined ? { memberId: request.query.member_id } : {}),
+      });
       const groups = topGroups(cells, window);
       const names = await groupLabels(
         store,

@@ -34,6 +34,14 @@ export const UsageSummaryQuerySchema = Type.Object(
           'Breakdown. With `tag`, a request with several tags counts under each, so groups can add up to more than the totals.',
       }),
     ),
+    member_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        pattern: '^[^\\u0000]*$',
+        description: "Only the usage attributed to this member (a `member` token's own, always).",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
