@@ -1,6 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -120,6 +121,8 @@ describe('gateway launch', () => {
 
   it('launch claude -p completes a tool round trip, its usage rows tagged with the launch session', async () => {
     const before = mock.requests.length;
+    // The organization has no members yet: the project's git address becomes its first owner.
+    spawnSync('git', ['config', 'user.email', 'dev@example.org'], { cwd: project.dir });
     const run = await launch(['--org', 'served', 'claude', '-p', PROMPT], { GATEWAY_CLAUDE_BIN: CLAUDE });
     assert.equal(run.result.status, 0, run.result.stderr);
     assert.match(run.result.stdout, new RegExp(`${FINAL_PREFIX} ${PROBE_CONTENT}`));
@@ -153,6 +156,27 @@ describe('gateway launch', () => {
     } finally {
       await store.close();
     }
+
+    // The console shows the session with its agent, and the key (so the session) with its member.
+    const consoleApi = (path: string) =>
+      served.client.call(`${served.serve.urls.console}/v1/organizations/${served.organizationId}${path}`, 'GET', {
+        token: served.consoleToken,
+      });
+    const members = await consoleApi('/members');
+    const dev = members.json.data.find((m: { email: string }) => m.email === 'dev@example.org');
+    assert.equal(dev?.role, 'owner', members.text);
+    assert.match(run.result.stderr, /for member dev@example\.org/);
+    const sessions = await consoleApi('/sessions?agent=claude-cli');
+    assert.equal(sessions.status, 200, sessions.text);
+    const session = sessions.json.data.find((s: { id: string }) => s.id === run.session);
+    assert.ok(session, `session ${run.session} listed: ${sessions.text.slice(0, 500)}`);
+    assert.equal(session.agent, 'claude-cli');
+    assert.ok(session.requests >= 2);
+    assert.deepEqual(session.api_key_ids, [run.keyId]);
+    const key = await consoleApi(`/api_keys/${run.keyId}`);
+    assert.equal(key.json.member_id, dev.id);
+    const own = await consoleApi(`/usage/summary?period=24h&member_id=${dev.id}`);
+X
   });
 
   for (const [cli, binary, variable, args] of [
