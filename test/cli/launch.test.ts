@@ -119,7 +119,7 @@ describe('gateway launch', () => {
     };
   }
 
-  it('launch claude -p completes a tool round trip, its usage rows tagged with the launch session', async () => {
+  it('launch claude -p completes a tool round trip; the session, tagged, appears in the console with its member and agent', async () => {
     const before = mock.requests.length;
     // The organization has no members yet: the project's git address becomes its first owner.
     spawnSync('git', ['config', 'user.email', 'dev@example.org'], { cwd: project.dir });
@@ -176,7 +176,7 @@ describe('gateway launch', () => {
     const key = await consoleApi(`/api_keys/${run.keyId}`);
     assert.equal(key.json.member_id, dev.id);
     const own = await consoleApi(`/usage/summary?period=24h&member_id=${dev.id}`);
-X
+    assert.ok(own.json.totals.requests >= session.requests, "the session's requests are the member's");
   });
 
   for (const [cli, binary, variable, args] of [
