@@ -19,6 +19,8 @@ export const CLIENT_ROUTES = [
   '/projects/:projectId',
   '/tools',
   '/tokens',
+  '/members',
+  '/invite',
 ];
 
 const CSP = [

@@ -10,6 +10,8 @@ import { LogsPage } from './pages/logs.js';
 import { ProjectsPage } from './pages/projects/projects-page.js';
 import { ToolsPage } from './pages/tools.js';
 import { TokensPage } from './pages/tokens.js';
+import { MembersPage } from './pages/members.js';
+import { InvitePage } from './pages/invite.js';
 
 const NAV = [
   ['/keys', 'API keys'],
@@ -19,6 +21,7 @@ const NAV = [
   ['/projects', 'Projects'],
   ['/tools', 'Gateway tools'],
   ['/tokens', 'API tokens'],
+  ['/members', 'Members'],
 ] as const;
 
 export function App() {
@@ -51,7 +54,7 @@ export function App() {
   }, []);
 
   useEffect(() => {
-    if (!restoring && !session && path !== '/sign-in') navigate('/sign-in', true);
+    if (!restoring && !session && path !== '/sign-in' && path !== '/invite') navigate('/sign-in', true);
     if (session && (path === '/' || path === '/sign-in')) navigate('/keys', true);
   }, [session, restoring, path]);
 
@@ -61,6 +64,17 @@ export function App() {
   }, [path]);
 
   if (restoring) return <Loading what="your session" />;
+  if (path === '/invite') {
+    return (
+      <InvitePage
+        onSignedIn={(token, organization) => {
+          storeToken(token);
+          setSession({ token, organization });
+          navigate('/keys', true);
+        }}
+      />
+    );
+  }
   if (!session) {
     return (
       <SignIn
@@ -116,6 +130,7 @@ export function App() {
         )}
         {path.startsWith('/tools') && <ToolsPage session={session} />}
         {path.startsWith('/tokens') && <TokensPage session={session} />}
+        {path.startsWith('/members') && <MembersPage session={session} />}
         {!NAV.some(([href]) => path.startsWith(href)) && path !== '/' && path !== '/sign-in' && (
           <p>
             No page here.{' '}

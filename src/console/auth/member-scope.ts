@@ -14,8 +14,10 @@ declare module 'fastify' {
  * the member list. Deny by default: a route added later is closed to members until listed here.
  * `ownUsage` routes get `member_id` forced to the member (another member's id is refused).
  */
-const MEMBER_ROUTES: ReadonlyMap<string, 'own_keys' | 'own_usage' | 'self'> = new Map([
+const MEMBER_ROUTES: ReadonlyMap<string, 'own_keys' | 'own_usage' | 'self' | 'org_read'> = new Map([
   ['GET /v1/organizations/me', 'self'],
+  // Read-only settings the keys page shows beside each key (tools' key lists name ids only).
+  ['GET /v1/organizations/:orgId/gateway_tools', 'org_read'],
   ['GET /v1/organizations/:orgId/members', 'self'],
   ['GET /v1/organizations/:orgId/api_keys', 'own_keys'],
   ['POST /v1/organizations/:orgId/api_keys', 'own_keys'],
