@@ -25,6 +25,7 @@ const MEMBER_ROUTES: ReadonlyMap<string, 'own_keys' | 'own_usage' | 'self' | 'or
   ['POST /v1/organizations/:orgId/api_keys/:apiKeyId', 'own_keys'],
   ['DELETE /v1/organizations/:orgId/api_keys/:apiKeyId', 'own_keys'],
   ['GET /v1/organizations/:orgId/api_keys/:apiKeyId/reveal', 'own_keys'],
+  ['GET /v1/organizations/:orgId/usage/keys', 'own_keys'],
   ['GET /v1/organizations/:orgId/usage/summary', 'own_usage'],
   ['GET /v1/organizations/:orgId/logs/export', 'own_usage'],
 ]);
