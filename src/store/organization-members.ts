@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Store } from './database.js';
 import type { OrganizationMembersTable } from './schema.js';
 import { digestSecret, generateSecret } from '../secrets/secret-codec.js';
+import { isUniqueViolation } from './unique-violation.js';
 
 export type MemberRole = OrganizationMembersTable['role'];
 export type MemberStatus = OrganizationMembersTable['status'];
@@ -24,6 +25,8 @@ export interface OrganizationMember {
 
 /** Members (invited, active) one organization may hold: bounds the table and every listing. */
 export const MAX_MEMBERS_PER_ORGANIZATION = 1_000;
+/** Rows one organization may hold, removed members included (kept for history, reused on a re-invite). */
+export const MAX_MEMBER_ROWS_PER_ORGANIZATION = 5_000;
 /** The prefix of an invite link's secret, so a leaked one is recognisable. */
 export const INVITE_SECRET_PREFIX = 'gwi_';
 
@@ -110,14 +113,14 @@ export class OrganizationMemberRepository {
     return row && toMember(row);
   }
 
-  async count(organizationId: string): Promise<number> {
-    const row = await this.store.db
+  /** Current (invited or active) members; with `removed`, every row of the organization. */
+  async count(organizationId: string, removed = false): Promise<number> {
+    let query = this.store.db
       .selectFrom('organization_members')
       .select((eb) => eb.fn.countAll<string | number>().as('n'))
-      .where('organization_id', '=', organizationId)
-      .where('status', '!=', 'removed')
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+      .where('organization_id', '=', organizationId);
+    if (!removed) query = query.where('status', '!=', 'removed');
+    return Number((await query.executeTakeFirstOrThrow()).n);
   }
 
   /**
@@ -132,6 +135,7 @@ export class OrganizationMemberRepository {
     groupId: string | null;
     ttlMs: number;
     now?: number;
+    retried?: boolean;
   }): Promise<InviteOutcome> {
     const now = input.now ?? Date.now();
     const email = normalizeEmail(input.email);
@@ -153,7 +157,10 @@ export class OrganizationMemberRepository {
       .where('email', '=', email)
       .executeTakeFirst();
     if (existing?.status === 'active') return { kind: 'exists', member: toMember(existing) };
-    if (!existing && (await this.count(input.organizationId)) >= MAX_MEMBERS_PER_ORGANIZATION) return { kind: 'full' };
+    const current = existing?.status === 'invited';
+    if (!current && (await this.count(input.organizationId)) >= MAX_MEMBERS_PER_ORGANIZATION) return { kind: 'full' };
+    if (!existing && (await this.count(input.organizationId, true)) >= MAX_MEMBER_ROWS_PER_ORGANIZATION)
+      return { kind: 'full' };
     if (existing) {
       await this.store.db.updateTable('organization_members').set(invite).where('id', '=', existing.id).execute();
       return { kind: 'invited', member: toMember({ ...existing, ...invite }), secret };
@@ -165,7 +172,13 @@ export class OrganizationMemberRepository {
       created_at: now,
       ...invite,
     };
-    await this.store.db.insertInto('organization_members').values(row).execute();
+    try {
+      await this.store.db.insertInto('organization_members').values(row).execute();
+    } catch (error) {
+      // Two invites of one new address at once: the later one becomes a fresh invite of the row the first made.
+      if (isUniqueViolation(error) && !input.retried) return this.invite({ ...input, retried: true });
+      throw error;
+    }
     return { kind: 'invited', member: toMember(row), secret };
   }
 

@@ -1,6 +1,11 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, storeKinds, type Harness } from '../support/gateway-harness.js';
+import {
+  MAX_MEMBERS_PER_ORGANIZATION,
+  MAX_MEMBER_ROWS_PER_ORGANIZATION,
+} from '../../src/store/organization-members.js';
+import { MAX_GROUPS_PER_ORGANIZATION } from '../../src/store/member-groups.js';
 
 type Org = { id: string; token: string };
 
@@ -238,6 +243,59 @@ for (const store of storeKinds()) {
       assert.equal((await api('DELETE', `${groups}/${made.json.id}`, org.token)).status, 200);
       const after = await api('GET', `/v1/organizations/${org.id}/members/${erin.json.id}`, org.token);
       assert.equal(after.json.group_id, null);
+    });
+
+    it("an organization's members, past members and groups are capped", async () => {
+      const capped = await h.organization();
+      const now = Date.now();
+      const rows = (count: number, status: 'active' | 'removed', prefix: string) =>
+        Array.from({ length: count }, (_, i) => ({
+          id: `${prefix}-${capped.id}-${i}`,
+          organization_id: capped.id,
+          email: `${prefix}${i}@example.org`,
+          name: null,
+          role: 'member' as const,
+          group_id: null,
+          status,
+          invite_digest: null,
+          invite_expires_at: null,
+          created_at: now,
+          updated_at: now,
+          joined_at: now,
+        }));
+      const insert = async (values: ReturnType<typeof rows>) => {
+        for (let at = 0; at < values.length; at += 500)
+          await h.running.store.db.insertInto('organization_members').values(values.slice(at, at + 500)).execute();
+      };
+      await insert(rows(MAX_MEMBERS_PER_ORGANIZATION, 'active', 'm'));
+      const full = await invite({ email: 'one-more@example.org' }, capped);
+      assert.equal(full.status, 409, full.text);
+      const listed = await api('GET', `/v1/organizations/${capped.id}/members`, capped.token);
+      assert.equal(listed.json.data.length, MAX_MEMBERS_PER_ORGANIZATION);
+      await h.running.store.db
+        .updateTable('organization_members')
+        .set({ status: 'removed' })
+        .where('organization_id', '=', capped.id)
+        .execute();
+      await insert(rows(MAX_MEMBER_ROWS_PER_ORGANIZATION - MAX_MEMBERS_PER_ORGANIZATION, 'removed', 'r'));
+      assert.equal((await invite({ email: 'one-more@example.org' }, capped)).status, 409, 'past members bound too');
+      assert.equal((await invite({ email: 'm1@example.org' }, capped)).status, 201, 'a past member may come back');
+
+      await h.running.store.db
+        .insertInto('member_groups')
+        .values(
+          Array.from({ length: MAX_GROUPS_PER_ORGANIZATION }, (_, i) => ({
+            id: `g-${capped.id}-${i}`,
+            organization_id: capped.id,
+            name: `group ${i}`,
+            settings: '{}',
+            created_at: now,
+            updated_at: now,
+          })),
+        )
+        .execute();
+      const groups = await api('POST', `/v1/organizations/${capped.id}/member_groups`, capped.token, { name: 'one more' });
+      assert.equal(groups.status, 409, groups.text);
     });
   });
 }

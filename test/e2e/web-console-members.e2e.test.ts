@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { openTab, skipWithoutChromium } from './browser.js';
 import { startConsoleSession } from './web-console-session.js';
 import { suiteFixture } from '../support/suite-fixture.js';
+import { waitFor } from '../support/chat-kit.js';
 
 /** Every answer of 400 or more and every request that did not complete, on a tab. */
 function watchFailures(tab: Page, failures: string[]): void {
@@ -52,11 +53,10 @@ describe('web console in headless Chromium: members', { skip: skipWithoutChromiu
     await row('new@example.org').waitFor();
 
     await row('dev@example.org').getByTestId('member-role').selectOption('admin');
-    await page.waitForFunction(
-      () => (document.querySelector('[data-email="dev@example.org"] [data-testid=member-role]') as HTMLSelectElement)?.value === 'admin',
-    );
-    const members = await env.api('GET', `${base()}/members`);
-    assert.equal(members.json.data.find((m: { email: string }) => m.email === 'dev@example.org').role, 'admin');
+    await waitFor(async () => {
+      const members = await env.api('GET', `${base()}/members`);
+      return members.json.data.find((m: { email: string }) => m.email === 'dev@example.org').role === 'admin';
+    });
 
     await page.fill('[data-testid=group-form] input[name=group-name]', 'frontend');
     await page.fill('[data-testid=group-form] textarea[name=settings]', '{"daily_usd": 5}');

@@ -13,6 +13,7 @@ import {
 } from '../schemas/members.js';
 import {
   MAX_MEMBERS_PER_ORGANIZATION,
+  MAX_MEMBER_ROWS_PER_ORGANIZATION,
   OrganizationMemberRepository,
   type OrganizationMember,
 } from '../../store/organization-members.js';
@@ -98,7 +99,10 @@ export function registerMemberRoutes(app: FastifyInstance, services: ConsoleServ
       if (outcome.kind === 'exists')
         throw new ConsoleError('conflict', 'That address is already an active member of this organization.', 'email');
       if (outcome.kind === 'full')
-        throw new ConsoleError('conflict', `An organization holds at most ${MAX_MEMBERS_PER_ORGANIZATION} members.`);
+        throw new ConsoleError(
+          'conflict',
+          `An organization holds at most ${MAX_MEMBERS_PER_ORGANIZATION} members and ${MAX_MEMBER_ROWS_PER_ORGANIZATION} rows of past ones.`,
+        );
       return reply.code(201).send({
         ...presentMember(outcome.member),
         invite_token: outcome.secret,
