@@ -31,11 +31,14 @@ export async function launchMember(
   const members = new OrganizationMemberRepository(store);
   const empty = (await members.count(organizationId)) === 0;
   if (explicit !== undefined) {
-    if (!EMAIL.test(explicit) || explicit.length > 320) throw new Error(`--member must be an email address: ${explicit}`);
+    if (!EMAIL.test(explicit) || explicit.length > 320)
+      throw new Error(`--member must be an email address: ${explicit}`);
     if (empty) return members.addActive({ organizationId, email: explicit, role: 'owner' });
     const member = await members.findByEmail(organizationId, explicit);
     if (member?.status !== 'active')
-      throw new Error(`--member ${explicit} is not an active member of this organization: invite them in the console first`);
+      throw new Error(
+        `--member ${explicit} is not an active member of this organization: invite them in the console first`,
+      );
     return member;
   }
   if (gitEmail !== undefined) {

@@ -54,7 +54,8 @@ export type InviteOutcome =
   | { kind: 'exists'; member: OrganizationMember }
   | { kind: 'full' };
 
-export type AcceptOutcome = { kind: 'accepted'; member: OrganizationMember } | { kind: 'invalid' } | { kind: 'expired' };
+export type AcceptOutcome =
+  { kind: 'accepted'; member: OrganizationMember } | { kind: 'invalid' } | { kind: 'expired' };
 
 /**
  * The people of an organization (migration 026). A removed member's row stays (status `removed`)
@@ -196,7 +197,13 @@ export class OrganizationMemberRepository {
       .executeTakeFirst();
     if (!row) return { kind: 'invalid' };
     if (row.invite_expires_at === null || row.invite_expires_at <= now) return { kind: 'expired' };
-    const accepted = { status: 'active' as const, invite_digest: null, invite_expires_at: null, joined_at: now, updated_at: now };
+    const accepted = {
+      status: 'active' as const,
+      invite_digest: null,
+      invite_expires_at: null,
+      joined_at: now,
+      updated_at: now,
+    };
     const result = await this.store.db
       .updateTable('organization_members')
       .set(accepted)
@@ -208,7 +215,12 @@ export class OrganizationMemberRepository {
   }
 
   /** An active member created directly (the organization's first owner: `admin bootstrap --email`, `launch`). */
-  async addActive(input: { organizationId: string; email: string; role: MemberRole; now?: number }): Promise<OrganizationMember> {
+  async addActive(input: {
+    organizationId: string;
+    email: string;
+    role: MemberRole;
+    now?: number;
+  }): Promise<OrganizationMember> {
     const now = input.now ?? Date.now();
     const existing = await this.findByEmail(input.organizationId, input.email);
     if (existing?.status === 'active') return existing;
@@ -254,7 +266,11 @@ export class OrganizationMemberRepository {
         .where('status', '!=', 'removed')
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return { removed: false, deactivatedKeyIds: [] };
-      await trx.deleteFrom('console_tokens').where('organization_id', '=', organizationId).where('member_id', '=', id).execute();
+      await trx
+        .deleteFrom('console_tokens')
+        .where('organization_id', '=', organizationId)
+        .where('member_id', '=', id)
+        .execute();
       const keys = await trx
         .selectFrom('api_keys')
         .select('id')
@@ -267,7 +283,11 @@ export class OrganizationMemberRepository {
         await trx
           .updateTable('api_keys')
           .set({ active: 0, updated_at: now })
-          .where('id', 'in', keys.map((k) => k.id))
+          .where(
+            'id',
+            'in',
+            keys.map((k) => k.id),
+          )
           .execute();
       return { removed: true, deactivatedKeyIds: keys.map((k) => k.id) };
     });

@@ -34,11 +34,22 @@ for (const kind of storeKinds()) {
       const members = new OrganizationMemberRepository(fixture.store);
       const owner = await members.addActive({ organizationId: id, email: 'owner@example.org', role: 'owner' });
       const dev = await members.addActive({ organizationId: id, email: 'dev@example.org', role: 'member' });
-      await members.invite({ organizationId: id, email: 'new@example.org', name: null, role: 'member', groupId: null, ttlMs: 60_000 });
+      await members.invite({
+        organizationId: id,
+        email: 'new@example.org',
+        name: null,
+        role: 'member',
+        groupId: null,
+        ttlMs: 60_000,
+      });
       assert.equal((await launchMember(fixture.store, id, 'dev@example.org', 'owner@example.org'))?.id, dev.id);
       assert.equal((await launchMember(fixture.store, id, undefined, 'DEV@example.org'))?.id, dev.id);
       assert.equal((await launchMember(fixture.store, id, undefined, 'visitor@example.org'))?.id, owner.id);
-      assert.equal((await launchMember(fixture.store, id, undefined, 'new@example.org'))?.id, owner.id, 'invited, not joined');
+      assert.equal(
+        (await launchMember(fixture.store, id, undefined, 'new@example.org'))?.id,
+        owner.id,
+        'invited, not joined',
+      );
       await assert.rejects(launchMember(fixture.store, id, 'visitor@example.org', undefined), /not an active member/);
       await assert.rejects(launchMember(fixture.store, id, 'not an address', undefined), /email address/);
     });

@@ -14,6 +14,7 @@ import { UPSTREAM_KEY, agentGatewayConfig } from '../support/agents/agent-gatewa
 import { AGENT_RELEASES, PROMPT, makeProject } from '../support/agents/agent-clis.js';
 import { FINAL_PREFIX, PROBE_CONTENT, toolRoundTrip } from '../support/agents/tool-round-trip.js';
 import { openStore } from '../../src/store/database.js';
+import { assertLaunchInConsole } from './launch-console.js';
 
 /**
  * `gateway launch <agent> [args…]` as users run it: the built bin/gateway, a served gateway
@@ -158,25 +159,8 @@ describe('gateway launch', () => {
     }
 
     // The console shows the session with its agent, and the key (so the session) with its member.
-    const consoleApi = (path: string) =>
-      served.client.call(`${served.serve.urls.console}/v1/organizations/${served.organizationId}${path}`, 'GET', {
-        token: served.consoleToken,
-      });
-    const members = await consoleApi('/members');
-    const dev = members.json.data.find((m: { email: string }) => m.email === 'dev@example.org');
-    assert.equal(dev?.role, 'owner', members.text);
     assert.match(run.result.stderr, /for member dev@example\.org/);
-    const sessions = await consoleApi('/sessions?agent=claude-cli');
-    assert.equal(sessions.status, 200, sessions.text);
-    const session = sessions.json.data.find((s: { id: string }) => s.id === run.session);
-    assert.ok(session, `session ${run.session} listed: ${sessions.text.slice(0, 500)}`);
-    assert.equal(session.agent, 'claude-cli');
-    assert.ok(session.requests >= 2);
-    assert.deepEqual(session.api_key_ids, [run.keyId]);
-    const key = await consoleApi(`/api_keys/${run.keyId}`);
-    assert.equal(key.json.member_id, dev.id);
-    const own = await consoleApi(`/usage/summary?period=24h&member_id=${dev.id}`);
-    assert.ok(own.json.totals.requests >= session.requests, "the session's requests are the member's");
+    await assertLaunchInConsole(served, run, 'claude-cli', 'dev@example.org');
   });
 
   for (const [cli, binary, variable, args] of [

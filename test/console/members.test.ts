@@ -125,14 +125,22 @@ for (const store of storeKinds()) {
       );
       for (const key of [orgKey, bobKey]) {
         assert.equal((await api('GET', `/v1/organizations/${org.id}/api_keys/${key.id}`, alice.token)).status, 404);
-        assert.equal((await api('GET', `/v1/organizations/${org.id}/api_keys/${key.id}/reveal`, alice.token)).status, 404);
+        assert.equal(
+          (await api('GET', `/v1/organizations/${org.id}/api_keys/${key.id}/reveal`, alice.token)).status,
+          404,
+        );
         assert.equal((await api('DELETE', `/v1/organizations/${org.id}/api_keys/${key.id}`, alice.token)).status, 404);
         const moved = await api('POST', `/v1/organizations/${org.id}/api_keys/${key.id}`, alice.token, { name: 'x' });
         assert.equal(moved.status, 404);
       }
-      const forOther = await api('POST', `/v1/organizations/${org.id}/api_keys`, alice.token, { name: 'b', member_id: bob.id });
+      const forOther = await api('POST', `/v1/organizations/${org.id}/api_keys`, alice.token, {
+        name: 'b',
+        member_id: bob.id,
+      });
       assert.equal(forOther.status, 403);
-      const giveAway = await api('POST', `/v1/organizations/${org.id}/api_keys/${own.id}`, alice.token, { member_id: null });
+      const giveAway = await api('POST', `/v1/organizations/${org.id}/api_keys/${own.id}`, alice.token, {
+        member_id: null,
+      });
       assert.equal(giveAway.status, 403);
       // Managing people and everything outside keys and usage is closed to a member.
       assert.equal((await invite({ email: 'eve@example.org' }, { id: org.id, token: alice.token })).status, 403);
@@ -169,10 +177,7 @@ for (const store of storeKinds()) {
       assert.equal((await summary(org.token)).json.totals.requests, 4);
       const exported = await api('GET', `/v1/organizations/${org.id}/logs/export?format=json`, alice.token);
       assert.equal(exported.status, 200, exported.text);
-      assert.deepEqual(
-        [...new Set(exported.json.map((r: { api_key_id: string }) => r.api_key_id))],
-        [own.id],
-      );
+      assert.deepEqual([...new Set(exported.json.map((r: { api_key_id: string }) => r.api_key_id))], [own.id]);
     });
 
     it('a key is owned only by a member of its own organization', async () => {
@@ -234,12 +239,17 @@ for (const store of storeKinds()) {
 
       const erin = await invite({ email: 'erin@example.org', group_id: made.json.id });
       assert.equal(erin.json.group_id, made.json.id);
-      const elsewhere = await api('POST', `/v1/organizations/${other.id}/member_groups`, other.token, { name: 'theirs' });
+      const elsewhere = await api('POST', `/v1/organizations/${other.id}/member_groups`, other.token, {
+        name: 'theirs',
+      });
       const crossGroup = await api('POST', `/v1/organizations/${org.id}/members/${erin.json.id}`, org.token, {
         group_id: elsewhere.json.id,
       });
       assert.equal(crossGroup.status, 400);
-      assert.equal((await api('GET', `/v1/organizations/${other.id}/member_groups/${made.json.id}`, other.token)).status, 404);
+      assert.equal(
+        (await api('GET', `/v1/organizations/${other.id}/member_groups/${made.json.id}`, other.token)).status,
+        404,
+      );
       assert.equal((await api('DELETE', `${groups}/${made.json.id}`, org.token)).status, 200);
       const after = await api('GET', `/v1/organizations/${org.id}/members/${erin.json.id}`, org.token);
       assert.equal(after.json.group_id, null);
@@ -265,7 +275,10 @@ for (const store of storeKinds()) {
         }));
       const insert = async (values: ReturnType<typeof rows>) => {
         for (let at = 0; at < values.length; at += 500)
-          await h.running.store.db.insertInto('organization_members').values(values.slice(at, at + 500)).execute();
+          await h.running.store.db
+            .insertInto('organization_members')
+            .values(values.slice(at, at + 500))
+            .execute();
       };
       await insert(rows(MAX_MEMBERS_PER_ORGANIZATION, 'active', 'm'));
       const full = await invite({ email: 'one-more@example.org' }, capped);
@@ -294,7 +307,9 @@ for (const store of storeKinds()) {
           })),
         )
         .execute();
-      const groups = await api('POST', `/v1/organizations/${capped.id}/member_groups`, capped.token, { name: 'one more' });
+      const groups = await api('POST', `/v1/organizations/${capped.id}/member_groups`, capped.token, {
+        name: 'one more',
+      });
       assert.equal(groups.status, 409, groups.text);
     });
   });

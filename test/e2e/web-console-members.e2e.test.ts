@@ -9,7 +9,8 @@ import { waitFor } from '../support/chat-kit.js';
 /** Every answer of 400 or more and every request that did not complete, on a tab. */
 function watchFailures(tab: Page, failures: string[]): void {
   tab.on('response', (response) => {
-    if (response.status() >= 400) failures.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+    if (response.status() >= 400)
+      failures.push(`${response.status()} ${response.request().method()} ${response.url()}`);
   });
   tab.on('requestfailed', (request) => failures.push(`failed ${request.method()} ${request.url()}`));
 }
@@ -42,7 +43,7 @@ describe('web console in headless Chromium: members', { skip: skipWithoutChromiu
     const row = (email: string) => page.locator(`[data-testid=member-row][data-email="${email}"]`);
     await row('dev@example.org').waitFor();
     assert.match(await row('pending@example.org').innerText(), /invited, link valid until/);
-    assert.equal(await row('dev@example.org').getByLabel('Group of dev@example.org').inputValue() !== '', true);
+    assert.equal((await row('dev@example.org').getByLabel('Group of dev@example.org').inputValue()) !== '', true);
 
     await page.fill('[data-testid=invite-form] input[name=email]', 'new@example.org');
     await page.getByTestId('invite').click();

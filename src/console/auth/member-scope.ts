@@ -62,7 +62,7 @@ export function registerMemberScope(app: FastifyInstance): void {
     if (scope !== 'own_usage') return;
     const query = request.query as Record<string, unknown>;
     if (query.member_id !== undefined && query.member_id !== memberId)
-      throw new ConsoleError('forbidden', "A member sees only its own usage.", 'member_id');
+      throw new ConsoleError('forbidden', 'A member sees only its own usage.', 'member_id');
     query.member_id = memberId;
   });
 }

@@ -14,7 +14,17 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 const MAX_PERIOD_DAYS = 3_660;
 const MAX_FILTER_VALUES = 100;
-const KNOWN = new Set(['period', 'from_date', 'to_date', 'format', 'api_key_id[]', 'api_key_id', 'tags[]', 'tags', 'member_id']);
+const KNOWN = new Set([
+  'period',
+  'from_date',
+  'to_date',
+  'format',
+  'api_key_id[]',
+  'api_key_id',
+  'tags[]',
+  'tags',
+  'member_id',
+]);
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 const bad = (param: string, message: string) => new ConsoleError('invalid_request', message, param);

@@ -24,7 +24,7 @@ export function registerInviteAcceptRoute(app: FastifyInstance, services: Consol
     {
       schema: {
         body: AcceptInviteBodySchema,
-        summary: "Accept an invite: the member joins and receives a console token",
+        summary: 'Accept an invite: the member joins and receives a console token',
         tags: ['members'],
       },
     },

@@ -31,7 +31,11 @@ export function presentGroup(group: MemberGroup) {
 /** The schema bounds keys and count; the serialised size is the one bound that covers nesting. */
 function boundedSettings(settings: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (settings !== undefined && Buffer.byteLength(JSON.stringify(settings)) > MAX_GROUP_SETTINGS_BYTES)
-    throw new ConsoleError('invalid_request', `settings may hold at most ${MAX_GROUP_SETTINGS_BYTES} bytes of JSON.`, 'settings');
+    throw new ConsoleError(
+      'invalid_request',
+      `settings may hold at most ${MAX_GROUP_SETTINGS_BYTES} bytes of JSON.`,
+      'settings',
+    );
   return settings;
 }
 

@@ -64,8 +64,15 @@ export function registerMemberRoutes(app: FastifyInstance, services: ConsoleServ
   }
 
   async function keepAnOwner(member: OrganizationMember, action: string): Promise<void> {
-    if (member.role === 'owner' && member.status === 'active' && (await members.otherActiveOwners(member.organizationId, member.id)) === 0)
-      throw new ConsoleError('conflict', `The last owner of the organization cannot be ${action}: make another member owner first.`);
+    if (
+      member.role === 'owner' &&
+      member.status === 'active' &&
+      (await members.otherActiveOwners(member.organizationId, member.id)) === 0
+    )
+      throw new ConsoleError(
+        'conflict',
+        `The last owner of the organization cannot be ${action}: make another member owner first.`,
+      );
   }
 
   app.get<{ Params: Static<typeof OrgParamsSchema> }>(
@@ -81,7 +88,14 @@ export function registerMemberRoutes(app: FastifyInstance, services: ConsoleServ
 
   app.post<{ Params: Static<typeof OrgParamsSchema>; Body: InviteMemberBody }>(
     '/v1/organizations/:orgId/members',
-    { schema: { params: OrgParamsSchema, body: InviteMemberBodySchema, summary: 'Invite a member by email', tags: ['members'] } },
+    {
+      schema: {
+        params: OrgParamsSchema,
+        body: InviteMemberBodySchema,
+        summary: 'Invite a member by email',
+        tags: ['members'],
+      },
+    },
     async (request, reply) => {
       const body = request.body;
       const role = body.role ?? 'member';
@@ -124,7 +138,14 @@ export function registerMemberRoutes(app: FastifyInstance, services: ConsoleServ
 
   app.post<{ Params: Static<typeof MemberParamsSchema>; Body: UpdateMemberBody }>(
     '/v1/organizations/:orgId/members/:memberId',
-    { schema: { params: MemberParamsSchema, body: UpdateMemberBodySchema, summary: 'Change role, name or group', tags: ['members'] } },
+    {
+      schema: {
+        params: MemberParamsSchema,
+        body: UpdateMemberBodySchema,
+        summary: 'Change role, name or group',
+        tags: ['members'],
+      },
+    },
     async (request) => {
       requireMemberManager(request);
       const { orgId, memberId } = request.params;
@@ -174,7 +195,13 @@ export function registerMemberRoutes(app: FastifyInstance, services: ConsoleServ
 
   app.delete<{ Params: Static<typeof MemberParamsSchema> }>(
     '/v1/organizations/:orgId/members/:memberId',
-    { schema: { params: MemberParamsSchema, summary: 'Remove a member: its sign-ins end, its keys are deactivated', tags: ['members'] } },
+    {
+      schema: {
+        params: MemberParamsSchema,
+        summary: 'Remove a member: its sign-ins end, its keys are deactivated',
+        tags: ['members'],
+      },
+    },
     async (request) => {
       requireMemberManager(request);
       const { orgId, memberId } = request.params;

@@ -21,7 +21,9 @@ export const InviteMemberBodySchema = Type.Object(
     name: Type.Optional(PersonName),
     role: Type.Optional(Role),
     group_id: Type.Optional(Type.Union([Id, Type.Null()])),
-    expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 30, description: `Default ${DEFAULT_INVITE_DAYS}.` })),
+    expires_in_days: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 30, description: `Default ${DEFAULT_INVITE_DAYS}.` }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -31,7 +33,9 @@ export const UpdateMemberBodySchema = Type.Object(
   {
     role: Type.Optional(Role),
     name: Type.Optional(Type.Union([PersonName, Type.Null()])),
-    group_id: Type.Optional(Type.Union([Id, Type.Null()], { description: 'The group the member belongs to; null: none.' })),
+    group_id: Type.Optional(
+      Type.Union([Id, Type.Null()], { description: 'The group the member belongs to; null: none.' }),
+    ),
   },
   { additionalProperties: false },
 );

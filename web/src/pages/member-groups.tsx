@@ -63,7 +63,13 @@ export function GroupsSection(props: { base: string; groups: MemberGroup[]; onCh
       <form class="card form-grid" onSubmit={submit} data-testid="group-form">
         <label>
           Name
-          <input name="group-name" required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <input
+            name="group-name"
+            required
+            maxLength={200}
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
           <FieldError error={create.error} param="name" />
         </label>
         <label>

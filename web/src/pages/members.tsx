@@ -43,8 +43,8 @@ export function MembersPage({ session }: { session: Session }) {
           <h1>Members</h1>
           <p class="muted">
             People of this organization. An invite is a link shown here (no mail is sent): whoever opens it joins with
-            the role it names. <strong>Owners</strong> and <strong>admins</strong> manage members and everything else;
-            a <strong>member</strong> sees only its own keys and usage.
+            the role it names. <strong>Owners</strong> and <strong>admins</strong> manage members and everything else; a{' '}
+            <strong>member</strong> sees only its own keys and usage.
           </p>
         </div>
       </header>
@@ -114,7 +114,8 @@ export function MembersPage({ session }: { session: Session }) {
                       <span>joined {member.joined_at ? formatDate(member.joined_at) : ''}</span>
                     ) : (
                       <span class="muted">
-                        invited, link valid until {member.invite_expires_at ? formatDate(member.invite_expires_at) : '—'}
+                        invited, link valid until{' '}
+                        {member.invite_expires_at ? formatDate(member.invite_expires_at) : '—'}
                       </span>
                     )}
                   </td>
@@ -125,7 +126,12 @@ export function MembersPage({ session }: { session: Session }) {
                       </button>
                     )}
                     {isAdmin && (
-                      <button type="button" class="danger" onClick={() => setRemoving(member)} data-testid="remove-member">
+                      <button
+                        type="button"
+                        class="danger"
+                        onClick={() => setRemoving(member)}
+                        data-testid="remove-member"
+                      >
                         Remove
                       </button>
                     )}
