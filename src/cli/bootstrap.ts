@@ -55,5 +55,7 @@ async function ensureOwner(store: Parameters<typeof ensureOrganization>[0], orga
   const members = new OrganizationMemberRepository(store);
   const member = await members.addActive({ organizationId, email, role: 'owner' });
   if (member.role === 'owner') return member;
-  return (await members.update(organizationId, member.id, { role: 'owner' }))!;
+  const promoted = await members.update(organizationId, member.id, { role: 'owner' });
+  if (!promoted || promoted === 'last_owner') throw new Error(`${email} could not be made an owner`);
+  return promoted;
 }

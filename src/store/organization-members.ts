@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from './database.js';
-import type { OrganizationMembersTable } from './schema.js';
+import type { Transaction } from 'kysely';
+import type { Database, OrganizationMembersTable } from './schema.js';
 import { digestSecret, generateSecret } from '../secrets/secret-codec.js';
 import { isUniqueViolation } from './unique-violation.js';
 
@@ -231,23 +232,33 @@ export class OrganizationMemberRepository {
     return accepted.member;
   }
 
+  /**
+   * Changes role, name or group. Demoting the organization's last active owner is refused
+   * (`last_owner`): the owners are read under a row lock on PostgreSQL (SQLite runs one write
+   * transaction at a time), so two owners demoting each other at once cannot both succeed.
+   */
   async update(
     organizationId: string,
     id: string,
     patch: { role?: MemberRole; groupId?: string | null; name?: string | null },
-  ): Promise<OrganizationMember | undefined> {
+  ): Promise<OrganizationMember | undefined | 'last_owner'> {
     const changes: Partial<OrganizationMembersTable> = { updated_at: Date.now() };
     if (patch.role !== undefined) changes.role = patch.role;
     if (patch.groupId !== undefined) changes.group_id = patch.groupId;
     if (patch.name !== undefined) changes.name = patch.name;
-    await this.store.db
-      .updateTable('organization_members')
-      .set(changes)
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .where('status', '!=', 'removed')
-      .execute();
-    return this.get(organizationId, id);
+    const outcome = await this.store.db.transaction().execute(async (trx) => {
+      if (patch.role !== undefined && patch.role !== 'owner' && (await this.isLastOwner(trx, organizationId, id)))
+        return 'last_owner' as const;
+      await trx
+        .updateTable('organization_members')
+        .set(changes)
+        .where('organization_id', '=', organizationId)
+        .where('id', '=', id)
+        .where('status', '!=', 'removed')
+        .execute();
+      return 'done' as const;
+    });
+    return outcome === 'last_owner' ? outcome : this.get(organizationId, id);
   }
 
   /**
@@ -255,8 +266,12 @@ export class OrganizationMemberRepository {
    * cleared, the member's console tokens are deleted and its keys deactivated (kept for their
    * usage; an admin may give them to someone else and turn them on again). One transaction.
    */
-  async remove(organizationId: string, id: string): Promise<{ removed: boolean; deactivatedKeyIds: string[] }> {
+  async remove(
+    organizationId: string,
+    id: string,
+  ): Promise<{ removed: boolean; deactivatedKeyIds: string[] } | 'last_owner'> {
     return this.store.db.transaction().execute(async (trx) => {
+      if (await this.isLastOwner(trx, organizationId, id)) return 'last_owner';
       const now = Date.now();
       const result = await trx
         .updateTable('organization_members')
@@ -293,16 +308,16 @@ export class OrganizationMemberRepository {
     });
   }
 
-  /** Active owners other than `exceptId`: the last owner may be neither demoted nor removed. */
-  async otherActiveOwners(organizationId: string, exceptId: string): Promise<number> {
-    const row = await this.store.db
+  /** Whether `id` is the organization's only active owner; on PostgreSQL the owners' rows stay locked until commit. */
+  private async isLastOwner(trx: Transaction<Database>, organizationId: string, id: string): Promise<boolean> {
+    let query = trx
       .selectFrom('organization_members')
-      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .select('id')
       .where('organization_id', '=', organizationId)
       .where('role', '=', 'owner')
-      .where('status', '=', 'active')
-      .where('id', '!=', exceptId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+      .where('status', '=', 'active');
+    if (this.store.dialect === 'postgres') query = query.forUpdate();
+    const owners = await query.execute();
+    return owners.length === 1 && owners[0]!.id === id;
   }
 }

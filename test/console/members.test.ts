@@ -109,6 +109,23 @@ for (const store of storeKinds()) {
       assert.equal(promote.status, 403, promote.text);
     });
 
+    it('two owners demoting each other at once leave one owner', async () => {
+      const pair = await h.organization();
+      const owners: string[] = [];
+      for (const email of ['a@example.org', 'b@example.org']) {
+        const invited = await invite({ email, role: 'owner' }, pair);
+        owners.push((await accept(invited.json.invite_token)).json.member.id);
+      }
+      const demote = (id: string) =>
+        id === owners[0]
+          ? api('POST', `/v1/organizations/${pair.id}/members/${id}`, pair.token, { role: 'member' })
+          : api('DELETE', `/v1/organizations/${pair.id}/members/${id}`, pair.token);
+      const statuses = (await Promise.all(owners.map(demote))).map((r) => r.status).sort();
+      assert.deepEqual(statuses, [200, 409]);
+      const left = await api('GET', `/v1/organizations/${pair.id}/members`, pair.token);
+      assert.equal(left.json.data.filter((m: { role: string }) => m.role === 'owner').length, 1);
+    });
+
     it('a member sees and manages only its own keys and usage', async () => {
       const alice = await join('alice@example.org');
       const bob = await join('bob@example.org');

@@ -63,17 +63,11 @@ export function registerMemberRoutes(app: FastifyInstance, services: ConsoleServ
       throw new ConsoleError('invalid_request', 'group_id names no group of this organization.', 'group_id');
   }
 
-  async function keepAnOwner(member: OrganizationMember, action: string): Promise<void> {
-    if (
-      member.role === 'owner' &&
-      member.status === 'active' &&
-      (await members.otherActiveOwners(member.organizationId, member.id)) === 0
-    )
-      throw new ConsoleError(
-        'conflict',
-        `The last owner of the organization cannot be ${action}: make another member owner first.`,
-      );
-  }
+  const lastOwner = (action: string) =>
+    new ConsoleError(
+      'conflict',
+      `The last owner of the organization cannot be ${action}: make another member owner first.`,
+    );
 
   app.get<{ Params: Static<typeof OrgParamsSchema> }>(
     '/v1/organizations/:orgId/members',
@@ -154,7 +148,6 @@ export function registerMemberRoutes(app: FastifyInstance, services: ConsoleServ
       if (!member) throw notFound();
       if (body.role !== undefined && body.role !== member.role) {
         if (body.role === 'owner' || member.role === 'owner') requireOwner(request);
-        await keepAnOwner(member, 'demoted');
       }
       await checkGroup(orgId, body.group_id);
       const updated = await members.update(orgId, memberId, {
@@ -162,6 +155,7 @@ export function registerMemberRoutes(app: FastifyInstance, services: ConsoleServ
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(body.group_id !== undefined ? { groupId: body.group_id } : {}),
       });
+      if (updated === 'last_owner') throw lastOwner('demoted');
       if (!updated) throw notFound();
       return presentMember(updated);
     },
@@ -208,8 +202,9 @@ export function registerMemberRoutes(app: FastifyInstance, services: ConsoleServ
       const member = await members.get(orgId, memberId);
       if (!member) throw notFound();
       if (member.role === 'owner') requireOwner(request);
-      await keepAnOwner(member, 'removed');
-      const { removed, deactivatedKeyIds } = await members.remove(orgId, memberId);
+      const outcome = await members.remove(orgId, memberId);
+      if (outcome === 'last_owner') throw lastOwner('removed');
+      const { removed, deactivatedKeyIds } = outcome;
       if (!removed) throw notFound();
       for (const keyId of deactivatedKeyIds) services.authenticator.forget(keyId);
       return { object: 'organization_member', id: memberId, deleted: true, deactivated_api_key_ids: deactivatedKeyIds };
