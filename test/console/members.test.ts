@@ -68,6 +68,8 @@ for (const store of storeKinds()) {
       const me = await api('GET', '/v1/organizations/me', accepted.json.console_token.token);
       assert.equal(me.json.id, org.id);
       assert.equal(me.json.token.permission, 'admin', 'an admin member acts as admin');
+      assert.deepEqual(me.json.token.member, { id: invited.json.id, email: 'ada@example.org', role: 'admin' });
+      assert.equal((await api('GET', '/v1/organizations/me', org.token)).json.token.member, null);
 
       const again = await accept(invited.json.invite_token);
       assert.equal(again.status, 404, 'single use');

@@ -83,6 +83,18 @@ describe('web console in headless Chromium: members', { skip: skipWithoutChromiu
       await invitee.page.locator('[data-testid=member-row][data-email="new@example.org"]').waitFor();
       assert.equal(await invitee.page.locator('[data-testid=member-row]').count(), 1);
       assert.equal(await invitee.page.getByTestId('invite-form').count(), 0, 'a member invites no one');
+      assert.equal(await invitee.page.getByTestId('signed-in-as').innerText(), 'member: new@example.org');
+      assert.equal(
+        await invitee.page.getByRole('link', { name: 'Projects' }).count(),
+        0,
+        'pages it cannot open are not offered',
+      );
+      await invitee.page.getByRole('link', { name: 'Usage and cost', exact: true }).click();
+      await invitee.page.waitForURL('**/usage');
+      await invitee.page.getByRole('heading', { name: 'Usage and cost' }).waitFor();
+      await invitee.page.getByRole('link', { name: 'Logs', exact: true }).click();
+      await invitee.page.waitForURL('**/logs');
+      await invitee.page.waitForLoadState('networkidle');
     } finally {
       await invitee.context.close();
     }

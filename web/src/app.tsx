@@ -24,6 +24,9 @@ const NAV = [
   ['/members', 'Members'],
 ] as const;
 
+/** The pages a `member` may open (the API confines it to its own keys and usage: docs/members.md). */
+const MEMBER_PAGES = new Set(['/keys', '/usage', '/logs', '/members']);
+
 export function App() {
   const path = usePath();
   const [session, setSession] = useState<Session | null>(null);
@@ -95,23 +98,29 @@ export function App() {
       <header class="topbar">
         <span class="brand">Gateway console</span>
         <nav aria-label="Console">
-          {NAV.map(([href, label]) => (
-            <a
-              key={href}
-              href={href}
-              onClick={onLinkClick}
-              class={path.startsWith(href) ? 'active' : ''}
-              aria-current={path.startsWith(href) ? 'page' : undefined}
-            >
-              {label}
-            </a>
-          ))}
+          {NAV.filter(([href]) => session.organization.token.member?.role !== 'member' || MEMBER_PAGES.has(href)).map(
+            ([href, label]) => (
+              <a
+                key={href}
+                href={href}
+                onClick={onLinkClick}
+                class={path.startsWith(href) ? 'active' : ''}
+                aria-current={path.startsWith(href) ? 'page' : undefined}
+              >
+                {label}
+              </a>
+            ),
+          )}
         </nav>
         <div class="who">
           <span title={`Organization ${session.organization.id}`} data-testid="org-name">
             {session.organization.name}
           </span>
-          <span class="badge">{session.organization.token.permission}</span>
+          <span class="badge" data-testid="signed-in-as">
+            {session.organization.token.member
+              ? `${session.organization.token.member.role}: ${session.organization.token.member.email}`
+              : session.organization.token.permission}
+          </span>
           <a href="/docs" target="_blank" rel="noreferrer">
             API reference
           </a>

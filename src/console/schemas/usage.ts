@@ -126,5 +126,16 @@ export const CurrentOrganizationSchema = Type.Object({
     name: Type.String(),
     permission: Type.String({ description: 'admin, write or read.' }),
     expires_at: Type.Union([Type.String(), Type.Null()]),
+    member: Type.Union(
+      [
+        Type.Object({
+          id: Type.String(),
+          email: Type.String(),
+          role: Type.String({ description: 'owner, admin or member.' }),
+        }),
+        Type.Null(),
+      ],
+      { description: 'The member this token signs in as (docs/members.md); null: an organization-wide token.' },
+    ),
   }),
 });
