@@ -71,6 +71,9 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     if (!key || (self !== null && key.memberId !== self)) throw notFound();
     return key;
   }
+  /** For routes that need no key of their own: only a confined token pays for the look-up. */
+  const checkVisible = (request: FastifyRequest, orgId: string, id: string) =>
+    confinedMemberId(request) === null ? undefined : visibleKey(request, orgId, id);
 
   /**
    * The type and assistant a key ends up with after an update, checked as at creation: a coding
@@ -163,7 +166,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     { schema: { params: ApiKeyParamsSchema, body: UpdateApiKeyBodySchema } },
     async (request) => {
       const body = request.body;
-      await visibleKey(request, request.params.orgId, request.params.apiKeyId);
+      await checkVisible(request, request.params.orgId, request.params.apiKeyId);
       const memberId =
         body.member_id !== undefined ? await keyOwner(request, request.params.orgId, body.member_id) : undefined;
       const kind =
@@ -196,7 +199,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     '/v1/organizations/:orgId/api_keys/:apiKeyId',
     { schema: { params: ApiKeyParamsSchema } },
     async (request) => {
-      await visibleKey(request, request.params.orgId, request.params.apiKeyId);
+      await checkVisible(request, request.params.orgId, request.params.apiKeyId);
       const deleted = await apiKeys.delete(request.params.orgId, request.params.apiKeyId);
       if (!deleted) throw notFound();
       authenticator.forget(request.params.apiKeyId);
@@ -211,7 +214,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
       // Reading a secret is a privileged act even though it is a GET: read-only tokens may list keys, not reveal them.
       if (request.consoleToken.permission === 'read')
         throw new ConsoleError('forbidden', 'Revealing a key needs a write or admin console token.');
-      await visibleKey(request, request.params.orgId, request.params.apiKeyId);
+      await checkVisible(request, request.params.orgId, request.params.apiKeyId);
       const revealed = await apiKeys.reveal(request.params.orgId, request.params.apiKeyId);
       if (!revealed) throw notFound();
       return presentApiKey(revealed.apiKey, lastUsed(revealed.apiKey), revealed.secret);
