@@ -7,6 +7,8 @@ import { ApiKeyRepository, type ApiKey } from '../store/api-keys.js';
 import { loadMasterKeys, masterKeySource } from '../secrets/master-key.js';
 import { Keyring } from '../secrets/keyring.js';
 import { ASSISTANT_OF, type ClientName } from './client-profiles.js';
+import type { Store } from '../store/database.js';
+import { launchMember } from './launch-member.js';
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
@@ -23,6 +25,8 @@ export interface ClientKey {
   secret: string;
   /** Whether an earlier `gateway launch` made it. */
   reused: boolean;
+  /** The member who owns it (launch); null: the organization's own key. */
+  member?: { id: string; email: string } | null;
 }
 
 interface KeyRequest {
@@ -32,6 +36,14 @@ interface KeyRequest {
   compression: boolean;
   /** The command making it, named in the key's name so the console shows where it came from. */
   via: 'connect' | 'launch';
+  /** The member who owns the key (launch resolves it: launch-member.ts). */
+  memberId?: string | null;
+}
+
+/** Who a launch key is for: `--member`, else `git config user.email` (launch-member.ts). */
+export interface LaunchMemberInput {
+  member?: string | undefined;
+  gitEmail?: string | undefined;
 }
 
 export function checkSlug(slug: string): void {
@@ -51,18 +63,25 @@ export function createClientKey(settings: Settings, request: KeyRequest): Promis
  * The key an earlier `gateway launch` of this agent and organization made, when it is still
  * usable (not deleted, disabled or expired); else a new one, recorded for the next launch.
  */
-export function launchKey(settings: Settings, request: Omit<KeyRequest, 'via'>): Promise<ClientKey> {
+export function launchKey(
+  settings: Settings,
+  request: Omit<KeyRequest, 'via' | 'memberId'> & LaunchMemberInput,
+): Promise<ClientKey> {
   checkSlug(request.org);
-  return withKeys(settings, request.org, async (keys, organizationId) => {
+  return withKeys(settings, request.org, async (keys, organizationId, store) => {
+    const member = await launchMember(store, organizationId, request.member, request.gitEmail);
+    const memberId = member?.id ?? null;
+    const owner = member && { id: member.id, email: member.email };
     const records = readLaunchKeys(settings.dataDir);
-    const slot = `${request.org}/${request.client}`;
+    // One key per organization, agent and member: two people launching from one data dir keep theirs apart.
+    const slot = `${request.org}/${request.client}${memberId ? `/${memberId}` : ''}`;
     const recorded = records[slot];
     const earlier = recorded ? await keys.reveal(organizationId, recorded) : undefined;
-    if (earlier && usable(earlier.apiKey))
-      return { id: earlier.apiKey.id, organizationId, secret: earlier.secret, reused: true };
-    const made = created(await create(keys, organizationId, { ...request, via: 'launch' }));
+    if (earlier && usable(earlier.apiKey) && earlier.apiKey.memberId === memberId)
+      return { id: earlier.apiKey.id, organizationId, secret: earlier.secret, reused: true, member: owner };
+    const made = created(await create(keys, organizationId, { ...request, via: 'launch', memberId }));
     writeLaunchKeys(settings.dataDir, { ...records, [slot]: made.id });
-    return made;
+    return { ...made, member: owner };
   });
 }
 
@@ -77,7 +96,7 @@ function created(made: { apiKey: ApiKey; secret: string }): ClientKey {
 async function withKeys<T>(
   settings: Settings,
   slug: string,
-  use: (keys: ApiKeyRepository, organizationId: string) => Promise<T>,
+  use: (keys: ApiKeyRepository, organizationId: string, store: Store) => Promise<T>,
 ): Promise<T> {
   const store = await openStore({
     dataDir: settings.dataDir,
@@ -89,6 +108,7 @@ async function withKeys<T>(
     return await use(
       new ApiKeyRepository(store, new Keyring(loadMasterKeys(masterKeySource(settings)))),
       organization.id,
+      store,
     );
   } finally {
     await store.close();
@@ -112,6 +132,7 @@ function create(
     email: null,
     debugMode: false,
     compression: request.compression,
+    memberId: request.memberId ?? null,
   });
 }
 

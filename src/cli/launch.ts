@@ -7,6 +7,7 @@ import { readSettings } from '../config/settings.js';
 import { COMPRESSION_MODELS, isCompressionModel } from '../compress/index.js';
 import { BUNDLE_OF, clientProfile, type ConnectionInput } from './client-profiles.js';
 import { launchKey } from './client-keys.js';
+import { gitUserEmail } from './launch-member.js';
 import { gatewayOrigin, warnUnlessServed } from './connect.js';
 import { LAUNCH_AGENTS, launchAgent, launchPlan, sessionHeaders } from './launch-plan.js';
 import { deploymentOpencodeModels } from './opencode-models.js';
@@ -23,6 +24,8 @@ export interface LaunchOptions {
   compression?: string | false | undefined;
   /** The agent's binary, instead of its name on PATH. */
   bin?: string | undefined;
+  /** The member (email) the key is for; default: `git config user.email` when a member, else the owner. */
+  member?: string | undefined;
 }
 
 /** Launch's own options, which come before the agent's name; the ones taking a value. */
@@ -32,9 +35,10 @@ const LAUNCH_OPTIONS = {
   compression: { type: 'string' },
   'no-compression': { type: 'boolean' },
   bin: { type: 'string' },
+  member: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
-const TAKES_VALUE = new Set(['--org', '--url', '--compression', '--bin']);
+const TAKES_VALUE = new Set(['--org', '--url', '--compression', '--bin', '--member']);
 
 /**
  * `launch [options] <agent> [args…]`: launch's options end at the agent's name, so every
@@ -54,6 +58,7 @@ export function parseLaunchArgs(rest: string[]): LaunchOptions | 'help' {
     url: values.url,
     compression: values['no-compression'] ? false : values.compression,
     bin: values.bin,
+    member: values.member,
   };
 }
 
@@ -78,6 +83,8 @@ export async function launch(options: LaunchOptions): Promise<void> {
     client: agent.client,
     org: options.org ?? 'default',
     compression: bundle !== undefined,
+    member: options.member,
+    gitEmail: options.member === undefined ? gitUserEmail() : undefined,
   });
   await warnUnlessServed(settings, origin, key.secret, trusted);
 
@@ -101,7 +108,8 @@ export async function launch(options: LaunchOptions): Promise<void> {
     if (plan.env[variable] && trusted.caFile)
       plan.env[variable] = mergedCaFile(variable, trusted.caFile, process.env[variable], join(settings.dataDir, 'tls'));
   process.stderr.write(
-    `gateway launch: ${plan.command} → ${origin} (key ${key.id}${key.reused ? '' : ', new'}; session ${sessionId})\n`,
+    `gateway launch: ${plan.command} → ${origin} (key ${key.id}${key.reused ? '' : ', new'}; session ${sessionId})\n` +
+      (key.member ? `gateway launch: for member ${key.member.email}\n` : ''),
   );
   await runForwarding(plan.command, plan.args, plan.env, agent.binaryVariable);
 }

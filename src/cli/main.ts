@@ -10,9 +10,11 @@ import { LAUNCH_AGENTS } from './launch-plan.js';
 
 const USAGE = `usage:
   gateway serve                                   start the gateway, console and collector listeners
-  gateway admin bootstrap --org <slug> [--name <name>]
+  gateway admin bootstrap --org <slug> [--name <name>] [--email <address>]
                                                   create the organization if absent and a full-rights
-                                                  console token for it (printed once, as JSON)
+                                                  console token for it (printed once, as JSON); with
+                                                  --email, that address becomes an owner and the token
+                                                  signs in as it
   gateway admin backup <file>                     copy the SQLite store while the gateway serves (one
                                                   JSON line); not secret.key: keep it apart. With
                                                   DATABASE_URL: prints the pg_dump procedure, exits 1
@@ -30,11 +32,13 @@ const USAGE = `usage:
                                                   environment and config files for the client:
                                                   ${CLIENTS.join(', ')}
   gateway launch [--org <slug>] [--url <https://host:port>] [--compression <bundle> | --no-compression]
-                 [--bin <path>] <agent> [args…]
+                 [--bin <path>] [--member <email>] <agent> [args…]
                                                   run the agent (${Object.keys(LAUNCH_AGENTS).join(', ')}) wired to this
                                                   gateway: a key (made once, then reused), the CA and a
                                                   new session id; every argument after <agent> is the
-                                                  agent's, its exit code is this command's
+                                                  agent's, its exit code is this command's; the key is
+                                                  the member's (--member, else git user.email, else
+                                                  the owner: docs/members.md)
 environment: see docs/configuration.md; clients: docs/agents.md`;
 
 export async function main(argv: string[]): Promise<void> {
@@ -65,11 +69,11 @@ export async function main(argv: string[]): Promise<void> {
   if (command === 'admin' && rest[0] === 'bootstrap') {
     const { values } = parseArgs({
       args: rest.slice(1),
-      options: { org: { type: 'string' }, name: { type: 'string' } },
+      options: { org: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' } },
       strict: true,
     });
     if (!values.org) throw new Error(`--org <slug> is required\n${USAGE}`);
-    return bootstrap({ slug: values.org, name: values.name });
+    return bootstrap({ slug: values.org, name: values.name, email: values.email });
   }
   if (command === 'admin' && (rest[0] === 'backup' || rest[0] === 'restore')) {
     const { values, positionals } = parseArgs({

@@ -19,6 +19,10 @@ import { registerConsoleCollectorRoutes } from './routes/console-collector-route
 import { registerAdminReloadRoute } from './routes/admin-reload.js';
 import { registerProviderKeyRoutes } from './routes/provider-keys.js';
 import type { ConsoleToken } from '../store/console-tokens.js';
+import { registerMemberScope } from './auth/member-scope.js';
+import { registerMemberRoutes } from './routes/members.js';
+import { registerMemberGroupRoutes } from './routes/member-groups.js';
+import { registerInviteAcceptRoute } from './routes/invite-accept.js';
 
 export function buildConsoleApp(
   base: Omit<AppOptions, 'sendError' | 'handleError'>,
@@ -36,9 +40,11 @@ export function buildConsoleApp(
   registerWebConsole(app);
   // A share link's holder has no console token: the link's own secret is checked by the route.
   registerSharedSessionRoute(app, services);
+  registerInviteAcceptRoute(app, services);
   app.register(async (authenticated) => {
     registerConsoleAuth(authenticated, services.store);
     registerOrganizationScope(authenticated);
+    registerMemberScope(authenticated);
     registerApiKeyRoutes(authenticated, services);
     registerUsageRoutes(authenticated, services);
     registerUsageSavingsRoute(authenticated, services);
@@ -47,6 +53,8 @@ export function buildConsoleApp(
     registerSessionShareLinkRoutes(authenticated, services);
     registerAlertRoutes(authenticated, services);
     registerCurrentOrganizationRoute(authenticated, services.store);
+    registerMemberRoutes(authenticated, services);
+    registerMemberGroupRoutes(authenticated, services);
     registerConsoleCollectorRoutes(authenticated, services);
     registerGatewayToolRoutes(authenticated, services);
     if (services.reload) registerAdminReloadRoute(authenticated, services.reload);

@@ -24,6 +24,8 @@ export const CLIENT_ROUTES = [
   '/sessions',
   '/sessions/:sessionId',
   '/shared-session',
+  '/members',
+  '/invite',
 ];
 
 const CSP = [

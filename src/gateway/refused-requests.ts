@@ -38,6 +38,7 @@ export class RefusedRequests {
         created_at: now,
         organization_id: key.organizationId,
         api_key_id: key.id,
+        member_id: key.memberId,
         model: requestedModel(request) ?? '',
         provider: '',
         upstream_model: '',

@@ -262,6 +262,7 @@ const USAGE_COLUMNS = [
   'session_id',
   'agent',
   'compression_strategies',
+  'member_id',
 ] as const satisfies ReadonlyArray<keyof UsageRecord>;
 
 function usageValues(record: UsageRecord): unknown[] {

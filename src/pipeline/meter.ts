@@ -110,6 +110,8 @@ export function meter(
     created_at: now,
     organization_id: request.apiKey.organizationId,
     api_key_id: request.apiKey.id,
+    // The key's owner when served: moving the key to someone else later does not rewrite history.
+    member_id: request.apiKey.memberId,
     model: admission.model.id,
     provider: outcome.provider,
     upstream_model: outcome.upstreamModel,

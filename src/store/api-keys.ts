@@ -26,6 +26,8 @@ export interface ApiKey {
   /** A new conversation of this key may drop tool groups the key never uses (on unless turned off). */
   toolSurface: boolean;
   email: string | null;
+  /** The member who owns the key (migration 026); null: the organization's own key. */
+  memberId: string | null;
   createdAt: number;
   updatedAt: number;
   expiresAt: number | null;
@@ -46,6 +48,7 @@ export interface NewApiKey {
   cacheBreakpoints?: boolean;
   outputBrevity?: boolean;
   toolSurface?: boolean;
+  memberId?: string | null;
 }
 
 export interface ApiKeyPatch {
@@ -62,6 +65,7 @@ export interface ApiKeyPatch {
   codingAssistant?: string | null;
   /** ms; null: never expires. */
   expiresAt?: number | null;
+  memberId?: string | null;
 }
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -83,6 +87,7 @@ export function toApiKey(row: ApiKeyRow): ApiKey {
     outputBrevity: row.output_brevity === 1,
     toolSurface: row.tool_surface !== 0,
     email: row.email,
+    memberId: row.member_id ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     expiresAt: row.expires_at,
@@ -118,6 +123,7 @@ export class ApiKeyRepository {
       output_brevity: input.outputBrevity ? 1 : 0,
       tool_surface: input.toolSurface === false ? 0 : 1,
       email: input.email,
+      member_id: input.memberId ?? null,
       key_digest: digestSecret(secret),
       key_ciphertext: this.keyring.seal(secret, sealContext(id)),
       created_at: now,
@@ -161,6 +167,7 @@ export class ApiKeyRepository {
     if (patch.type !== undefined) changes.type = patch.type;
     if (patch.codingAssistant !== undefined) changes.coding_assistant = patch.codingAssistant;
     if (patch.expiresAt !== undefined) changes.expires_at = patch.expiresAt;
+    if (patch.memberId !== undefined) changes.member_id = patch.memberId;
     const result = await this.store.db
       .updateTable('api_keys')
       .set(changes)

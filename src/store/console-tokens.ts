@@ -9,7 +9,14 @@ export type ConsolePermission = ConsoleTokensTable['permission'];
 /** Console tokens are stored as digests only: the secret is returned here once and never again. */
 export async function createConsoleToken(
   store: Store,
-  input: { organizationId: string; name: string; permission: ConsolePermission; expiresAt?: number | null },
+  input: {
+    organizationId: string;
+    name: string;
+    permission: ConsolePermission;
+    expiresAt?: number | null;
+    /** The member the token signs in as (an accepted invite); absent: an organization-wide token. */
+    memberId?: string | null;
+  },
 ): Promise<{ token: ConsoleToken; secret: string }> {
   const secret = generateSecret(CONSOLE_TOKEN_PREFIX);
   const token: ConsoleToken = {
@@ -21,6 +28,7 @@ export async function createConsoleToken(
     created_at: Date.now(),
     expires_at: input.expiresAt ?? null,
     last_used_at: null,
+    ...(input.memberId ? { member_id: input.memberId } : {}),
   };
   await store.db.insertInto('console_tokens').values(token).execute();
   return { token, secret };

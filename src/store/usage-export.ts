@@ -8,6 +8,8 @@ export interface UsageExportFilter {
   /** Exclusive upper bound, ms. */
   to: number;
   apiKeyIds: string[];
+  /** Only the rows attributed to this member (usage_records.member_id). */
+  memberId?: string;
   /** A row matches when it carries at least one of these tags. */
   tags: string[];
 }
@@ -74,6 +76,7 @@ export async function* usageExportPages(
       .where('u.created_at', '>=', cursor ? cursor.createdAt : filter.from)
       .where('u.created_at', '<', filter.to);
     if (filter.apiKeyIds.length > 0) query = query.where('u.api_key_id', 'in', filter.apiKeyIds);
+    if (filter.memberId !== undefined) query = query.where('u.member_id', '=', filter.memberId);
     if (filter.tags.length > 0) {
       query = query.where((eb) =>
         eb.or(filter.tags.map((tag) => sql<boolean>`u.tags like ${tagPattern(tag)} escape '\\'`)),

@@ -14,6 +14,8 @@ export interface UsageSummaryQuery {
   to: number;
   granularity: Granularity;
   groupBy: UsageGroupBy;
+  /** Only the rows attributed to this member (usage_records.member_id). */
+  memberId?: string;
 }
 
 export interface UsageTotals {
@@ -46,7 +48,7 @@ export async function usageCells(
   const width = sql.raw(String(BUCKET_MS[query.granularity]));
   const bucket = sql<number>`created_at - created_at % ${width}`;
   const column = GROUP_COLUMN[query.groupBy];
-  const rows = await store.db
+  let selection = store.db
     .selectFrom('usage_records')
     .select([
       bucket.as('bucket'),
@@ -59,9 +61,9 @@ export async function usageCells(
     ])
     .where('organization_id', '=', query.organizationId)
     .where('created_at', '>=', query.from)
-    .where('created_at', '<', query.to)
-    .groupBy([bucket, sql.ref(column)])
-    .execute();
+    .where('created_at', '<', query.to);
+  if (query.memberId !== undefined) selection = selection.where('member_id', '=', query.memberId);
+  const rows = await selection.groupBy([bucket, sql.ref(column)]).execute();
 
   const cells: UsageCell[] = [];
   const totals: UsageTotals = { requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costMicroUsd: 0 };

@@ -16,7 +16,15 @@ describe('gateway launch arguments', () => {
         url: undefined,
         compression: false,
         bin: '/opt/claude',
+        member: undefined,
       },
+    );
+    const forMember = parseLaunchArgs(['--member', 'dev@example.org', 'codex', '--member', 'x']);
+    assert.equal(forMember !== 'help' && forMember.member, 'dev@example.org');
+    assert.deepEqual(
+      forMember !== 'help' && forMember.args,
+      ['--member', 'x'],
+      "after the agent's name it is the agent's",
     );
     assert.equal(parseLaunchArgs(['--url', 'https://gw:8443', '-h', 'claude']), 'help');
     assert.throws(() => parseLaunchArgs(['--org', 'acme']), /launch takes an agent: claude, codex, opencode/);

@@ -1,6 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,6 +14,7 @@ import { UPSTREAM_KEY, agentGatewayConfig } from '../support/agents/agent-gatewa
 import { AGENT_RELEASES, PROMPT, makeProject } from '../support/agents/agent-clis.js';
 import { FINAL_PREFIX, PROBE_CONTENT, toolRoundTrip } from '../support/agents/tool-round-trip.js';
 import { openStore } from '../../src/store/database.js';
+import { assertLaunchInConsole } from './launch-console.js';
 
 /**
  * `gateway launch <agent> [args…]` as users run it: the built bin/gateway, a served gateway
@@ -118,8 +120,10 @@ describe('gateway launch', () => {
     };
   }
 
-  it('launch claude -p completes a tool round trip, its usage rows tagged with the launch session', async () => {
+  it('launch claude -p completes a tool round trip; the session, tagged, appears in the console with its member and agent', async () => {
     const before = mock.requests.length;
+    // The organization has no members yet: the project's git address becomes its first owner.
+    spawnSync('git', ['config', 'user.email', 'dev@example.org'], { cwd: project.dir });
     const run = await launch(['--org', 'served', 'claude', '-p', PROMPT], { GATEWAY_CLAUDE_BIN: CLAUDE });
     assert.equal(run.result.status, 0, run.result.stderr);
     assert.match(run.result.stdout, new RegExp(`${FINAL_PREFIX} ${PROBE_CONTENT}`));
@@ -153,6 +157,10 @@ describe('gateway launch', () => {
     } finally {
       await store.close();
     }
+
+    // The console shows the session with its agent, and the key (so the session) with its member.
+    assert.match(run.result.stderr, /for member dev@example\.org/);
+    await assertLaunchInConsole(served, run, 'claude-cli', 'dev@example.org');
   });
 
   for (const [cli, binary, variable, args] of [

@@ -11,7 +11,14 @@ export interface CurrentOrganization {
   id: string;
   slug: string;
   name: string;
-  token: { id: string; name: string; permission: 'admin' | 'write' | 'read'; expires_at: string | null };
+  token: {
+    id: string;
+    name: string;
+    permission: 'admin' | 'write' | 'read';
+    expires_at: string | null;
+    /** The member the token signs in as; null (or absent, older servers): an organization-wide token. */
+    member?: { id: string; email: string; role: 'owner' | 'admin' | 'member' } | null;
+  };
 }
 
 /** An API answer with an error status, carrying the console's `{error, message, param}`. */

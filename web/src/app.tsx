@@ -16,6 +16,8 @@ import { SessionsPage } from './pages/sessions.js';
 import { SessionPage } from './pages/session.js';
 import { SharedSessionPage } from './pages/shared-session.js';
 import { AlertsPage } from './pages/alerts.js';
+import { MembersPage } from './pages/members.js';
+import { InvitePage } from './pages/invite.js';
 
 const NAV = [
   ['/keys', 'API keys'],
@@ -29,7 +31,11 @@ const NAV = [
   ['/provider-keys', 'Provider keys'],
   ['/tokens', 'API tokens'],
   ['/debug', 'Debug capture'],
+  ['/members', 'Members'],
 ] as const;
+
+/** The pages a `member` may open (the API confines it to its own keys and usage: docs/members.md). */
+const MEMBER_PAGES = new Set(['/keys', '/usage', '/logs', '/members']);
 
 export function App() {
   const path = usePath();
@@ -64,7 +70,7 @@ export function App() {
 
   useEffect(() => {
     if (shared) return;
-    if (!restoring && !session && path !== '/sign-in') navigate('/sign-in', true);
+    if (!restoring && !session && path !== '/sign-in' && path !== '/invite') navigate('/sign-in', true);
     if (session && (path === '/' || path === '/sign-in')) navigate('/keys', true);
   }, [session, restoring, path]);
 
@@ -76,6 +82,17 @@ export function App() {
   // A share link opens one session for anyone holding it: no sign-in, no console token.
   if (shared) return <SharedSessionPage />;
   if (restoring) return <Loading what="your session" />;
+  if (path === '/invite') {
+    return (
+      <InvitePage
+        onSignedIn={(token, organization) => {
+          storeToken(token);
+          setSession({ token, organization });
+          navigate('/keys', true);
+        }}
+      />
+    );
+  }
   if (!session) {
     return (
       <SignIn
@@ -97,23 +114,29 @@ export function App() {
       <header class="topbar">
         <span class="brand">Gateway console</span>
         <nav aria-label="Console">
-          {NAV.map(([href, label]) => (
-            <a
-              key={href}
-              href={href}
-              onClick={onLinkClick}
-              class={path.startsWith(href) ? 'active' : ''}
-              aria-current={path.startsWith(href) ? 'page' : undefined}
-            >
-              {label}
-            </a>
-          ))}
+          {NAV.filter(([href]) => session.organization.token.member?.role !== 'member' || MEMBER_PAGES.has(href)).map(
+            ([href, label]) => (
+              <a
+                key={href}
+                href={href}
+                onClick={onLinkClick}
+                class={path.startsWith(href) ? 'active' : ''}
+                aria-current={path.startsWith(href) ? 'page' : undefined}
+              >
+                {label}
+              </a>
+            ),
+          )}
         </nav>
         <div class="who">
           <span title={`Organization ${session.organization.id}`} data-testid="org-name">
             {session.organization.name}
           </span>
-          <span class="badge">{session.organization.token.permission}</span>
+          <span class="badge" data-testid="signed-in-as">
+            {session.organization.token.member
+              ? `${session.organization.token.member.role}: ${session.organization.token.member.email}`
+              : session.organization.token.permission}
+          </span>
           <a href="/docs" target="_blank" rel="noreferrer">
             API reference
           </a>
@@ -137,6 +160,7 @@ export function App() {
         {path.startsWith('/tokens') && <TokensPage session={session} />}
         {path.startsWith('/provider-keys') && <ProviderKeysPage session={session} />}
         {path.startsWith('/debug') && <DebugPage session={session} />}
+        {path.startsWith('/members') && <MembersPage session={session} />}
         {!NAV.some(([href]) => path.startsWith(href)) && path !== '/' && path !== '/sign-in' && (
           <p>
             No page here.{' '}

@@ -3,6 +3,7 @@ import type { Store } from '../../store/database.js';
 import { findConsoleTokenBySecret, type ConsoleToken } from '../../store/console-tokens.js';
 import { digestSecret, digestsEqual } from '../../secrets/secret-codec.js';
 import { ConsoleError } from '../console-error.js';
+import { OrganizationMemberRepository } from '../../store/organization-members.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,10 +15,14 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * Every console route needs a console token (gateway keys are a different system and are
- * refused here). A `read` token is refused on every write route (OWASP API5).
+ * refused here). A `read` token is refused on every write route (OWASP API5). A token bound to a
+ * member (console_tokens.member_id) takes its permission from the member's current role: owner
+ * and admin act as `admin`, member as `write` confined by auth/member-scope.ts.
  */
 export function registerConsoleAuth(app: FastifyInstance, store: Store): void {
   app.decorateRequest('consoleToken', null as unknown as ConsoleToken);
+  app.decorateRequest('consoleMember', null);
+  const members = new OrganizationMemberRepository(store);
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
@@ -29,10 +34,19 @@ export function registerConsoleAuth(app: FastifyInstance, store: Store): void {
       throw new ConsoleError('unauthorized', 'Invalid console token.');
     if (token.expires_at !== null && token.expires_at <= Date.now())
       throw new ConsoleError('unauthorized', 'This console token has expired.');
-    if (token.permission === 'read' && WRITE_METHODS.has(request.method)) {
+    let effective = token;
+    if (token.member_id) {
+      // A member's token acts with the member's role as it is now, not as it was when signed in.
+      const member = await members.get(token.organization_id, token.member_id);
+      if (!member || member.status !== 'active')
+        throw new ConsoleError('unauthorized', 'The member of this console token is no longer in the organization.');
+      request.consoleMember = member;
+      effective = { ...token, permission: member.role === 'member' ? 'write' : 'admin' };
+    }
+    if (effective.permission === 'read' && WRITE_METHODS.has(request.method)) {
       throw new ConsoleError('forbidden', 'This console token is read-only.');
     }
-    request.consoleToken = token;
+    request.consoleToken = effective;
   });
 }
 

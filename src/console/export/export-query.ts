@@ -6,13 +6,25 @@ export interface ExportQuery {
   format: 'csv' | 'json';
   apiKeyIds: string[];
   tags: string[];
+  /** Only the rows attributed to this member. */
+  memberId?: string;
 }
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 const MAX_PERIOD_DAYS = 3_660;
 const MAX_FILTER_VALUES = 100;
-const KNOWN = new Set(['period', 'from_date', 'to_date', 'format', 'api_key_id[]', 'api_key_id', 'tags[]', 'tags']);
+const KNOWN = new Set([
+  'period',
+  'from_date',
+  'to_date',
+  'format',
+  'api_key_id[]',
+  'api_key_id',
+  'tags[]',
+  'tags',
+  'member_id',
+]);
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 const bad = (param: string, message: string) => new ConsoleError('invalid_request', message, param);
@@ -76,7 +88,7 @@ export function parseExportQuery(query: Record<string, unknown>, now: number): E
     if (!KNOWN.has(name))
       throw bad(
         name,
-        `Unknown query parameter "${name}". Known: period, from_date, to_date, format, api_key_id[], tags[].`,
+        `Unknown query parameter "${name}". Known: period, from_date, to_date, format, api_key_id[], tags[], member_id.`,
       );
   }
   const period = parsePeriod(single(query, 'period') ?? '24h');
@@ -87,5 +99,15 @@ export function parseExportQuery(query: Record<string, unknown>, now: number): E
   if (from >= to) throw bad(fromText !== undefined ? 'from_date' : 'to_date', 'from_date must be before to_date.');
   const format = single(query, 'format') ?? 'csv';
   if (format !== 'csv' && format !== 'json') throw bad('format', 'format must be csv or json.');
-  return { from, to, format, apiKeyIds: list(query, 'api_key_id'), tags: list(query, 'tags') };
+  const memberId = single(query, 'member_id');
+  if (memberId !== undefined && (memberId.length === 0 || memberId.length > 100 || memberId.includes('\u0000')))
+    throw bad('member_id', 'member_id must have 1 to 100 characters.');
+  return {
+    from,
+    to,
+    format,
+    apiKeyIds: list(query, 'api_key_id'),
+    tags: list(query, 'tags'),
+    ...(memberId !== undefined ? { memberId } : {}),
+  };
 }

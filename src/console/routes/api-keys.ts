@@ -1,8 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import type { ApiKey } from '../../store/api-keys.js';
 import type { ConsoleServices } from '../console-services.js';
 import { ConsoleError } from '../console-error.js';
+import { confinedMemberId } from '../auth/member-scope.js';
+import { OrganizationMemberRepository } from '../../store/organization-members.js';
 import {
   ApiKeyParamsSchema,
   CreateApiKeyBodySchema,
@@ -32,6 +34,7 @@ export function presentApiKey(key: ApiKey, lastUsedAt: number | null, secret?: s
     cache_breakpoints: key.cacheBreakpoints,
     output_brevity: key.outputBrevity,
     tool_surface: key.toolSurface,
+    member_id: key.memberId,
     created_at: iso(key.createdAt)!,
     expires_at: iso(key.expiresAt),
     last_used_at: iso(lastUsedAt),
@@ -43,6 +46,34 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
   const { apiKeys, authenticator } = services;
   const lastUsed = (key: ApiKey) => Math.max(key.lastUsedAt ?? 0, authenticator.pendingLastUsed(key.id) ?? 0) || null;
   const notFound = () => new ConsoleError('not_found', 'No API key with that id in this organization.');
+  const members = new OrganizationMemberRepository(services.store);
+
+  /**
+   * The owner a key gets: a `member` token's keys are its own (naming another member is refused);
+   * anyone else may name any current member of the organization, or null.
+   */
+  async function keyOwner(request: FastifyRequest, orgId: string, memberId: string | null | undefined) {
+    const self = confinedMemberId(request);
+    if (self !== null) {
+      if (memberId !== undefined && memberId !== self)
+        throw new ConsoleError('forbidden', 'A member may own keys only itself.', 'member_id');
+      return self;
+    }
+    if (memberId && !(await members.get(orgId, memberId)))
+      throw new ConsoleError('invalid_request', 'member_id names no member of this organization.', 'member_id');
+    return memberId;
+  }
+
+  /** A `member` token sees only its own keys: any other key is, to it, not there. */
+  async function visibleKey(request: FastifyRequest, orgId: string, id: string): Promise<ApiKey> {
+    const key = await apiKeys.get(orgId, id);
+    const self = confinedMemberId(request);
+    if (!key || (self !== null && key.memberId !== self)) throw notFound();
+    return key;
+  }
+  /** For routes that need no key of their own: only a confined token pays for the look-up. */
+  const checkVisible = (request: FastifyRequest, orgId: string, id: string) =>
+    confinedMemberId(request) === null ? undefined : visibleKey(request, orgId, id);
 
   /**
    * The type and assistant a key ends up with after an update, checked as at creation: a coding
@@ -89,8 +120,10 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
           'coding_assistant',
         );
       }
+      const memberId = await keyOwner(request, request.params.orgId, body.member_id);
       const { apiKey, secret } = await apiKeys.create({
         organizationId: request.params.orgId,
+        memberId: memberId ?? null,
         name: body.name,
         type,
         codingAssistant: body.coding_assistant ?? null,
@@ -112,7 +145,9 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     '/v1/organizations/:orgId/api_keys',
     { schema: { params: OrgParamsSchema } },
     async (request) => {
-      const keys = await apiKeys.list(request.params.orgId);
+      const self = confinedMemberId(request);
+      const all = await apiKeys.list(request.params.orgId);
+      const keys = self === null ? all : all.filter((key) => key.memberId === self);
       return { object: 'list', data: keys.map((key) => presentApiKey(key, lastUsed(key))) };
     },
   );
@@ -121,8 +156,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     '/v1/organizations/:orgId/api_keys/:apiKeyId',
     { schema: { params: ApiKeyParamsSchema } },
     async (request) => {
-      const key = await apiKeys.get(request.params.orgId, request.params.apiKeyId);
-      if (!key) throw notFound();
+      const key = await visibleKey(request, request.params.orgId, request.params.apiKeyId);
       return presentApiKey(key, lastUsed(key));
     },
   );
@@ -132,6 +166,9 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     { schema: { params: ApiKeyParamsSchema, body: UpdateApiKeyBodySchema } },
     async (request) => {
       const body = request.body;
+      await checkVisible(request, request.params.orgId, request.params.apiKeyId);
+      const memberId =
+        body.member_id !== undefined ? await keyOwner(request, request.params.orgId, body.member_id) : undefined;
       const kind =
         body.type !== undefined || body.coding_assistant !== undefined
           ? await keyKind(request.params.orgId, request.params.apiKeyId, body)
@@ -150,6 +187,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
           ? { expiresAt: body.expires_in_days === null ? null : Date.now() + body.expires_in_days * DAY_MS }
           : {}),
         ...kind,
+        ...(memberId !== undefined ? { memberId } : {}),
       });
       if (!key) throw notFound();
       authenticator.forget(key.id);
@@ -161,6 +199,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
     '/v1/organizations/:orgId/api_keys/:apiKeyId',
     { schema: { params: ApiKeyParamsSchema } },
     async (request) => {
+      await checkVisible(request, request.params.orgId, request.params.apiKeyId);
       const deleted = await apiKeys.delete(request.params.orgId, request.params.apiKeyId);
       if (!deleted) throw notFound();
       authenticator.forget(request.params.apiKeyId);
@@ -175,6 +214,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: ConsoleServ
       // Reading a secret is a privileged act even though it is a GET: read-only tokens may list keys, not reveal them.
       if (request.consoleToken.permission === 'read')
         throw new ConsoleError('forbidden', 'Revealing a key needs a write or admin console token.');
+      await checkVisible(request, request.params.orgId, request.params.apiKeyId);
       const revealed = await apiKeys.reveal(request.params.orgId, request.params.apiKeyId);
       if (!revealed) throw notFound();
       return presentApiKey(revealed.apiKey, lastUsed(revealed.apiKey), revealed.secret);

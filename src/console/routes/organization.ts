@@ -36,6 +36,11 @@ export function registerCurrentOrganizationRoute(app: FastifyInstance, store: St
           name: token.name,
           permission: token.permission,
           expires_at: iso(token.expires_at === null ? null : Number(token.expires_at)),
+          member: request.consoleMember && {
+            id: request.consoleMember.id,
+            email: request.consoleMember.email,
+            role: request.consoleMember.role,
+          },
         },
       };
     },

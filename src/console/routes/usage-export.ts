@@ -34,6 +34,7 @@ export function registerUsageExportRoute(app: FastifyInstance, store: Store): vo
         to: query.to,
         apiKeyIds: query.apiKeyIds,
         tags: query.tags,
+        ...(query.memberId !== undefined ? { memberId: query.memberId } : {}),
       });
       const filename = `usage-${stamp(query.from)}-${stamp(query.to)}.${query.format}`;
       reply.header('content-disposition', `attachment; filename="${filename}"`).header('cache-control', 'no-store');

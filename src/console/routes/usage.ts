@@ -11,6 +11,7 @@ import {
 } from '../schemas/usage.js';
 import { keySpendForMonth, usageCells, type UsageCell, type UsageTotals } from '../../store/usage-summary.js';
 import { monthOf } from '../../limits/budget-ledger.js';
+import { confinedMemberId } from '../auth/member-scope.js';
 import { OTHER_GROUP, groupLabels, summaryWindow, windowMembers, type SummaryWindow } from './usage-window.js';
 
 const TOP_GROUPS = 10;
@@ -39,7 +40,12 @@ export function registerUsageRoutes(app: FastifyInstance, services: ConsoleServi
       const orgId = request.params.orgId;
       const window = summaryWindow(request.query, Date.now());
       const groupBy = request.query.group_by ?? 'model';
-      const { cells, totals } = await usageCells(store, { organizationId: orgId, groupBy, ...window });
+      const { cells, totals } = await usageCells(store, {
+        organizationId: orgId,
+        groupBy,
+        ...window,
+        ...(request.query.member_id !== undefined ? { memberId: request.query.member_id } : {}),
+      });
       const groups = topGroups(cells, window);
       const names = await groupLabels(
         store,
@@ -77,7 +83,8 @@ export function registerUsageRoutes(app: FastifyInstance, services: ConsoleServi
     async (request) => {
       const orgId = request.params.orgId;
       const month = request.query.month ?? monthOf(Date.now());
-      const keys = await apiKeys.list(orgId);
+      const self = confinedMemberId(request);
+      const keys = (await apiKeys.list(orgId)).filter((key) => self === null || key.memberId === self);
       const spend = await keySpendForMonth(
         store,
         keys.map((k) => k.id),

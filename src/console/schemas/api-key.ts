@@ -29,6 +29,10 @@ const ToolSurface = Type.Boolean({
     "A new conversation of this key drops the tool groups (MCP servers, namespaces) the key's finished conversations offered 24+ times and never called, decided once per conversation and kept byte for byte. On by default; a request overrides it with X-Gateway-Tool-Surface: on|off.",
 });
 
+const MemberId = Type.Union([Type.String({ minLength: 1, maxLength: 100, pattern: NO_NUL }), Type.Null()], {
+  description: "The member of this organization who owns the key (docs/members.md); null: the organization's own key.",
+});
+
 export const CreateApiKeyBodySchema = Type.Object(
   {
     name: Name,
@@ -43,6 +47,7 @@ export const CreateApiKeyBodySchema = Type.Object(
     cache_breakpoints: Type.Optional(CacheBreakpoints),
     output_brevity: Type.Optional(OutputBrevity),
     tool_surface: Type.Optional(ToolSurface),
+    member_id: Type.Optional(MemberId),
   },
   { additionalProperties: false },
 );
@@ -67,6 +72,7 @@ export const UpdateApiKeyBodySchema = Type.Object(
         description: 'A new expiry, counted in days from now; null: the key never expires.',
       }),
     ),
+    member_id: Type.Optional(MemberId),
   },
   { additionalProperties: false },
 );

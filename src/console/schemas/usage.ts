@@ -34,6 +34,14 @@ export const UsageSummaryQuerySchema = Type.Object(
           'Breakdown. With `tag`, a request with several tags counts under each, so groups can add up to more than the totals.',
       }),
     ),
+    member_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        pattern: '^[^\\u0000]*$',
+        description: "Only the usage attributed to this member (a `member` token's own, always).",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -118,5 +126,16 @@ export const CurrentOrganizationSchema = Type.Object({
     name: Type.String(),
     permission: Type.String({ description: 'admin, write or read.' }),
     expires_at: Type.Union([Type.String(), Type.Null()]),
+    member: Type.Union(
+      [
+        Type.Object({
+          id: Type.String(),
+          email: Type.String(),
+          role: Type.String({ description: 'owner, admin or member.' }),
+        }),
+        Type.Null(),
+      ],
+      { description: 'The member this token signs in as (docs/members.md); null: an organization-wide token.' },
+    ),
   }),
 });
