@@ -28,6 +28,8 @@ export interface ApiKey {
   updatedAt: number;
   expiresAt: number | null;
   lastUsedAt: number | null;
+  /** The member who owns the key (migration 026); null: the organization's own key. */
+  memberId: string | null;
 }
 
 export interface NewApiKey {
@@ -84,6 +86,7 @@ export function toApiKey(row: ApiKeyRow): ApiKey {
     updatedAt: row.updated_at,
     expiresAt: row.expires_at,
     lastUsedAt: row.last_used_at,
+    memberId: row.member_id ?? null,
   };
 }
 

@@ -11,6 +11,12 @@ import { KeyAuthenticator } from '../gateway/auth/key-authenticator.js';
 import { buildGatewayApp } from '../gateway/app.js';
 import { UsageWriter } from '../metering/usage-writer.js';
 import { BudgetLedger } from '../limits/budget-ledger.js';
+import { LimitClock } from '../limits/limit-clock.js';
+import { KeyLimitDirectory } from '../limits/key-limits.js';
+import { MinuteRates } from '../limits/minute-rates.js';
+import { RedisConnection } from '../limits/redis-connection.js';
+import { WindowLimits } from '../store/window-limits.js';
+import { readCollectorLimitsSettings } from '../config/collector-limits-settings.js';
 import { StoredResponses } from '../store/stored-responses.js';
 import { createGatewayToolsService } from '../gateway-tools/service.js';
 import { answerLocalRequestsWith, bufferedUpstreamBytes, configureUpstreamLimits } from '../providers/index.js';
@@ -47,6 +53,8 @@ export interface RunningGateway {
   apps: Record<SurfaceName, FastifyInstance>;
   served: ReadonlySet<SurfaceName>;
   store: Store;
+  /** The clock limit windows are read on (tests move it to the next window: docs/limits.md). */
+  limitClock: LimitClock;
   /** Re-reads the config file, provider key files, master keys and certificate (SIGHUP: this instance only). */
   reload(trigger: string): Promise<ReloadReport>;
   stop(): Promise<void>;
@@ -90,7 +98,23 @@ export async function startGateway(
   const authenticator = new KeyAuthenticator(apiKeys, settings.keyCacheTtlMs);
   const usage = new UsageWriter(store, logger);
   const untrackGauges = [trackUsageQueue(usage), trackBufferedUpstreamBytes(bufferedUpstreamBytes)];
-  const budget = new BudgetLedger(store, logger, Date.now, {
+  const limitClock = new LimitClock();
+  const limitsRedisSettings = readCollectorLimitsSettings(env);
+  const limitsRedis =
+    limitsRedisSettings.redisUrl && settings.surfaces.has('gateway')
+      ? new RedisConnection(
+          limitsRedisSettings.redisUrl,
+          limitsRedisSettings.redisTimeoutMs,
+          logger,
+          'per-minute key and member limits',
+        )
+      : undefined;
+  const limits = new KeyLimitDirectory(
+    new WindowLimits(store),
+    new MinuteRates(limitsRedis && { client: limitsRedis.client, keyPrefix: limitsRedisSettings.redisKeyPrefix }),
+    limitClock,
+  );
+  const budget = new BudgetLedger(store, logger, () => limitClock.now(), {
     reservationTtlMs: settings.reservationTtlMs,
     sweepIntervalMs: settings.sweepIntervalMs,
   });
@@ -151,6 +175,7 @@ export async function startGateway(
             authenticator,
             usage,
             budget,
+            limits,
             get upstream() {
               return live.current.upstream;
             },
@@ -230,6 +255,7 @@ export async function startGateway(
     for (const untrack of untrackGauges) untrack();
     await Promise.allSettled(all.map((s) => s.drain(0)));
     budget.stopSweeper();
+    limitsRedis?.close();
     await refusalRetention.stop();
     await store.close();
     throw error;
@@ -268,6 +294,7 @@ export async function startGateway(
         .flushLastUsed()
         .catch((error) => logger.warn({ err: error }, 'could not record key last-use times'));
       for (const untrack of untrackGauges) untrack();
+      limitsRedis?.close();
       await tracing
         .shutdown()
         .catch((error) => logger.warn({ err: error }, 'could not export the last request traces'));
@@ -284,6 +311,7 @@ export async function startGateway(
     apps: servedOnly(byName, (surface) => surface.app),
     served,
     store,
+    limitClock,
     reload: (trigger) => reloader.reload(trigger),
     stop,
   };

@@ -19,6 +19,7 @@ import * as compressionPrefixDigest from './017-compression-prefix-digest.js';
 import * as reloadGeneration from './018-reload-generation.js';
 import * as usageSessions from './025-usage-sessions.js';
 import * as members from './026-members.js';
+import * as windowLimits from './027-window-limits.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
 const migrations: Record<string, Migration> = {
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '018-reload-generation': reloadGeneration,
   '025-usage-sessions': usageSessions,
   '026-members': members,
+  '027-window-limits': windowLimits,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,37 @@
+import { windowKey, type WindowLimits } from '../store/window-limits.js';
+import type { Reservation, LimitSubjectKind } from './reservation.js';
+import type { SpendPeriod } from './windows.js';
+
+/** One spend limit a settled request counted against, as the alerts read it. */
+export interface TouchedLimit {
+  limitId: string;
+  subject: { kind: LimitSubjectKind; id: string };
+  window: SpendPeriod;
+  /** ms; 0 for a lifetime window. */
+  windowStart: number;
+  limitMicroUsd: number;
+  /** What the window has spent, the request's settled cost included (reservations in flight excluded). */
+  spentMicroUsd: number;
+}
+
+/**
+ * The spend limits a request's reservation held room in, with what their windows have spent:
+ * for the alerts (issue 30 item 4), to be called once the request is settled (its usage row
+ * committed: `Call.settle` → the usage writer). A request without a reservation touched none.
+ */
+export async function touchedLimits(
+  store: WindowLimits,
+  reservation: Reservation | undefined,
+): Promise<TouchedLimit[]> {
+  const windows = reservation?.windows ?? [];
+  if (windows.length === 0) return [];
+  const spend = await store.windowSpend(windows);
+  return windows.map((w) => ({
+    limitId: w.limitId,
+    subject: w.subject,
+    window: w.period,
+    windowStart: w.windowStart,
+    limitMicroUsd: w.limitMicroUsd,
+    spentMicroUsd: spend.get(windowKey(w.limitId, w.windowStart))?.spent ?? 0,
+  }));
+}
