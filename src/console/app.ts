@@ -8,6 +8,7 @@ import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerUsageRoutes } from './routes/usage.js';
 import { registerUsageSavingsRoute } from './routes/usage-savings.js';
 import { registerSessionRoutes } from './routes/sessions.js';
+import { registerLimitRoutes } from './routes/limits.js';
 import { registerCurrentOrganizationRoute } from './routes/organization.js';
 import { registerWebConsole } from './web-console.js';
 import { registerGatewayToolRoutes } from './routes/gateway-tools.js';
@@ -36,6 +37,7 @@ export function buildConsoleApp(
     registerUsageRoutes(authenticated, services);
     registerUsageSavingsRoute(authenticated, services);
     registerSessionRoutes(authenticated, services);
+    registerLimitRoutes(authenticated, services);
     registerCurrentOrganizationRoute(authenticated, services.store);
     registerConsoleCollectorRoutes(authenticated, services);
     registerGatewayToolRoutes(authenticated, services);
