@@ -50,7 +50,9 @@ for (const store of storeKinds()) {
           ['requests', 60],
         ],
       );
-      assert.equal((await h.console('DELETE', `${limitsOf(a)}/${created.json.id}`, { token: a.token })).status, 204);
+      const removed = await h.console('DELETE', `${limitsOf(a)}/${created.json.id}`, { token: a.token });
+      assert.equal(removed.status, 200);
+      assert.equal(removed.json.deleted, true);
       assert.equal((await h.console('DELETE', `${limitsOf(a)}/${created.json.id}`, { token: a.token })).status, 404);
       const after = await h.console('GET', limitsOf(a), { token: a.token });
       assert.deepEqual(

@@ -10,6 +10,7 @@ import { LogsPage } from './pages/logs.js';
 import { ProjectsPage } from './pages/projects/projects-page.js';
 import { ToolsPage } from './pages/tools.js';
 import { TokensPage } from './pages/tokens.js';
+import { LimitsPage } from './pages/limits.js';
 
 const NAV = [
   ['/keys', 'API keys'],
@@ -17,6 +18,7 @@ const NAV = [
   ['/savings', 'Savings'],
   ['/logs', 'Logs'],
   ['/projects', 'Projects'],
+  ['/limits', 'Limits'],
   ['/tools', 'Gateway tools'],
   ['/tokens', 'API tokens'],
 ] as const;
@@ -114,6 +116,7 @@ export function App() {
         {path.startsWith('/projects') && (
           <ProjectsPage session={session} projectId={projectMatch ? decodeURIComponent(projectMatch[1]!) : null} />
         )}
+        {path.startsWith('/limits') && <LimitsPage session={session} />}
         {path.startsWith('/tools') && <ToolsPage session={session} />}
         {path.startsWith('/tokens') && <TokensPage session={session} />}
         {!NAV.some(([href]) => path.startsWith(href)) && path !== '/' && path !== '/sign-in' && (

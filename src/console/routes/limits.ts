@@ -83,7 +83,7 @@ function storedAmount(body: SetLimitBody): number {
 /**
  * GET    /v1/organizations/{orgId}/limits                    the organization's limits (filter by subject)
  * POST   /v1/organizations/{orgId}/limits                    set a subject's limit (201 new, 200 replaced)
- * DELETE /v1/organizations/{orgId}/limits/{limitId}          remove it (its window spend too)
+ * DELETE /v1/organizations/{orgId}/limits/{limitId}          remove it (its window spend too): {deleted: true}
  * GET    /v1/organizations/{orgId}/limit_settings            the window offset from UTC
  * PUT    /v1/organizations/{orgId}/limit_settings            set it
  * docs/limits.md; the organization scope answers another organization's token with 403.
@@ -149,10 +149,10 @@ export function registerLimitRoutes(app: FastifyInstance, services: ConsoleServi
   app.delete<{ Params: Static<typeof LimitParamsSchema> }>(
     '/v1/organizations/:orgId/limits/:limitId',
     { schema: { params: LimitParamsSchema } },
-    async (request, reply) => {
+    async (request) => {
       const removed = await limits.remove(request.params.orgId, request.params.limitId);
       if (!removed) throw new ConsoleError('not_found', 'This organization has no such limit.');
-      return reply.code(204).send();
+      return { object: 'limit', id: request.params.limitId, deleted: true };
     },
   );
 
