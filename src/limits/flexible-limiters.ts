@@ -4,14 +4,27 @@ import type { IRateLimiterOptions } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 
 // The classes used, each from its own file: the package's entry loads the limiters of every
-// store it supports (Mongo, MySQL, Postgres, DynamoDB, Prisma, etc., ~150 KB of modules).
+// store it supports (Mongo, MySQL, Postgres, DynamoDB, Prisma, etc., ~150 KB of modules). Loaded
+// on first use: a gateway whose keys have no per-minute limit never loads them.
 const require = createRequire(import.meta.url);
-export const BurstyRateLimiter =
-  require('rate-limiter-flexible/lib/BurstyRateLimiter') as typeof Flexible.BurstyRateLimiter;
-const RateLimiterMemory = require('rate-limiter-flexible/lib/RateLimiterMemory') as typeof Flexible.RateLimiterMemory;
-export const RateLimiterRes = require('rate-limiter-flexible/lib/RateLimiterRes') as typeof Flexible.RateLimiterRes;
-const loadRateLimiterRedis = () =>
-  require('rate-limiter-flexible/lib/RateLimiterRedis') as typeof Flexible.RateLimiterRedis;
+const load = <T>(file: string) => {
+  let loaded: T | undefined;
+  return () => (loaded ??= require(`rate-limiter-flexible/lib/${file}`) as T);
+};
+const loadBursty = load<typeof Flexible.BurstyRateLimiter>('BurstyRateLimiter');
+const loadMemory = load<typeof Flexible.RateLimiterMemory>('RateLimiterMemory');
+const loadRes = load<typeof Flexible.RateLimiterRes>('RateLimiterRes');
+const loadRateLimiterRedis = load<typeof Flexible.RateLimiterRedis>('RateLimiterRedis');
+
+/** Whether a limiter's rejection is a refusal (the budget is used up), not a failure of the limiter. */
+export function isRefusal(rejection: unknown): rejection is Flexible.RateLimiterRes {
+  return rejection instanceof loadRes();
+}
+
+/** A limiter that takes from `rate` first, then from `burst`. */
+export function burstyLimiter(rate: WindowLimiter, burst: WindowLimiter): Flexible.BurstyRateLimiter {
+  return new (loadBursty())(rate, burst);
+}
 
 /** Where shared counters live; without it each instance counts in memory. */
 export interface SharedCounters {
@@ -35,7 +48,7 @@ export function windowLimiter(
   redis: SharedCounters | undefined,
 ): WindowLimiter {
   const options: IRateLimiterOptions = { points, duration: durationSeconds, keyPrefix: name };
-  const memory = new RateLimiterMemory(options);
+  const memory = new (loadMemory())(options);
   if (!redis) return memory;
   return new (loadRateLimiterRedis())({
     ...options,

@@ -1,4 +1,4 @@
-import { RateLimiterRes, windowLimiter, type SharedCounters, type WindowLimiter } from './flexible-limiters.js';
+import { isRefusal, windowLimiter, type SharedCounters, type WindowLimiter } from './flexible-limiters.js';
 import type { LimitSubjectKind } from './reservation.js';
 
 /** A per-minute limit of a key or member (docs/limits.md, "Rates"). */
@@ -41,7 +41,7 @@ export class MinuteRates {
         taken.push([limiter, rule.limitId]);
       } catch (rejection) {
         // Anything but a refusal is a failure of the limiter itself: the request is let through.
-        if (!(rejection instanceof RateLimiterRes)) continue;
+        if (!isRefusal(rejection)) continue;
         taken.push([limiter, rule.limitId]);
         await Promise.all(taken.map(([l, key]) => l.reward(key, amount).catch(() => undefined)));
         return { rule, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };

@@ -1,11 +1,6 @@
 import type * as Flexible from 'rate-limiter-flexible';
 import type { EventBudget } from '../../config/collector-limits-settings.js';
-import {
-  BurstyRateLimiter,
-  RateLimiterRes,
-  windowLimiter,
-  type SharedCounters,
-} from '../../limits/flexible-limiters.js';
+import { burstyLimiter, isRefusal, windowLimiter, type SharedCounters } from '../../limits/flexible-limiters.js';
 import { addressKey } from './client-address.js';
 
 export type RateScope = 'address' | 'project';
@@ -83,7 +78,7 @@ export class CollectorRateLimits {
       return undefined;
     } catch (rejection) {
       // Anything but a refusal is a failure of the limiter itself: the request is let through.
-      if (!(rejection instanceof RateLimiterRes)) return undefined;
+      if (!isRefusal(rejection)) return undefined;
       const waitMs = Math.max(1, rejection.msBeforeNext);
       this.remember(key, this.now() + waitMs);
       return { scope, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
@@ -127,5 +122,5 @@ function budgetLimiter(
   if (budget.rate === 0) return make(budget.burst, burstWindowSeconds, 'burst');
   const rate = make(budget.rate, 1, 'rate');
   if (budget.burst === 0) return rate;
-  return new BurstyRateLimiter(rate, make(budget.burst, burstWindowSeconds, 'burst'));
+  return burstyLimiter(rate, make(budget.burst, burstWindowSeconds, 'burst'));
 }
