@@ -114,6 +114,32 @@ for (const store of storeKinds()) {
       assert.equal((await post(h, keyOutsider)).status, 200, 'a member outside the group is not held');
     });
 
+    it('a limit set or removed in the console applies within a second (the per-key cache)', async () => {
+      const org = await h.organization();
+      const key = await h.createKey(org, { name: 'cached' });
+      billingMock(mock, 0);
+      assert.equal((await post(h, key)).status, 200);
+      const limitId = await setLimit(h, org, {
+        subject_kind: 'key',
+        subject_id: key.id,
+        metric: 'spend',
+        window: 'monthly',
+        amount: 0,
+      });
+      await waitFor(async () => (await post(h, key)).status === 429, {
+        timeoutMs: 3_000,
+        intervalMs: 200,
+        what: 'the limit applied',
+      });
+      const removed = await h.console('DELETE', `/v1/organizations/${org.id}/limits/${limitId}`, { token: org.token });
+      assert.equal(removed.status, 200);
+      await waitFor(async () => (await post(h, key)).status === 200, {
+        timeoutMs: 3_000,
+        intervalMs: 200,
+        what: 'the limit removed',
+      });
+    });
+
     it('a request rate per key, in memory: the 4th request of a minute gets 429 and Retry-After', async () => {
       const org = await h.organization();
       const key = await h.createKey(org, { name: 'three a minute' });
