@@ -140,6 +140,30 @@ for (const store of storeKinds()) {
       });
     });
 
+    it("a refusal on /v1/messages has Anthropic's error shape and Retry-After at the window's end", async () => {
+      const org = await h.organization();
+      const key = await h.createKey(org, { name: 'anthropic client' });
+      await setLimit(h, org, {
+        subject_kind: 'key',
+        subject_id: key.id,
+        metric: 'spend',
+        window: 'monthly',
+        amount: 0,
+      });
+      const refused = await h.gateway('POST', '/v1/messages', {
+        token: key.key,
+        body: { model: limitedBody.model, max_tokens: 1, messages: [{ role: 'user', content: 'spend' }] },
+      });
+      assert.equal(refused.status, 429, refused.text);
+      assert.equal(refused.json.type, 'error');
+      assert.equal(refused.json.error.type, 'rate_limit_error');
+      assert.match(refused.json.error.message, /key's monthly limit of \$0/);
+      const now = new Date();
+      const monthEnd = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+      const retryAfter = Number(refused.headers['retry-after']);
+      assert.ok(Math.abs(retryAfter - (monthEnd - Date.now()) / 1000) <= 5, `retry-after ${retryAfter}`);
+    });
+
     it('a request rate per key, in memory: the 4th request of a minute gets 429 and Retry-After', async () => {
       const org = await h.organization();
       const key = await h.createKey(org, { name: 'three a minute' });
