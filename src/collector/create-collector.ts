@@ -21,7 +21,7 @@ import { readCollectorLimitsSettings, type CollectorLimitsSettings } from '../co
 import { CollectedEventRetention } from '../store/collected-events-retention.js';
 import { RetentionSweeper } from './retention-sweeper.js';
 import { CollectorRateLimits } from './limits/rate-limits.js';
-import { RedisConnection } from './limits/redis-connection.js';
+import { RedisConnection } from '../limits/redis-connection.js';
 import { trackSharedBudget } from '../metrics/collector-metrics.js';
 import type { AlertRuleRepository } from '../store/alert-rules.js';
 import type { AlertFiringRepository } from '../store/alert-firings.js';

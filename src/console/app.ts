@@ -12,6 +12,7 @@ import { registerDebugCaptureRoutes } from './routes/debug-captures.js';
 import { registerSessionShareLinkRoutes } from './routes/session-share-links.js';
 import { registerSharedSessionRoute } from './routes/shared-session.js';
 import { registerAlertRoutes } from './routes/alerts.js';
+import { registerLimitRoutes } from './routes/limits.js';
 import { registerCurrentOrganizationRoute } from './routes/organization.js';
 import { registerWebConsole } from './web-console.js';
 import { registerGatewayToolRoutes } from './routes/gateway-tools.js';
@@ -52,6 +53,7 @@ export function buildConsoleApp(
     registerDebugCaptureRoutes(authenticated, services);
     registerSessionShareLinkRoutes(authenticated, services);
     registerAlertRoutes(authenticated, services);
+    registerLimitRoutes(authenticated, services);
     registerCurrentOrganizationRoute(authenticated, services.store);
     registerMemberRoutes(authenticated, services);
     registerMemberGroupRoutes(authenticated, services);

@@ -26,6 +26,8 @@ export type SpendSettlement =
 export class LedgerSettlement {
   private readonly deletes: string[] = [];
   private readonly addSpend: string;
+  /** Adds spend to one limit window and releases what the reservation held there (docs/limits.md). */
+  private readonly addWindowSpend: string;
   /**
    * Reservation ids per DELETE. PostgreSQL: up to 32 (one round trip for many, and a bounded
    * number of distinct statements). SQLite: one, because a statement that writes several rows
@@ -41,6 +43,12 @@ export class LedgerSettlement {
       `insert into key_spend (api_key_id, month, spent_micro_usd, reserved_micro_usd) values (${this.params(1, 3)}, 0) ` +
       `on conflict (api_key_id, month) do update set spent_micro_usd = key_spend.spent_micro_usd + ${this.param(4)}, ` +
       `reserved_micro_usd = key_spend.reserved_micro_usd - ${this.param(5)}`;
+    // Parameters: spent, held, limit_id, window_start. An update only: the reservation created
+    // the row, and a limit removed since took its rows with it.
+    this.addWindowSpend =
+      `update limit_window_spend set spent_micro_usd = spent_micro_usd + ${this.param(1)}, ` +
+      `reserved_micro_usd = reserved_micro_usd - ${this.param(2)} ` +
+      `where limit_id = ${this.param(3)} and window_start = ${this.param(4)}`;
   }
 
   /**
@@ -50,6 +58,7 @@ export class LedgerSettlement {
    */
   sqliteSettler(sqlite: SQLite.Database): (settlements: readonly SpendSettlement[]) => void {
     const addSpend = sqlite.prepare(this.addSpend);
+    const addWindowSpend = sqlite.prepare(this.addWindowSpend);
     const deletes = new Map<number, SQLite.Statement>();
     const deleteReservations = (count: number): SQLite.Statement => {
       let statement = deletes.get(count);
@@ -62,6 +71,7 @@ export class LedgerSettlement {
         for (const { id } of deleteReservations(ids.length).all(ids) as Array<{ id: string }>) stillHeld.add(id);
       }
       for (const delta of spendDeltas(settlements, stillHeld)) addSpend.run(spendParameters(delta));
+      for (const delta of windowDeltas(settlements, stillHeld)) addWindowSpend.run(windowParameters(delta));
     };
   }
 
@@ -76,6 +86,8 @@ export class LedgerSettlement {
     }
     for (const delta of spendDeltas(settlements, stillHeld))
       await trx.executeQuery(CompiledQuery.raw(this.addSpend, spendParameters(delta)));
+    for (const delta of windowDeltas(settlements, stillHeld))
+      await trx.executeQuery(CompiledQuery.raw(this.addWindowSpend, windowParameters(delta)));
   }
 
   /** The ids of the settlements' reservations, in chunks of at most one statement's worth. */
@@ -132,7 +144,48 @@ function spendDeltas(settlements: readonly SpendSettlement[], stillHeld: Readonl
       );
     else if (costMicroUsd > 0) add(settlement.apiKeyId, monthOf(settlement.at), costMicroUsd, 0);
   }
-  return [...spend.values()].filter((delta) => delta.spent !== 0 || delta.held !== 0);
+  // Keys in id order: the order every ledger transaction locks them in (no deadlock across instances).
+  return [...spend.values()]
+    .filter((delta) => delta.spent !== 0 || delta.held !== 0)
+    .sort((a, b) => compare(a.apiKeyId + '|' + a.month, b.apiKeyId + '|' + b.month));
+}
+
+interface WindowDelta {
+  limitId: string;
+  windowStart: number;
+  spent: number;
+  held: number;
+}
+
+/**
+ * What the settlements add to each limit window their reservations hold room in: the cost, and
+ * the reserve released when the reservation was `stillHeld`; in lock order (limit id), after the keys.
+ */
+function windowDeltas(settlements: readonly SpendSettlement[], stillHeld: ReadonlySet<string>): WindowDelta[] {
+  const spend = new Map<string, WindowDelta>();
+  for (const { reservation, costMicroUsd } of settlements) {
+    if (!reservation?.windows) continue;
+    const held = stillHeld.has(reservation.id) ? reservation.amountMicroUsd : 0;
+    for (const { limitId, windowStart } of reservation.windows) {
+      const id = `${limitId}|${windowStart}`;
+      const entry = spend.get(id);
+      if (entry) {
+        entry.spent += costMicroUsd;
+        entry.held += held;
+      } else spend.set(id, { limitId, windowStart, spent: costMicroUsd, held });
+    }
+  }
+  return [...spend.values()]
+    .filter((delta) => delta.spent !== 0 || delta.held !== 0)
+    .sort((a, b) => compare(a.limitId, b.limitId) || a.windowStart - b.windowStart);
+}
+
+function windowParameters({ limitId, windowStart, spent, held }: WindowDelta): unknown[] {
+  return [spent, held, limitId, windowStart];
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Parameters of the addSpend statement: api_key_id, month, spent (insert), spent (update), held. */

@@ -1,6 +1,6 @@
 import type { Pricing } from '../config/gateway-config.js';
 import { worstCaseMicroUsd } from '../catalogue/cost.js';
-import type { BudgetLedger, Reservation } from './budget-ledger.js';
+import type { BudgetLedger, Reservation, SpendBounds, SpendWindow } from './budget-ledger.js';
 
 /**
  * The smallest answer a request with a ceiling is admitted for (docs/budgets.md): a key whose
@@ -61,10 +61,30 @@ export async function reserveOutputAllowance(
   ceilingMicroUsd: number,
   request: AllowanceRequest,
 ): Promise<OutputAllowance | undefined> {
+  const outcome = await reserveAllowanceAgainst(ledger, apiKeyId, { ceilingMicroUsd, windows: [] }, request);
+  return outcome.allowance;
+}
+
+export type AllowanceOutcome =
+  | { allowance: OutputAllowance; blockedBy?: undefined }
+  | { allowance: undefined; blockedBy: ReadonlyArray<'ceiling' | SpendWindow> };
+
+/**
+ * `reserveOutputAllowance` against every bound at once: the key's monthly ceiling (null: none)
+ * and the windows of the spend limits that apply (docs/limits.md); the output cap is what the
+ * smallest room pays for. A refusal names the bounds that cannot pay for the minimum.
+ */
+export async function reserveAllowanceAgainst(
+  ledger: BudgetLedger,
+  apiKeyId: string,
+  bounds: SpendBounds,
+  request: AllowanceRequest,
+): Promise<AllowanceOutcome> {
   const { minimumMicroUsd, maximumMicroUsd } = allowanceBounds(request);
-  const reservation = await ledger.reserveWithin(apiKeyId, ceilingMicroUsd, minimumMicroUsd, maximumMicroUsd);
-  if (!reservation) return undefined;
-  return { reservation, outputTokens: outputTokensPaidBy(request, reservation.amountMicroUsd) };
+  const outcome = await ledger.reserveAgainst(apiKeyId, bounds, minimumMicroUsd, maximumMicroUsd);
+  if (!outcome.reservation) return { allowance: undefined, blockedBy: outcome.blockedBy };
+  const reservation = outcome.reservation;
+  return { allowance: { reservation, outputTokens: outputTokensPaidBy(request, reservation.amountMicroUsd) } };
 }
 
 interface OutputCapFields {

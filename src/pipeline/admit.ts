@@ -4,10 +4,11 @@ import { speaksNatively, type UpstreamTarget } from '../providers/index.js';
 import type { Reservation } from '../limits/budget-ledger.js';
 import {
   allowanceBounds,
-  reserveOutputAllowance,
+  reserveAllowanceAgainst,
   withOutputCap,
   type AllowanceRequest,
 } from '../limits/output-allowance.js';
+import type { KeyLimits } from '../limits/key-limits.js';
 import { countRequestTokensOffloaded, isBigInput } from '../offload/index.js';
 import { countRequestTokens, tokenizerForModel, type TokenizerName } from '../tokenize/index.js';
 import type { ChatRequest } from '../canonical/chat-request.js';
@@ -21,6 +22,7 @@ import { applyCompression, type AppliedCompression } from './apply-compression.j
 import { injectGatewayTools, planGatewayTools, type GatewayToolPlan } from './gateway-tool-plan.js';
 import { canonicalForwarded, unseenPromptTokens } from './unseen-prompt.js';
 import type { NativeOffer, NativePlan, Plan } from './plan.js';
+import { rateRefusal, spendRefusal } from './limit-refusals.js';
 
 /** Everything decided before the first upstream byte: the request is allowed and paid for, and how it is answered. */
 export interface Admission {
@@ -69,6 +71,12 @@ export async function admit(
   validateChatRequest(original);
   const model = resolveModel(services.catalogue, key, original.model);
   const targets = await organizationTargets(services, key, model);
+  // Per-minute request rates (docs/limits.md): refused before any work, like the overload limit.
+  const limits: KeyLimits | undefined = services.limits && (await services.limits.forKey(key));
+  if (limits) {
+    const refused = await services.limits!.takeRequest(limits);
+    if (refused) throw rateRefusal(refused, 1);
+  }
   // Gateway tools are resolved before compression (a stored deferred turn is part of the history
   // to compress) and injected after it (their definitions are never rewritten).
   const planned = await planGatewayTools(services.gatewayTools, key, original);
@@ -114,20 +122,25 @@ export async function admit(
     model.maxOutputTokens,
   );
 
-  // Keys with a ceiling and debug answers need the count now; other big prompts get it counted
-  // off the event loop in the background, for the paths that need it later (aborts, no usage).
-  if (key.maxUsageUsd !== null || debug) await admission.countPrompt();
+  // The spend bounds of the request: the key's monthly ceiling and the windows of its limits.
+  const now = services.limits?.clock.now() ?? Date.now();
+  const windows = limits && limits.spend.length > 0 ? services.limits!.spendWindows(limits, now) : [];
+  const bounded = key.maxUsageUsd !== null || windows.length > 0;
+  const tokenRated = (limits?.tokens.length ?? 0) > 0;
+  // Bounded keys, token rates and debug answers need the count now; other big prompts get it
+  // counted off the event loop in the background, for the paths that need it later (aborts, no usage).
+  if (bounded || tokenRated || debug) await admission.countPrompt();
   else if (isBigInput(body)) admission.countPrompt().catch(() => undefined);
 
   let reservation: Reservation | undefined;
-  if (key.maxUsageUsd !== null) {
+  let unseen = 0;
+  if (bounded) {
     // What goes upstream beyond the canonical count (forwarded members, stored context) is paid
     // for too, or the request is refused when nothing bounds it (docs/budgets.md).
     const forwarded =
       native && nativeBody
         ? { body: nativeBody, counted: native.counted, storedContext: native.storedContext(nativeBody) }
         : canonicalForwarded(body as unknown as Record<string, unknown>);
-    let unseen: number;
     try {
       unseen = await unseenPromptTokens(services, key, forwarded, admission.tokenizer);
     } catch (error) {
@@ -143,7 +156,9 @@ export async function admit(
       promptTokens: Math.ceil((admission.promptEstimate + unseen) * ESTIMATE_HEADROOM),
       requestedOutputTokens: maxOutputTokens,
     };
-    const granted = await reserveOutputAllowance(services.budget, key.id, key.maxUsageUsd * 1_000_000, allowance);
+    const ceilingMicroUsd = key.maxUsageUsd === null ? null : key.maxUsageUsd * 1_000_000;
+    const outcome = await reserveAllowanceAgainst(services.budget, key.id, { ceilingMicroUsd, windows }, allowance);
+    const granted = outcome.allowance;
     if (granted) {
       reservation = granted.reservation;
       maxOutputTokens = granted.outputTokens;
@@ -154,17 +169,19 @@ export async function admit(
       const { minimumMicroUsd } = allowanceBounds(allowance);
       admission.maxOutputTokens = maxOutputTokens;
       admission.plan = planOf(native, nativeBody, body, compression, targets);
-      throw new CeilingRefusal(
-        admission,
-        new GatewayError('usage_limit_exceeded', {
-          message: `This request's prompt and a minimal answer could cost up to $${(minimumMicroUsd / 1e6).toFixed(6)}, more than is left under the key's monthly limit of $${key.maxUsageUsd}.`,
-        }),
-      );
+      throw new CeilingRefusal(admission, spendRefusal(outcome.blockedBy, minimumMicroUsd, key.maxUsageUsd, now));
     }
   }
   admission.maxOutputTokens = maxOutputTokens;
   admission.reservation = reservation;
   admission.plan = planOf(native, nativeBody, body, compression, targets);
+  if (tokenRated) {
+    // Counted input and the output it may produce (docs/limits.md, "Rates"); a refusal settles
+    // the reservation just taken at zero cost, with the refusal's usage row.
+    const tokens = Math.ceil(admission.promptEstimate + unseen) + maxOutputTokens;
+    const refused = await services.limits!.takeTokens(limits!, tokens);
+    if (refused) throw new CeilingRefusal(admission, rateRefusal(refused, tokens));
+  }
   return admission;
 }
 

@@ -32,6 +32,11 @@ export const GATEWAY_ERRORS = {
   request_too_large: entry(413, 'invalid_request_error', 'The request body is too large.'),
   unsupported_media_type: entry(415, 'invalid_request_error', 'The request body must be application/json.'),
   usage_limit_exceeded: entry(429, 'rate_limit_error', "This request would exceed the key's monthly usage limit."),
+  rate_limit_exceeded: entry(
+    429,
+    'rate_limit_error',
+    'This request would exceed a per-minute rate limit of its key or member.',
+  ),
   stored_context_unbounded: entry(
     400,
     'invalid_request_error',

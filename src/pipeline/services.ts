@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Catalogue } from '../catalogue/catalogue.js';
 import type { UsageWriter } from '../metering/usage-writer.js';
 import type { BudgetLedger } from '../limits/budget-ledger.js';
+import type { KeyLimitDirectory } from '../limits/key-limits.js';
 import type { RetryOptions } from '../providers/index.js';
 import type { GatewayToolsService } from '../gateway-tools/service.js';
 import type { Tracing } from '../telemetry/tracing.js';
@@ -20,6 +21,8 @@ export interface CoreServices {
   catalogue: Catalogue;
   usage: UsageWriter;
   budget: BudgetLedger;
+  /** Spend limits by window and per-minute rates of keys, members and groups (docs/limits.md); absent: none apply. */
+  limits?: KeyLimitDirectory | undefined;
   upstream: UpstreamPolicy;
   logger: Logger;
   /** Built-in gateway tools; without it no tool is ever injected. */

@@ -159,7 +159,7 @@ export class ToolLoop {
   }
 
   /**
-   * A key with a ceiling: admission reserved the worst case of one call. Each further call grows
+   * A key with a ceiling or spend limits: admission reserved the worst case of one call. Each further call grows
    * that reservation by its own worst case (its longer prompt, the same output limit) before it
    * is made; when that does not fit, the request ends with 429 usage_limit_exceeded (the calls
    * already made are metered). The whole reservation is settled with the request's usage row.
@@ -167,16 +167,18 @@ export class ToolLoop {
   async reserveNextCall(): Promise<void> {
     const { admission, services, request } = this.call;
     const ceiling = request.apiKey.maxUsageUsd;
-    if (ceiling === null || !admission.reservation) return;
+    if (!admission.reservation) return;
     const counted = await countRequestTokensOffloaded(this.body, admission.tokenizer);
     // The members the count does not read go upstream on every round too (unseen-prompt.ts).
     const body = this.body as unknown as Record<string, unknown>;
     const unseen = await uncountedMemberTokens(body, CANONICAL_COUNTED, admission.tokenizer);
     const prompt = Math.ceil((counted + unseen) * ESTIMATE_HEADROOM);
     const worstCase = worstCaseMicroUsd(admission.model.pricing, prompt, admission.maxOutputTokens);
-    if (!(await services.budget.extend(admission.reservation, ceiling * 1_000_000, worstCase))) {
+    if (
+      !(await services.budget.extend(admission.reservation, ceiling === null ? null : ceiling * 1_000_000, worstCase))
+    ) {
       throw new GatewayError('usage_limit_exceeded', {
-        message: `Gateway tool round ${this.rounds + 1} could cost up to $${(worstCase / 1e6).toFixed(6)} more, which does not fit under the key's monthly limit of $${ceiling}.`,
+        message: `Gateway tool round ${this.rounds + 1} could cost up to $${(worstCase / 1e6).toFixed(6)} more, which does not fit under ${ceiling === null ? 'the spend limits that apply to this key' : `the key's monthly limit of $${ceiling}`}.`,
       });
     }
   }

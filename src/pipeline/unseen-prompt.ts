@@ -131,7 +131,7 @@ function unboundedContext(context: StoredContext, ceilingUsd: number | null): Ga
       : `${context.what} makes the provider bill context the gateway cannot see`;
   return new GatewayError('stored_context_unbounded', {
     param: context.member,
-    message: `${what}, so its cost cannot be bounded under this key's monthly limit of $${ceilingUsd}. Send the whole conversation instead, or use a key without a limit.`,
+    message: `${what}, so its cost cannot be bounded under ${ceilingUsd === null ? 'the spend limits that apply to this key' : `this key's monthly limit of $${ceilingUsd}`}. Send the whole conversation instead, or use a key without a limit.`,
   });
 }
 

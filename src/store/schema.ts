@@ -110,6 +110,8 @@ export interface BudgetReservationsTable {
   month: string;
   amount_micro_usd: number;
   expires_at: number;
+  /** The limit windows the reservation holds room in, JSON `[[limitId, windowStart], …]` (migration 027); null: none. */
+  limit_windows?: string | null;
 }
 
 export interface ProjectsTable {
@@ -349,6 +351,36 @@ export interface SessionShareLinksTable {
   created_by_token_id: string | null;
 }
 
+/** A limit of a key, member or group (migration 027, docs/limits.md). */
+export interface WindowLimitsTable {
+  id: string;
+  organization_id: string;
+  subject_kind: 'key' | 'member' | 'group';
+  subject_id: string;
+  /** `spend`: micro-USD; `requests`, `tokens`: a count per minute. */
+  metric: 'spend' | 'requests' | 'tokens';
+  period: 'daily' | 'monthly' | 'lifetime' | 'minute';
+  amount: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** What one spend limit's window has spent and holds reserved (migration 027; written by the budget ledger only). */
+export interface LimitWindowSpendTable {
+  limit_id: string;
+  /** ms; 0 for a lifetime window. */
+  window_start: number;
+  spent_micro_usd: number;
+  reserved_micro_usd: number;
+}
+
+/** An organization's limit windows' offset from UTC (migration 027); no row: UTC. */
+export interface LimitSettingsTable {
+  organization_id: string;
+  window_offset_minutes: number;
+  updated_at: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   console_tokens: ConsoleTokensTable;
@@ -376,6 +408,9 @@ export interface Database {
   session_share_links: SessionShareLinksTable;
   alert_rules: AlertRulesTable;
   alert_firings: AlertFiringsTable;
+  window_limits: WindowLimitsTable;
+  limit_window_spend: LimitWindowSpendTable;
+  limit_settings: LimitSettingsTable;
 }
 
 /** An organization's alert rule (migration 028, docs/alerts.md); target, thresholds and destinations are JSON. */

@@ -14,6 +14,13 @@ import { AllowListRepository } from '../store/organization-allow-lists.js';
 import { buildGatewayApp } from '../gateway/app.js';
 import { UsageWriter } from '../metering/usage-writer.js';
 import { BudgetLedger } from '../limits/budget-ledger.js';
+import { LimitClock } from '../limits/limit-clock.js';
+import { KeyLimitDirectory } from '../limits/key-limits.js';
+import { MinuteRates } from '../limits/minute-rates.js';
+import { currentLimitsOf } from '../limits/touched-limits.js';
+import { RedisConnection } from '../limits/redis-connection.js';
+import { WindowLimits } from '../store/window-limits.js';
+import { readCollectorLimitsSettings } from '../config/collector-limits-settings.js';
 import { StoredResponses } from '../store/stored-responses.js';
 import { createGatewayToolsService } from '../gateway-tools/service.js';
 import { answerLocalRequestsWith, bufferedUpstreamBytes, configureUpstreamLimits } from '../providers/index.js';
@@ -57,6 +64,8 @@ export interface RunningGateway {
   store: Store;
   /** Alert rules evaluated after usage settles; `evaluateAlerts` takes the windowed limits a request touched. */
   alerts: AlertEvaluator;
+  /** The clock limit windows are read on (tests move it to the next window: docs/limits.md). */
+  limitClock: LimitClock;
   /** Re-reads the config file, provider key files, master keys and certificate (SIGHUP: this instance only). */
   reload(trigger: string): Promise<ReloadReport>;
   stop(): Promise<void>;
@@ -112,7 +121,24 @@ export async function startGateway(
   );
   const usage = new UsageWriter(store, logger);
   const untrackGauges = [trackUsageQueue(usage), trackBufferedUpstreamBytes(bufferedUpstreamBytes)];
-  const budget = new BudgetLedger(store, logger, Date.now, {
+  const limitClock = new LimitClock();
+  const limitsRedisSettings = readCollectorLimitsSettings(env);
+  const limitsRedis =
+    limitsRedisSettings.redisUrl && settings.surfaces.has('gateway')
+      ? new RedisConnection(
+          limitsRedisSettings.redisUrl,
+          limitsRedisSettings.redisTimeoutMs,
+          logger,
+          'per-minute key and member limits',
+        )
+      : undefined;
+  const windowLimits = new WindowLimits(store);
+  const limits = new KeyLimitDirectory(
+    windowLimits,
+    new MinuteRates(limitsRedis && { client: limitsRedis.client, keyPrefix: limitsRedisSettings.redisKeyPrefix }),
+    limitClock,
+  );
+  const budget = new BudgetLedger(store, logger, () => limitClock.now(), {
     reservationTtlMs: settings.reservationTtlMs,
     sweepIntervalMs: settings.sweepIntervalMs,
   });
@@ -135,6 +161,7 @@ export async function startGateway(
     logger,
     // A fired alert's outbox rows are committed: the worker (where this instance runs one) looks now.
     onFired: () => collector?.worker.wake(),
+    watchedLimits: (keys) => currentLimitsOf(limits, windowLimits, keys),
   });
   usage.onCommitted((records) => alerts.afterSettle(records));
   const served = settings.surfaces;
@@ -190,6 +217,7 @@ export async function startGateway(
             authenticator,
             usage,
             budget,
+            limits,
             get upstream() {
               return live.current.upstream;
             },
@@ -278,6 +306,7 @@ export async function startGateway(
     for (const untrack of untrackGauges) untrack();
     await Promise.allSettled(all.map((s) => s.drain(0)));
     budget.stopSweeper();
+    limitsRedis?.close();
     await refusalRetention.stop();
     await debugCaptureRetention.stop();
     await store.close();
@@ -321,6 +350,7 @@ export async function startGateway(
         .flushLastUsed()
         .catch((error) => logger.warn({ err: error }, 'could not record key last-use times'));
       for (const untrack of untrackGauges) untrack();
+      limitsRedis?.close();
       await tracing
         .shutdown()
         .catch((error) => logger.warn({ err: error }, 'could not export the last request traces'));
@@ -338,6 +368,7 @@ export async function startGateway(
     served,
     store,
     alerts,
+    limitClock,
     reload: (trigger) => reloader.reload(trigger),
     stop,
   };

@@ -113,6 +113,42 @@ for (const store of storeKinds()) {
       assert.equal(listed.json.data[0].rule_name, 'monthly budget');
     });
 
+    it("a key's daily spend limit crossing 80 % through the gateway alerts once, naming the limit", async () => {
+      const own = await h.organization();
+      const key = await h.createKey(own);
+      const limit = await h.console('POST', `/v1/organizations/${own.id}/limits`, {
+        token: own.token,
+        body: { subject_kind: 'key', subject_id: key.id, metric: 'spend', window: 'daily', amount: 1 },
+      });
+      assert.equal(limit.status < 300, true, limit.text);
+      const created = await rule(own, {
+        name: 'key daily',
+        target: { kind: 'limits_of_kind', subject_kind: 'key' },
+        thresholds: [80],
+        destinations: [{ kind: 'signed', url: `${hook.url}?key-daily` }],
+      });
+      assert.equal(created.status, 201, created.text);
+      const mine = () => hook.requests.filter((r) => r.status === 200 && r.body.includes('"key daily"'));
+      // 700k prompt tokens at $1.25/MTok: $0.875 of the key's $1 a day.
+      upstream.setScenario(() => ({ text: 'ok', usage: { inputTokens: 700_000, outputTokens: 10 } }));
+      const chat = () =>
+        h.gateway('POST', '/v1/chat/completions', {
+          token: key.key,
+          body: { model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
+        });
+      assert.equal((await chat()).status, 200);
+      await waitFor(() => mine().length > 0, { timeoutMs: 10_000, what: "the key limit's alert" });
+      upstream.setScenario(() => ({ text: 'ok', usage: { inputTokens: 10, outputTokens: 10 } }));
+      assert.equal((await chat()).status, 200);
+      await h.running.alerts.idle();
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      assert.equal(mine().length, 1, 'one alert for the threshold and window');
+      const alert = JSON.parse(mine()[0]!.body);
+      assert.equal(alert.threshold_percent, 80);
+      assert.equal(alert.limit_micro_usd, 1_000_000);
+      assert.deepEqual(alert.subject, { kind: 'limit', id: limit.json.id });
+    });
+
     it('a Slack destination gets {"text": …} naming the limit and the threshold', async () => {
       const own = await h.organization();
       const created = await rule(own, {

@@ -1,11 +1,6 @@
-import { describe, it, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { openStore, type Store } from '../../src/store/database.js';
 import { BudgetLedger } from '../../src/limits/budget-ledger.js';
 import {
   allowanceBounds,
@@ -17,7 +12,8 @@ import {
 } from '../../src/limits/output-allowance.js';
 import { worstCaseMicroUsd } from '../../src/catalogue/cost.js';
 import { keySpend } from '../support/chat-kit.js';
-import { dropSchema, storeKinds } from '../support/gateway-harness.js';
+import { storeKinds } from '../support/gateway-harness.js';
+import { twoConnections } from '../support/two-connections.js';
 
 /** A gpt-5-like price: $1.25 in, $10 out per MTok; 128k output maximum. */
 const PRICING = { input_per_mtok: 1.25, output_per_mtok: 10, cached_input_per_mtok: 0.125 };
@@ -79,31 +75,6 @@ describe('output allowance arithmetic', () => {
     });
   });
 });
-
-const cleanups: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
-
-/**
- * PostgreSQL: two independent connection pools to one schema, what two gateway processes have.
- * SQLite: one connection (better-sqlite3 is synchronous, so a second connection in the same
- * process would block the event loop waiting for the first one's lock), two ledgers on it.
- */
-async function twoConnections(kind: 'sqlite' | 'postgres'): Promise<[Store, Store]> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-allowance-'));
-  const schema = kind === 'postgres' ? `t_allow_${randomBytes(5).toString('hex')}` : undefined;
-  const databaseUrl = kind === 'postgres' ? process.env.GATEWAY_TEST_DATABASE_URL : undefined;
-  const first = await openStore({ dataDir, databaseUrl, schema });
-  const second = kind === 'postgres' ? await openStore({ dataDir, databaseUrl, schema }) : first;
-  cleanups.push(async () => {
-    await first.close();
-    if (second !== first) await second.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    if (schema) await dropSchema(schema);
-  });
-  return [first, second];
-}
 
 for (const kind of storeKinds()) {
   describe(`reserveWithin from two ledgers (${kind})`, () => {

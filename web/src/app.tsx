@@ -18,6 +18,7 @@ import { SharedSessionPage } from './pages/shared-session.js';
 import { AlertsPage } from './pages/alerts.js';
 import { MembersPage } from './pages/members.js';
 import { InvitePage } from './pages/invite.js';
+import { LimitsPage } from './pages/limits.js';
 
 const NAV = [
   ['/keys', 'API keys'],
@@ -27,6 +28,7 @@ const NAV = [
   ['/logs', 'Logs'],
   ['/projects', 'Projects'],
   ['/alerts', 'Alerts'],
+  ['/limits', 'Limits'],
   ['/tools', 'Gateway tools'],
   ['/provider-keys', 'Provider keys'],
   ['/tokens', 'API tokens'],
@@ -156,6 +158,7 @@ export function App() {
           <ProjectsPage session={session} projectId={projectMatch ? decodeURIComponent(projectMatch[1]!) : null} />
         )}
         {path.startsWith('/alerts') && <AlertsPage session={session} />}
+        {path.startsWith('/limits') && <LimitsPage session={session} />}
         {path.startsWith('/tools') && <ToolsPage session={session} />}
         {path.startsWith('/tokens') && <TokensPage session={session} />}
         {path.startsWith('/provider-keys') && <ProviderKeysPage session={session} />}

@@ -1,8 +1,6 @@
-import { createRequire } from 'node:module';
 import type * as Flexible from 'rate-limiter-flexible';
-import type { IRateLimiterOptions } from 'rate-limiter-flexible';
-import type { Redis } from 'ioredis';
 import type { EventBudget } from '../../config/collector-limits-settings.js';
+import { burstyLimiter, isRefusal, windowLimiter, type SharedCounters } from '../../limits/flexible-limiters.js';
 import { addressKey } from './client-address.js';
 
 export type RateScope = 'address' | 'project';
@@ -18,21 +16,12 @@ export interface RateLimitOptions {
   project: EventBudget;
   burstWindowSeconds: number;
   /** Shared budgets; without it each instance counts in memory. */
-  redis?: { client: Redis; keyPrefix: string } | undefined;
+  redis?: SharedCounters | undefined;
 }
 
 interface Limiter {
   consume(key: string, points: number): Promise<Flexible.RateLimiterRes>;
 }
-
-// The four classes used, each from its own file: the package's entry loads the limiters of every
-// store it supports (Mongo, MySQL, Postgres, DynamoDB, Prisma, etc., ~150 KB of modules).
-const require = createRequire(import.meta.url);
-const BurstyRateLimiter = require('rate-limiter-flexible/lib/BurstyRateLimiter') as typeof Flexible.BurstyRateLimiter;
-const RateLimiterMemory = require('rate-limiter-flexible/lib/RateLimiterMemory') as typeof Flexible.RateLimiterMemory;
-const RateLimiterRes = require('rate-limiter-flexible/lib/RateLimiterRes') as typeof Flexible.RateLimiterRes;
-const loadRateLimiterRedis = () =>
-  require('rate-limiter-flexible/lib/RateLimiterRedis') as typeof Flexible.RateLimiterRedis;
 
 /** Entries kept in the local block list before the oldest are dropped (each is a few dozen bytes). */
 const MAX_BLOCKED_KEYS = 100_000;
@@ -43,8 +32,7 @@ const MAX_BLOCKED_KEYS = 100_000;
  * addresses. A budget is rate-limiter-flexible's BurstyRateLimiter: `rate` points per 1-second
  * window, and once they are used, up to `burst` more per burst window. With Redis the counters
  * live there (an atomic Lua increment per call), so every instance draws on the same budget;
- * each Redis limiter has an in-memory twin as its insurance limiter, which answers whenever a
- * Redis call fails or times out (fail open to a per-instance budget, see docs/decisions.md).
+ * each Redis limiter has an in-memory twin as its insurance limiter (limits/flexible-limiters.ts).
  *
  * A refusal is also remembered here until the budget's window ends: later requests of that
  * address or project are refused from this list when they arrive (`blocked`), before their
@@ -90,7 +78,7 @@ export class CollectorRateLimits {
       return undefined;
     } catch (rejection) {
       // Anything but a refusal is a failure of the limiter itself: the request is let through.
-      if (!(rejection instanceof RateLimiterRes)) return undefined;
+      if (!isRefusal(rejection)) return undefined;
       const waitMs = Math.max(1, rejection.msBeforeNext);
       this.remember(key, this.now() + waitMs);
       return { scope, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
@@ -128,22 +116,11 @@ function budgetLimiter(
   name: string,
   redis: RateLimitOptions['redis'],
 ): Limiter | undefined {
-  const make = (points: number, duration: number, kind: string) => {
-    const options: IRateLimiterOptions = { points, duration, keyPrefix: `${name}:${kind}` };
-    const memory = new RateLimiterMemory(options);
-    if (!redis) return memory;
-    return new (loadRateLimiterRedis())({
-      ...options,
-      keyPrefix: `${redis.keyPrefix}${name}:${kind}`,
-      storeClient: redis.client,
-      // Not connected: straight to the insurance limiter instead of waiting.
-      rejectIfRedisNotReady: true,
-      insuranceLimiter: memory,
-    });
-  };
+  const make = (points: number, duration: number, kind: string) =>
+    windowLimiter(points, duration, `${name}:${kind}`, redis);
   if (budget.rate === 0 && budget.burst === 0) return undefined;
   if (budget.rate === 0) return make(budget.burst, burstWindowSeconds, 'burst');
   const rate = make(budget.rate, 1, 'rate');
   if (budget.burst === 0) return rate;
-  return new BurstyRateLimiter(rate, make(budget.burst, burstWindowSeconds, 'burst'));
+  return burstyLimiter(rate, make(budget.burst, burstWindowSeconds, 'burst'));
 }

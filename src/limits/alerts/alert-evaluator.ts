@@ -15,7 +15,16 @@ import { observationOfLimit, type WatchedLimit } from './watched-limit.js';
 export interface SettledSpend {
   organization_id: string;
   api_key_id: string;
+  /** The key's member when the row was written (its member's and group's limits apply). */
+  member_id?: string | null;
   cost_micro_usd: number;
+}
+
+/** A key whose spend moved, as the windowed limits look it up. */
+export interface SettledKey {
+  id: string;
+  organizationId: string;
+  memberId: string | null;
 }
 
 export interface AlertEvaluatorOptions {
@@ -24,6 +33,12 @@ export interface AlertEvaluatorOptions {
   store: Store;
   logger: Logger;
   now?: () => number;
+  /**
+   * The windowed spend limits (docs/limits.md) that apply to keys whose spend moved, with what
+   * their current windows have spent: evaluated by `evaluateAlerts`. Absent: only organization
+   * spend and key ceilings are watched.
+   */
+  watchedLimits?: (keys: readonly SettledKey[]) => Promise<WatchedLimit[]>;
   /** Called after an alert fired (its outbox rows are committed): wakes the delivery worker. */
   onFired?: () => void;
   /** How long an organization's rules are reused before being read again. */
@@ -49,7 +64,7 @@ const MAX_SETTLED_KEYS = 100_000;
 export class AlertEvaluator {
   private readonly rulesCache = new Map<string, { rules: AlertRule[]; readAt: number }>();
   /** Per organization: keys whose spend moved since its evaluation in flight started. */
-  private readonly pending = new Map<string, Set<string>>();
+  private readonly pending = new Map<string, Map<string, string | null>>();
   private readonly running = new Map<string, Promise<void>>();
   /** Crossings this process knows are in the store: a spend above a threshold re-evaluated skips the write. */
   private readonly settled = new Set<string>();
@@ -107,8 +122,8 @@ export class AlertEvaluator {
     for (const row of rows) {
       if (!(row.cost_micro_usd > 0)) continue;
       let keys = this.pending.get(row.organization_id);
-      if (!keys) this.pending.set(row.organization_id, (keys = new Set()));
-      keys.add(row.api_key_id);
+      if (!keys) this.pending.set(row.organization_id, (keys = new Map()));
+      keys.set(row.api_key_id, row.member_id ?? null);
     }
     for (const orgId of this.pending.keys()) if (!this.running.has(orgId)) this.startRun(orgId);
     this.maybePrune();
@@ -129,7 +144,12 @@ export class AlertEvaluator {
       for (let keys = this.pending.get(orgId); keys; keys = this.pending.get(orgId)) {
         this.pending.delete(orgId);
         try {
-          await this.checkSpend(orgId, [...keys]);
+          await this.checkSpend(orgId, [...keys.keys()]);
+          const { watchedLimits } = this.options;
+          if (watchedLimits) {
+            const settledKeys = [...keys].map(([id, memberId]) => ({ id, organizationId: orgId, memberId }));
+            await this.evaluateAlerts(orgId, await watchedLimits(settledKeys));
+          }
         } catch (error) {
           this.options.logger.warn({ err: error, organizationId: orgId }, 'alert evaluation failed');
         }

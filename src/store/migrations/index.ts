@@ -23,6 +23,7 @@ import * as providerKeys from './029-provider-keys.js';
 import * as debugCaptures from './030-debug-captures.js';
 import * as sessionSharing from './031-session-sharing.js';
 import * as alerts from './028-alerts.js';
+import * as windowLimits from './027-window-limits.js';
 
 /** Migrations are compiled in, not discovered on disk, so the built package is self-contained. */
 const migrations: Record<string, Migration> = {
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '030-debug-captures': debugCaptures,
   '031-session-sharing': sessionSharing,
   '028-alerts': alerts,
+  '027-window-limits': windowLimits,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -6,9 +6,10 @@ import type { Logger } from 'pino';
 const loadRedis = () => (createRequire(import.meta.url)('ioredis') as typeof import('ioredis')).Redis;
 
 /**
- * The Redis client of the collector's rate limits. Commands never wait for a connection: with
+ * The Redis client of rate limits (the collector's budgets, the gateway's per-minute limits: one
+ * connection each). Commands never wait for a connection: with
  * the offline queue off, a call while Redis is down fails at once, and a call that gets no
- * answer within `timeoutMs` fails too; the limiter then counts in memory (rate-limits.ts). The
+ * answer within `timeoutMs` fails too; the limiter then counts in memory (flexible-limiters.ts). The
  * client reconnects in the background, and one line is logged when Redis goes away and one
  * when it is back, not one per failed call.
  */
@@ -18,7 +19,13 @@ export class RedisConnection {
   private announcedDown = false;
   private closing = false;
 
-  constructor(url: string, timeoutMs: number, logger: Logger) {
+  constructor(
+    url: string,
+    timeoutMs: number,
+    logger: Logger,
+    /** What is shared, for the log lines: 'collector rate limits'. */
+    purpose = 'collector rate limits',
+  ) {
     this.client = new (loadRedis())(url, {
       enableOfflineQueue: false,
       commandTimeout: timeoutMs,
@@ -29,17 +36,14 @@ export class RedisConnection {
     });
     this.client.on('ready', () => {
       this.up = true;
-      if (this.announcedDown) logger.info('Redis is back: collector rate budgets are shared again');
+      if (this.announcedDown) logger.info(`Redis is back: ${purpose} are shared again`);
       this.announcedDown = false;
     });
     const down = (error?: Error) => {
       this.up = false;
       if (this.announcedDown || this.closing) return;
       this.announcedDown = true;
-      logger.warn(
-        { error: error?.message },
-        'Redis unreachable: collector rate limits count in this process until it is back',
-      );
+      logger.warn({ error: error?.message }, `Redis unreachable: ${purpose} count in this process until it is back`);
     };
     this.client.on('error', down);
     this.client.on('close', () => down());
