@@ -48,8 +48,7 @@ export async function rotateMasterKey(input: { batchSize: number; check: boolean
         needs_resealing: needsResealing,
       }) + '\n',
     );
-    for (const { table, id, error } of progress.unreadable)
-      process.stderr.write(`${table} ${id}: ${error}\n`);
+    for (const { table, id, error } of progress.unreadable) process.stderr.write(`${table} ${id}: ${error}\n`);
     if (needsResealing > 0 || progress.unreadable.length > 0) process.exitCode = 1;
   } finally {
     await store.close();

@@ -122,7 +122,7 @@ export class AlertEvaluator {
     for (const row of rows) {
       if (!(row.cost_micro_usd > 0)) continue;
       let keys = this.pending.get(row.organization_id);
-      if (!keys) this.pending.set(row.organization_id, (keys = new Map()));
+      if (!keys) this.pending.set(row.organization_id, (keys = new Map<string, string | null>()));
       keys.set(row.api_key_id, row.member_id ?? null);
     }
     for (const orgId of this.pending.keys()) if (!this.running.has(orgId)) this.startRun(orgId);
