@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import type { ServedGateway } from '../support/served-gateway.js';
 
 /**
- * What the console API says of one `gateway launch` run: the session listed with its agent and
- * the launch key, that key owned by the member `email` (an owner), the member's usage holding
+ * What the console API says of one `gateway launch` run: the session listed with its agent, its
+ * member and the launch key, that key owned by the member `email` (an owner), the member's usage holding
  * the session's requests.
  */
 export async function assertLaunchInConsole(
@@ -26,6 +26,13 @@ export async function assertLaunchInConsole(
   assert.equal(session.agent, agent);
   assert.ok(session.requests >= 2);
   assert.deepEqual(session.api_key_ids, [run.keyId]);
+  assert.deepEqual(
+    session.members.map((m: { id: string; email: string }) => [m.id, m.email]),
+    [[member.id, email]],
+    'the session names its member',
+  );
+  const byMember = await consoleApi(`/sessions?member_id=${member.id}`);
+  assert.ok(byMember.json.data.some((s: { id: string }) => s.id === run.session));
   const key = await consoleApi(`/api_keys/${run.keyId}`);
   assert.equal(key.json.member_id, member.id);
   const own = await consoleApi(`/usage/summary?period=24h&member_id=${member.id}`);
