@@ -12,7 +12,7 @@ function watchFailures(tab: Page, failures: string[]): void {
     if (response.status() >= 400)
       failures.push(`${response.status()} ${response.request().method()} ${response.url()}`);
   });
-  tab.on('requestfailed', (request) => failures.push(`failed ${request.method()} ${request.url()}`));
+  tab.on('requestfailed', (request) => failures.push(`failed ${request.method()} ${request.url()} ${request.failure()?.errorText}`));
 }
 
 /**
@@ -94,7 +94,9 @@ describe('web console in headless Chromium: members', { skip: skipWithoutChromiu
       await invitee.page.getByRole('heading', { name: 'Usage and cost' }).waitFor();
       await invitee.page.getByRole('link', { name: 'Logs', exact: true }).click();
       await invitee.page.waitForURL('**/logs');
-      await invitee.page.waitForLoadState('networkidle');
+      // A route change in the page is no navigation: wait for the export's preview to be drawn, so
+      // the tab is not closed while it loads (networkidle fired on the first load already).
+      await invitee.page.getByText('No requests match these filters').waitFor();
     } finally {
       await invitee.context.close();
     }
