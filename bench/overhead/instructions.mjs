@@ -108,7 +108,16 @@ async function main() {
   mkdirSync(logDir);
   const childEnv = { ...process.env };
   delete childEnv.NODE_OPTIONS;
-  const ctx = { repoRoot, benchDir, tmpDir, logDir, childEnv, upstream: null, listenTimeoutMs: 300_000 };
+  const ctx = {
+    repoRoot,
+    benchDir,
+    tmpDir,
+    logDir,
+    childEnv,
+    upstream: null,
+    listenTimeoutMs: 300_000,
+    requestTimeoutMs: 120_000,
+  };
   try {
     // `--baseline-root`: a tree of `--baseline` built before (by an earlier run with --keep), not built again.
     const builtRoot = arg('baseline-root', '');
@@ -156,7 +165,7 @@ async function main() {
       );
       b.counts = new Map(modes.map((m) => [m, []]));
       for (const mode of modes) {
-        const problem = await checkTarget(b.server, mode, 120_000);
+        const problem = await checkTarget(b.server, mode, ctx.requestTimeoutMs);
         if (problem) throw new Error(`${b.id} ${mode} check: ${problem}`);
         await load(b.server, mode, warmup);
       }
