@@ -59,8 +59,13 @@ function load(server, mode, amount) {
       },
       (error, result) => {
         if (error) return reject(error);
-        if (result['2xx'] !== amount)
-          return reject(new Error(`${mode}: ${result['2xx']} of ${amount} answered 2xx (errors ${result.errors})`));
+        // A socket error or two (a TLS handshake past the gateway's deadline while valgrind
+        // retranslates after `--instr=on`) is tolerated and reported; counts are per answered request.
+        const answered = result['2xx'];
+        if (result.non2xx > 0 || answered < amount * 0.99)
+          return reject(new Error(`${mode}: ${answered} of ${amount} answered 2xx (errors ${result.errors})`));
+        if (answered !== amount)
+          process.stderr.write(`· ${mode}: ${amount - answered} socket errors in a batch of ${amount}\n`);
         resolveRun(result);
       },
     );
@@ -90,10 +95,12 @@ async function batch(build, mode) {
   const { pid } = build.server;
   control(pid, '--zero');
   control(pid, '--instr=on');
-  await load(build.server, mode, requests);
+  const answered = (await load(build.server, mode, requests))['2xx'];
   control(pid, '--instr=off');
   control(pid, '--dump');
-  const { main, all } = dumpTotals(build.dumpDir, pid, ++build.dumps);
+  const totals = dumpTotals(build.dumpDir, pid, ++build.dumps);
+  const main = (totals.main / answered) * requests;
+  const all = (totals.all / answered) * requests;
   process.stderr.write(
     `· ${build.id} ${mode} c=${connections}: ${(main / requests / 1000).toFixed(0)} k instructions/request on the main thread, ${(all / requests / 1000).toFixed(0)} k in all threads\n`,
   );
