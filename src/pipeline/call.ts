@@ -331,10 +331,16 @@ export class Call implements Charge {
    * (`X-Gateway-Max-Tokens-Applied`, docs/budgets.md).
    */
   answerHeaders(): Record<string, string> {
-    const headers: Record<string, string> = { 'x-gateway-provider': this.providerId };
-    if (this.fallbackUsed) headers['x-gateway-fallback-used'] = '1';
+    return this.addAnswerHeaders({});
+  }
+
+  /** Adds the answer's headers (`answerHeaders`) to `headers` and returns it. */
+  addAnswerHeaders<H extends Record<string, unknown>>(headers: H): H {
+    const added = headers as Record<string, unknown>;
+    added['x-gateway-provider'] = this.providerId;
+    if (this.fallbackUsed) added['x-gateway-fallback-used'] = '1';
     const cap = this.admission.outputCapApplied;
-    if (cap !== undefined) headers['x-gateway-max-tokens-applied'] = String(cap);
+    if (cap !== undefined) added['x-gateway-max-tokens-applied'] = String(cap);
     return headers;
   }
 

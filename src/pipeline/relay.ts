@@ -34,13 +34,12 @@ export function sendJson(call: Call, body: unknown): FastifyReply {
   const { reply, request } = call;
   const payload = JSON.stringify(body);
   call.capture?.answered('json', payload);
-  const headers: Record<string, string | number | string[]> = {
-    ...(reply.getHeaders() as Record<string, string | number | string[]>),
-    ...call.answerHeaders(),
-    'content-type': 'application/json; charset=utf-8',
-    'x-request-id': request.id,
-    'content-length': Buffer.byteLength(payload),
-  };
+  // `getHeaders` returns a new object: the answer's headers are added to it, not to a third copy.
+  const headers = reply.getHeaders() as Record<string, string | number | string[]>;
+  call.addAnswerHeaders(headers);
+  headers['content-type'] = 'application/json; charset=utf-8';
+  headers['x-request-id'] = request.id;
+  headers['content-length'] = Buffer.byteLength(payload);
   reply.hijack();
   const respond = () => reply.raw.writeHead(reply.statusCode, headers).end(payload);
   const committed = pendingUsageCommit(request);

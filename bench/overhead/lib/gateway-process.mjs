@@ -140,6 +140,8 @@ export async function startGatewayProcess(ctx, options = {}) {
       method: 'POST',
       headers: { authorization: `Bearer ${org.console_token}` },
       body: JSON.stringify({ name: 'bench' }),
+      // Under valgrind (instructions.mjs) the console's first request compiles everything ~10× slower.
+      timeoutMs: ctx.requestTimeoutMs ?? 10_000,
     });
     if (created.status !== 201 && created.status !== 200)
       throw new Error(`creating the gateway key: HTTP ${created.status}: ${created.text.slice(0, 300)}`);

@@ -50,11 +50,14 @@ export function fetchText(url, { method = 'GET', headers = {}, body, timeoutMs =
   });
 }
 
-/** Checks one real response; returns null when it is right, or a description of what is wrong. */
-export async function checkTarget(target, mode) {
+/**
+ * Checks one real response; returns null when it is right, or a description of what is wrong.
+ * `timeoutMs`: longer for a target under valgrind, whose first request compiles everything ~10× slower.
+ */
+export async function checkTarget(target, mode, timeoutMs = 10_000) {
   let res;
   try {
-    res = await fetchText(target.url, { method: 'POST', headers: target.headers, body: target.body(mode) });
+    res = await fetchText(target.url, { method: 'POST', headers: target.headers, body: target.body(mode), timeoutMs });
   } catch (error) {
     return `request failed: ${error.message}`;
   }

@@ -18,7 +18,8 @@ export function registerGatewayAuth(app: FastifyInstance, authenticator: KeyAuth
   app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
     let found: ApiKey | Promise<ApiKey>;
     try {
-      const allowXApiKey = request.routeOptions.config?.allowXApiKey === true;
+      // Fastify's `routeOptions` builds a new object on every read: read only for an x-api-key.
+      const allowXApiKey = () => request.routeOptions.config?.allowXApiKey === true;
       found = authenticator.authenticate(extractGatewayKey(request.headers, allowXApiKey));
     } catch (error) {
       done(error as Error);

@@ -2,9 +2,11 @@ import type { IncomingHttpHeaders } from 'node:http';
 
 /**
  * The gateway key from the request: `Authorization: Bearer <key>`, or HTTP Basic with the key
- * as user name and an empty password, or (where the route allows it) `x-api-key`.
+ * as user name and an empty password, or (where the route allows it) `x-api-key`. Whether the
+ * route allows it is asked only when no Authorization header gave a key (reading it costs the
+ * caller a route lookup).
  */
-export function extractGatewayKey(headers: IncomingHttpHeaders, allowXApiKey: boolean): string | undefined {
+export function extractGatewayKey(headers: IncomingHttpHeaders, allowXApiKey: () => boolean): string | undefined {
   const authorization = headers.authorization;
   if (typeof authorization === 'string') {
     const space = authorization.indexOf(' ');
@@ -18,9 +20,7 @@ export function extractGatewayKey(headers: IncomingHttpHeaders, allowXApiKey: bo
       return user || undefined;
     }
   }
-  if (allowXApiKey) {
-    const apiKey = headers['x-api-key'];
-    if (typeof apiKey === 'string' && apiKey.trim()) return apiKey.trim();
-  }
+  const apiKey = headers['x-api-key'];
+  if (typeof apiKey === 'string' && apiKey.trim() && allowXApiKey()) return apiKey.trim();
   return undefined;
 }

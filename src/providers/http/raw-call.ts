@@ -13,6 +13,7 @@ import { BufferAccount } from '../bounds/buffer-budget.js';
 import { answerTooLarge, upstreamLimits } from '../bounds/upstream-limits.js';
 import { malformed } from '../shared/upstream-errors.js';
 
+const CONTENT_ENCODING = 'content-encoding';
 /** Error bodies are read to 64 KiB (the message is all that is used); answers to `jsonBytes` (upstream-limits.ts). */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** Unread response bytes at which the upstream socket is paused until the reader catches up. */
@@ -102,6 +103,16 @@ class UpstreamCall implements RawCall, Dispatcher.DispatchHandler {
 
   get aborted(): boolean {
     return this.abortReason !== undefined;
+  }
+
+  /** Whether the answer has a header of this lower-case name, read from the raw names. */
+  hasHeader(name: string): boolean {
+    const raw = this.rawHeaders;
+    for (let i = 0; i < raw.length; i += 2) {
+      const rawName = raw[i]!;
+      if (rawName.length === name.length && rawName.toString('latin1').toLowerCase() === name) return true;
+    }
+    return false;
   }
 
   abort(): void {
@@ -278,8 +289,11 @@ export async function openRawCall(
  * none: a body that says it is compressed is refused at its headers rather than read as text, so
  * a few bytes of gzip that would inflate to gigabytes are never even looked at.
  */
-function refuseEncodedBody(call: RawCall): void {
-  const encoding = call.headers['content-encoding'];
+function refuseEncodedBody(call: UpstreamCall): void {
+  // Most answers carry no content-encoding: known from the raw names alone, without building the
+  // headers object (every header decoded and lower-cased) that nothing else on the path reads.
+  if (!call.hasHeader(CONTENT_ENCODING)) return;
+  const encoding = call.headers[CONTENT_ENCODING];
   const codings = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).toLowerCase().split(',');
   if (codings.every((coding) => coding.trim() === '' || coding.trim() === 'identity')) return;
   call.abort();
