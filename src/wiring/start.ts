@@ -8,19 +8,12 @@ import { loadMasterKeys, masterKeySource } from '../secrets/master-key.js';
 import { Keyring } from '../secrets/keyring.js';
 import { ApiKeyRepository } from '../store/api-keys.js';
 import { KeyAuthenticator } from '../gateway/auth/key-authenticator.js';
-import { OrganizationAccess } from '../pipeline/organization-access.js';
-import { ProviderKeyRepository } from '../store/provider-keys.js';
-import { AllowListRepository } from '../store/organization-allow-lists.js';
+import { createOrganizationAccess } from './organization-access.js';
 import { buildGatewayApp } from '../gateway/app.js';
 import { UsageWriter } from '../metering/usage-writer.js';
 import { BudgetLedger } from '../limits/budget-ledger.js';
-import { LimitClock } from '../limits/limit-clock.js';
-import { KeyLimitDirectory } from '../limits/key-limits.js';
-import { MinuteRates } from '../limits/minute-rates.js';
-import { currentLimitsOf } from '../limits/touched-limits.js';
-import { RedisConnection } from '../limits/redis-connection.js';
-import { WindowLimits } from '../store/window-limits.js';
-import { readCollectorLimitsSettings } from '../config/collector-limits-settings.js';
+import type { LimitClock } from '../limits/limit-clock.js';
+import { createSpendLimits } from './spend-limits.js';
 import { StoredResponses } from '../store/stored-responses.js';
 import { createGatewayToolsService } from '../gateway-tools/service.js';
 import { answerLocalRequestsWith, bufferedUpstreamBytes, configureUpstreamLimits } from '../providers/index.js';
@@ -48,9 +41,8 @@ import { LiveConfig } from '../server/live-config.js';
 import { TlsReloader } from '../server/tls-reloader.js';
 import { Reloader, type ReloadReport } from '../server/reloader.js';
 import { ReloadBroadcast } from '../server/reload-broadcast.js';
-import { AlertRuleRepository } from '../store/alert-rules.js';
-import { AlertFiringRepository } from '../store/alert-firings.js';
-import { AlertEvaluator } from '../limits/alerts/alert-evaluator.js';
+import type { AlertEvaluator } from '../limits/alerts/alert-evaluator.js';
+import { createAlerts } from './alerts.js';
 
 export interface RunningGateway {
   /**
@@ -107,37 +99,11 @@ export async function startGateway(
   const keyring = new Keyring(loadMasterKeys(keySource));
   const apiKeys = new ApiKeyRepository(store, keyring);
   const authenticator = new KeyAuthenticator(apiKeys, settings.keyCacheTtlMs);
-  // Shared by the gateway (routing) and the console (changes take effect here at once): docs/byok.md.
-  const organizationAccess = new OrganizationAccess(
-    new ProviderKeyRepository(store, keyring),
-    new AllowListRepository(store),
-    {
-      onUnreadableKey: (organizationId, providerId, error) =>
-        logger.error(
-          { organizationId, providerId, error: error.message },
-          "an organization's provider key cannot be opened by the keyring; the operator's key serves that provider",
-        ),
-    },
-  );
+  const organizationAccess = createOrganizationAccess(store, keyring, logger);
   const usage = new UsageWriter(store, logger);
   const untrackGauges = [trackUsageQueue(usage), trackBufferedUpstreamBytes(bufferedUpstreamBytes)];
-  const limitClock = new LimitClock();
-  const limitsRedisSettings = readCollectorLimitsSettings(env);
-  const limitsRedis =
-    limitsRedisSettings.redisUrl && settings.surfaces.has('gateway')
-      ? new RedisConnection(
-          limitsRedisSettings.redisUrl,
-          limitsRedisSettings.redisTimeoutMs,
-          logger,
-          'per-minute key and member limits',
-        )
-      : undefined;
-  const windowLimits = new WindowLimits(store);
-  const limits = new KeyLimitDirectory(
-    windowLimits,
-    new MinuteRates(limitsRedis && { client: limitsRedis.client, keyPrefix: limitsRedisSettings.redisKeyPrefix }),
-    limitClock,
-  );
+  const spendLimits = createSpendLimits(store, settings, env, logger);
+  const { clock: limitClock, directory: limits } = spendLimits;
   const budget = new BudgetLedger(store, logger, () => limitClock.now(), {
     reservationTtlMs: settings.reservationTtlMs,
     sweepIntervalMs: settings.sweepIntervalMs,
@@ -152,17 +118,9 @@ export async function startGateway(
     pendingTtlMs: settings.hardening.pendingTtlMs,
     pendingMaxPerKey: settings.hardening.pendingMaxPerKey,
   });
-  const alertRules = new AlertRuleRepository(store, keyring);
-  const alertFirings = new AlertFiringRepository(store);
-  const alerts = new AlertEvaluator({
-    rules: alertRules,
-    firings: alertFirings,
-    store,
-    logger,
-    // A fired alert's outbox rows are committed: the worker (where this instance runs one) looks now.
-    onFired: () => collector?.worker.wake(),
-    watchedLimits: (keys) => currentLimitsOf(limits, windowLimits, keys),
-  });
+  const { alertRules, alertFirings, alerts } = createAlerts(store, keyring, logger, spendLimits, () =>
+    collector?.worker.wake(),
+  );
   usage.onCommitted((records) => alerts.afterSettle(records));
   const served = settings.surfaces;
   // The console shows the collector's events and components, so it needs the collector's
@@ -174,7 +132,6 @@ export async function startGateway(
           firings: alertFirings,
         })
       : undefined;
-
   const readiness = new Readiness(readinessChecks(store, collector?.redisReachable));
   const storeOnly = readiness.probe(['store']);
   const trustedProxy = trustedProxyMatcher(settings.trustedProxies);
@@ -306,7 +263,7 @@ export async function startGateway(
     for (const untrack of untrackGauges) untrack();
     await Promise.allSettled(all.map((s) => s.drain(0)));
     budget.stopSweeper();
-    limitsRedis?.close();
+    spendLimits.close();
     await refusalRetention.stop();
     await debugCaptureRetention.stop();
     await store.close();
@@ -350,7 +307,7 @@ export async function startGateway(
         .flushLastUsed()
         .catch((error) => logger.warn({ err: error }, 'could not record key last-use times'));
       for (const untrack of untrackGauges) untrack();
-      limitsRedis?.close();
+      spendLimits.close();
       await tracing
         .shutdown()
         .catch((error) => logger.warn({ err: error }, 'could not export the last request traces'));
