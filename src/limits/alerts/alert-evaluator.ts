@@ -48,6 +48,8 @@ export interface AlertEvaluatorOptions {
 }
 
 const DEFAULT_RULES_TTL_MS = 1_000;
+
+const watchesLimits = (rule: AlertRule) => rule.target.kind === 'limit' || rule.target.kind === 'limits_of_kind';
 export const ALERT_RETENTION_MS = 90 * 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
 /** Organizations whose rules are held at once; past this the cache starts again empty. */
@@ -146,7 +148,8 @@ export class AlertEvaluator {
         try {
           await this.checkSpend(orgId, [...keys.keys()]);
           const { watchedLimits } = this.options;
-          if (watchedLimits) {
+          // The limits are read only for an organization with a rule that watches them.
+          if (watchedLimits && (await this.rulesOf(orgId)).some(watchesLimits)) {
             const settledKeys = [...keys].map(([id, memberId]) => ({ id, organizationId: orgId, memberId }));
             await this.evaluateAlerts(orgId, await watchedLimits(settledKeys));
           }
