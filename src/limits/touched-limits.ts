@@ -24,17 +24,7 @@ export async function touchedLimits(
   store: WindowLimits,
   reservation: Reservation | undefined,
 ): Promise<TouchedLimit[]> {
-  const windows = reservation?.windows ?? [];
-  if (windows.length === 0) return [];
-  const spend = await store.windowSpend(windows);
-  return windows.map((w) => ({
-    limitId: w.limitId,
-    subject: w.subject,
-    window: w.period,
-    windowStart: w.windowStart,
-    limitMicroUsd: w.limitMicroUsd,
-    spentMicroUsd: spend.get(windowKey(w.limitId, w.windowStart))?.spent ?? 0,
-  }));
+  return withSpend(store, reservation?.windows ?? []);
 }
 
 /**
@@ -51,14 +41,19 @@ export async function currentLimitsOf(
   for (const key of keys)
     for (const window of directory.spendWindows(await directory.forKey(key)))
       windows.set(windowKey(window.limitId, window.windowStart), window);
-  if (windows.size === 0) return [];
-  const spend = await store.windowSpend([...windows.values()]);
-  return [...windows.entries()].map(([at, w]) => ({
+  return withSpend(store, [...windows.values()]);
+}
+
+/** Each window as the alerts read it, with what it has spent (one read for all). */
+async function withSpend(store: WindowLimits, windows: readonly SpendWindow[]): Promise<TouchedLimit[]> {
+  if (windows.length === 0) return [];
+  const spend = await store.windowSpend(windows);
+  return windows.map((w) => ({
     limitId: w.limitId,
     subject: w.subject,
     window: w.period,
     windowStart: w.windowStart,
     limitMicroUsd: w.limitMicroUsd,
-    spentMicroUsd: spend.get(at)?.spent ?? 0,
+    spentMicroUsd: spend.get(windowKey(w.limitId, w.windowStart))?.spent ?? 0,
   }));
 }
