@@ -9,6 +9,11 @@ import pino, { type Logger } from 'pino';
  */
 const LOG_BUFFER_BYTES = 4096;
 const LOG_FLUSH_MS = 100;
+/**
+ * What may wait for stderr: when nothing reads it (a stuck log collector, a full pipe), lines
+ * past this are dropped instead of growing the heap until the process dies.
+ */
+export const LOG_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
 /**
  * Logs go to stderr as JSON lines; stdout carries only the machine-readable lines that
@@ -33,6 +38,12 @@ export function createLogger(level: string): Logger {
         censor: '[redacted]',
       },
     },
-    pino.destination({ fd: 2, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS }),
+    pino.destination({
+      fd: 2,
+      sync: false,
+      minLength: LOG_BUFFER_BYTES,
+      maxLength: LOG_MAX_BUFFERED_BYTES,
+      periodicFlush: LOG_FLUSH_MS,
+    }),
   );
 }
