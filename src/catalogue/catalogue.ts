@@ -21,12 +21,18 @@ export class Catalogue {
   private sortedActive: { activeList: CatalogueModel[]; byModelName: Map<string, string[]> } | undefined;
   private readonly providers = new Map<string, ProviderConfig>();
   private readonly ceilings = new Map<string, Ceiling | undefined>();
+  /**
+   * Each provider's key as this catalogue was built (start-up, or a reload: docs/configuration.md),
+   * by provider id; absent when none is set. Read once: `process.env` is a C++ interceptor whose
+   * every read copies the value, and routing read it three times per request (~1 % of a request's CPU).
+   */
+  private readonly keys = new Map<string, string>();
 
   constructor(
     config: GatewayConfig,
-    private readonly env: NodeJS.ProcessEnv = process.env,
+    env: NodeJS.ProcessEnv = process.env,
     /** Keys of providers with an `api_key_file`, read by the loader (catalogue-loader.ts), by provider id. */
-    private readonly fileKeys: ReadonlyMap<string, string> = new Map(),
+    fileKeys: ReadonlyMap<string, string> = new Map(),
   ) {
     const providers = this.providers;
     for (const provider of [...DEFAULT_PROVIDERS, ...(config.providers ?? [])]) {
@@ -34,6 +40,14 @@ export class Catalogue {
       if (!isProviderKind(provider.kind))
         throw new ConfigError(`provider ${provider.id} has kind "${provider.kind}", which no provider adapter has`);
       providers.set(provider.id, provider);
+    }
+    for (const provider of providers.values()) {
+      const key = provider.api_key_file
+        ? fileKeys.get(provider.id)
+        : provider.api_key_env
+          ? env[provider.api_key_env]
+          : undefined;
+      if (key !== undefined) this.keys.set(provider.id, key);
     }
     const models = new Map<string, ModelConfig>();
     for (const model of [...DEFAULT_MODELS, ...(config.models ?? [])]) models.set(model.id, model);
@@ -138,8 +152,8 @@ export class Catalogue {
 
   /**
    * Whether a provider can be called now: a local one always; a remote one when it needs no key
-   * (no `api_key_env`, e.g. a vLLM on the private network) or its key variable is set.
-   * Read from the environment on every call, like the keys themselves.
+   * (no `api_key_env`, e.g. a vLLM on the private network) or its key variable was set when
+   * this catalogue was built.
    */
   isConfigured(provider: ProviderConfig): boolean {
     if (provider.kind === 'local' || (!provider.api_key_env && !provider.api_key_file)) return true;
@@ -159,8 +173,7 @@ export class Catalogue {
 
   /** The provider's key: from its `api_key_file` as last (re)loaded, else its `api_key_env` variable. */
   apiKeyOf(provider: ProviderConfig): string | undefined {
-    if (provider.api_key_file) return this.fileKeys.get(provider.id);
-    return provider.api_key_env ? this.env[provider.api_key_env] : undefined;
+    return this.keys.get(provider.id);
   }
 
   /** An active model with at least one configured provider: one a request can be routed to now. */
@@ -175,8 +188,7 @@ export class Catalogue {
 
   /**
    * Upstream targets in priority order, configured providers only (a route whose key is not set
-   * would only fail); empty when none is (provider_not_supported). Credentials are read from the
-   * environment per call. `ownKeys` (an organization's own keys by provider id, BYOK) come before
+   * would only fail); empty when none is (provider_not_supported). `ownKeys` (an organization's own keys by provider id, BYOK) come before
    * the operator's: a provider the organization holds a key for is a target even when the operator
    * set none; a local provider takes no key.
    */
