@@ -35,6 +35,7 @@ import { NEW_CONVERSATION, type ConversationState } from './conversation-state.j
 import { decideRewrite, removedTokens, type RewriteDecision } from './rewrite-policy.js';
 import { prefixDigest, verifiedState } from './prefix-digest.js';
 import { supersededInputPlan } from './strategies/superseded-inputs.js';
+import { RESTATED_INPUT_AS_CHANGES } from './strategies/restated-inputs.js';
 import { countTextTokens, type TokenizerName } from '../tokenize/index.js';
 import { applyToolSurface, TOOL_SURFACE_DECISION, type ToolSurfaceOptions } from './tool-surface.js';
 
@@ -147,8 +148,13 @@ export function compressPayload(body: unknown, options: EngineOptions = {}): Eng
     outcome.state = { ...outcome.state, ...surface };
   } else {
     const maskBefore = effectiveMaskBefore(conversation, bundle, options.maskBefore);
-    if (maskBefore > 0 && (!options.only || options.only.includes('observation_masking')))
-      applyRendering(conversation.results, renderRewrite(conversation.results, refs, maskBefore, bundle));
+    const masking = maskBefore > 0 && (!options.only || options.only.includes('observation_masking'));
+    const restating = !options.only || options.only.includes(RESTATED_INPUT_AS_CHANGES);
+    if (masking || restating)
+      applyRendering(
+        conversation.results,
+        renderRewrite(conversation.results, refs, masking ? maskBefore : 0, bundle, restating),
+      );
   }
   const engineMs = performance.now() - started;
   const applied = appliedStrategies(conversation);
@@ -237,12 +243,19 @@ function rewriteForConversation(
   const now = renderRewrite(results, refs, current, bundle);
   // What eliding a call's input saves, counted on the arguments' JSON (as the writers send them).
   const callIndex = new Map(results.map((r, i) => [r.callId, i]));
+  // Against `except`: every call whose arguments differ between the two (a restatement shown as
+  // changes in one may be elided, or shown in full, in the other).
   const inputSavings = (rendering: Rendering, except?: Rendering) => {
     const out: { item: number; saved: number }[] = [];
-    for (const [id, args] of rendering.inputs) {
-      if (except?.inputs.has(id)) continue;
+    const ids = except ? new Set([...except.inputs.keys(), ...rendering.inputs.keys()]) : rendering.inputs.keys();
+    for (const id of ids) {
+      const args = rendering.inputs.get(id);
+      const was = except?.inputs.get(id);
+      if (except && args === was) continue;
       const call = results[callIndex.get(id)!]!.call!;
-      out.push({ item: call.argsItem!, saved: tokens(JSON.stringify(call.args)) - tokens(JSON.stringify(args)) });
+      const saved = tokens(JSON.stringify(was ?? call.args)) - tokens(JSON.stringify(args ?? call.args));
+      if (except && saved === 0 && JSON.stringify(was ?? call.args) === JSON.stringify(args ?? call.args)) continue;
+      out.push({ item: call.argsItem!, saved });
     }
     return out;
   };
@@ -294,9 +307,10 @@ function rewriteForConversation(
   // The inputs the candidate would elide: cheap to plan (memoised), and part of the bound.
   const candidateInputs = current < candidate ? supersededInputPlan(results, candidate, bundle) : now.inputs;
   for (const [id, args] of candidateInputs) {
-    if (now.inputs.has(id)) continue;
+    const shown = now.inputs.get(id);
+    if (shown === args) continue;
     const call = results[callIndex.get(id)!]!.call!;
-    upperBound += tokens(JSON.stringify(call.args)) - tokens(JSON.stringify(args));
+    upperBound += Math.max(0, tokens(JSON.stringify(shown ?? call.args)) - tokens(JSON.stringify(args)));
   }
   let next = now;
   let decision = policy(upperBound, lastChangeable);
