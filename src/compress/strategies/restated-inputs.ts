@@ -32,7 +32,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** `3 status "completed"`, or `3 {…}` for an item that is new or not a record like the old one. */
+/** `3 status "completed"`, or `3 {…}` for an item that is new, all new, or not a record like the old one. */
 function itemChange(index: number, before: unknown, after: unknown): string | undefined {
   const now = JSON.stringify(after);
   if (before !== undefined && JSON.stringify(before) === now) return undefined;
@@ -40,10 +40,10 @@ function itemChange(index: number, before: unknown, after: unknown): string | un
     const keys = Object.keys(after);
     const old = Object.keys(before);
     if (keys.length === old.length && keys.every((k, i) => k === old[i] && KEY.test(k))) {
-      const fields = keys
-        .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
-        .map((k) => `${k} ${JSON.stringify(after[k])}`);
-      return `${index + 1} ${fields.join(', ')}`;
+      const changed = keys.filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
+      // Every field new: another item, written whole.
+      if (changed.length < keys.length)
+        return `${index + 1} ${changed.map((k) => `${k} ${JSON.stringify(after[k])}`).join(', ')}`;
     }
   }
   return `${index + 1} ${now}`;
