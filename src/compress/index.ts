@@ -35,7 +35,7 @@ import { NEW_CONVERSATION, type ConversationState } from './conversation-state.j
 import { decideRewrite, removedTokens, type RewriteDecision } from './rewrite-policy.js';
 import { prefixDigest, verifiedState } from './prefix-digest.js';
 import { supersededInputPlan } from './strategies/superseded-inputs.js';
-import { RESTATED_INPUT_AS_CHANGES } from './strategies/restated-inputs.js';
+import { inputSaving, RESTATED_INPUT_AS_CHANGES } from './strategies/restated-inputs.js';
 import { countTextTokens, type TokenizerName } from '../tokenize/index.js';
 import { applyToolSurface, TOOL_SURFACE_DECISION, type ToolSurfaceOptions } from './tool-surface.js';
 
@@ -251,11 +251,11 @@ function rewriteForConversation(
     for (const id of ids) {
       const args = rendering.inputs.get(id);
       const was = except?.inputs.get(id);
-      if (except && args === was) continue;
+      // Unchanged between the two: the same object (memoised), or the same text (a patch's or
+      // heredoc's elision is rebuilt on every call).
+      if (except && (args === was || (args && was && JSON.stringify(args) === JSON.stringify(was)))) continue;
       const call = results[callIndex.get(id)!]!.call!;
-      const saved = tokens(JSON.stringify(was ?? call.args)) - tokens(JSON.stringify(args ?? call.args));
-      if (except && saved === 0 && JSON.stringify(was ?? call.args) === JSON.stringify(args ?? call.args)) continue;
-      out.push({ item: call.argsItem!, saved });
+      out.push({ item: call.argsItem!, saved: inputSaving(call, args, tokenizer) - inputSaving(call, was, tokenizer) });
     }
     return out;
   };
@@ -310,7 +310,7 @@ function rewriteForConversation(
     const shown = now.inputs.get(id);
     if (shown === args) continue;
     const call = results[callIndex.get(id)!]!.call!;
-    upperBound += Math.max(0, tokens(JSON.stringify(shown ?? call.args)) - tokens(JSON.stringify(args)));
+    upperBound += Math.max(0, inputSaving(call, args, tokenizer) - inputSaving(call, shown, tokenizer));
   }
   let next = now;
   let decision = policy(upperBound, lastChangeable);

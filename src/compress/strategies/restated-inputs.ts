@@ -13,6 +13,8 @@
 // rewrite that elides the base (strategies/superseded-inputs.ts: a later restatement before the
 // boundary) shows the latest one before the boundary in full again, and the later ones against
 // it; everything it changes lies after the rewrite's first change, which the policy counts.
+import { BoundedCache, registerCache } from '../cache.js';
+import { countTextTokens, type TokenizerName } from '../../tokenize/index.js';
 import { isRestating } from './superseded-inputs.js';
 import type { ToolCallInfo, ToolResult } from '../types.js';
 
@@ -21,32 +23,54 @@ export const RESTATED_INPUT_AS_CHANGES = 'restated_input_as_changes';
 /** Keys a change names bare: anything else is written as the whole item. */
 const KEY = /^\w+$/;
 
-/** Argument objects this strategy made (applyRendering names the strategy by them). */
-const madeHere = new WeakSet<object>();
+/**
+ * Argument objects this strategy made (applyRendering names the strategy by them), each with a
+ * key naming what it shows: the call, its base and the markers. The gateway counts what such an
+ * input saves once per key, not in every request (a body's arguments are new objects each time).
+ */
+const madeHere = new WeakMap<object, string>();
 
 export function isRestatedAsChanges(args: object): boolean {
   return madeHere.has(args);
+}
+
+export function restatedKey(args: object): string | undefined {
+  return madeHere.get(args);
+}
+
+/** The fewest characters `value` can take as JSON (escapes only add): a bound that needs no string. */
+function minJsonLength(value: unknown): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + minJsonLength(v) + 1, 1);
+  if (isRecord(value)) return Object.entries(value).reduce((n, [k, v]) => n + k.length + 4 + minJsonLength(v), 1);
+  return 1;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Equal as JSON: strings and numbers compared directly (a todo item's fields), anything else as JSON. */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 /** `3 status "completed"`, or `3 {…}` for an item that is new, all new, or not a record like the old one. */
 function itemChange(index: number, before: unknown, after: unknown): string | undefined {
-  const now = JSON.stringify(after);
-  if (before !== undefined && JSON.stringify(before) === now) return undefined;
   if (isRecord(before) && isRecord(after)) {
     const keys = Object.keys(after);
     const old = Object.keys(before);
     if (keys.length === old.length && keys.every((k, i) => k === old[i] && KEY.test(k))) {
-      const changed = keys.filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
+      const changed = keys.filter((k) => !same(before[k], after[k]));
+      if (changed.length === 0) return undefined;
       // Every field new: another item, written whole.
       if (changed.length < keys.length)
         return `${index + 1} ${changed.map((k) => `${k} ${JSON.stringify(after[k])}`).join(', ')}`;
     }
-  }
-  return `${index + 1} ${now}`;
+  } else if (before !== undefined && same(before, after)) return undefined;
+  return `${index + 1} ${JSON.stringify(after)}`;
 }
 
 /** The marker standing for `after`, a list that restates `before` (the `arg` of call `baseId`). */
@@ -78,19 +102,20 @@ function asChanges(call: ToolCallInfo, base: ToolCallInfo): Record<string, unkno
   if (made === undefined) {
     made = null;
     const out: Record<string, unknown> = {};
-    let shorter = false;
+    let key = `${call.id}\u0000${base.id}`;
     for (const [k, v] of Object.entries(args)) {
       const old = base.args![k];
       out[k] = v;
       if (!Array.isArray(v) || !Array.isArray(old)) continue;
       const marker = listChanges(k, base.id, old, v);
       // Compared as the writers send them: the marker's quotes are escaped in the JSON.
-      if (JSON.stringify(marker).length >= JSON.stringify(v).length) continue;
+      const length = JSON.stringify(marker).length;
+      if (length >= minJsonLength(v) && length >= JSON.stringify(v).length) continue;
       out[k] = marker;
-      shorter = true;
+      key += `\u0000${k}\u0000${marker}`;
     }
-    if (shorter) {
-      madeHere.add(out);
+    if (key.length > call.id.length + base.id.length + 1) {
+      madeHere.set(out, key);
       made = out;
     }
     byBase.set(base.id, made);
@@ -118,4 +143,23 @@ export function restatedInputPlan(
     else bases.set(call!.name, call!);
   }
   return plan;
+}
+
+// What a restated list shown as its changes saves, by what it shows (restatedKey): counted once,
+// not in every request of the conversation.
+const restatedSavings = registerCache(new BoundedCache<number>(4 * 1024 * 1024));
+
+/** Tokens `args` (a restatement's changes, or any other replacement) saves against the call's own arguments (0 for none). */
+export function inputSaving(
+  call: ToolCallInfo,
+  args: Record<string, unknown> | undefined,
+  tokenizer: TokenizerName,
+): number {
+  if (args === undefined) return 0;
+  const count = () =>
+    countTextTokens(JSON.stringify(call.args), tokenizer) - countTextTokens(JSON.stringify(args), tokenizer);
+  const key = restatedKey(args);
+  return key === undefined
+    ? count()
+    : restatedSavings.getOrCompute(`${tokenizer}\u0000${key}`, count, () => key.length + 16);
 }
