@@ -5,7 +5,7 @@
 //
 //   node --import tsx bench/compress/cost.ts [--dataset DIR]... [--interval SECONDS] [--engine gateway|first-sight|ceiling]
 //     [--order file|reverse|shuffle:SEED] [--oracle] [--no-budget] [--keep-turns N] [--tools FILE [--no-tool-surface]]
-//     [--half a|b] [--per-session]
+//     [--half a|b] [--part K/N] [--per-session]
 //
 // `--tools FILE` (chat-form tool definitions, e.g. bench/compress/fixtures/agent-tools.json) is sent
 // with every request, as an agent sends its tool list; the key's record of which tool groups its
@@ -39,7 +39,7 @@ import { clearCompressionCaches } from '../../src/compress/index.js';
 import type { ToolGroupRecord } from '../../src/compress/tool-surface.js';
 import { clearTokenCache, preloadEncoders, TOKENIZERS } from '../../src/tokenize/index.js';
 import { loadDataset, prefixes, toShape, type Conversation } from './dataset.js';
-import { half, ordered } from './session-order.js';
+import { half, ordered, part } from './session-order.js';
 import { CODEX_FORMATS, toCodexShape, type CodexFormat } from './codex-shape.js';
 import { chatBlocks, messagesBlocks } from './prompt-blocks.js';
 import {
@@ -251,7 +251,7 @@ for (const dir of DATASETS)
   for (const shape of SHAPES) {
     const recorded = loadDataset(dir);
     const asSent = shape === 'native' ? recorded : recorded.map((c) => toCodexShape(c, shape));
-    const conversations = ordered(half(asSent, one('--half')), one('--order') ?? 'file');
+    const conversations = ordered(part(half(asSent, one('--half')), one('--part')), one('--order') ?? 'file');
     const dataset = `${dir.replace(/\/+$/, '').split('/').pop()!}${shape === 'native' ? '' : ` (codex ${shape})`}`;
     const requests = conversations.reduce((n, c) => n + prefixes(c).length, 0);
     console.log(

@@ -21,14 +21,25 @@ export function ordered<T>(items: T[], order: string): T[] {
 
 /**
  * `--half a|b`: every other session in file order (a subagent goes with its main thread), to
- * check on one half what was measured on the other.
+ * check on one half what was measured on the other. `--part K/N` generalises it: every N-th
+ * session from the K-th (1-based), so `--part 1/3`, `2/3`, `3/3` are three disjoint thirds and
+ * `--half a` is `--part 1/2`.
  */
 export function half(conversations: Conversation[], which: string | undefined): Conversation[] {
   if (which === undefined) return conversations;
   if (which !== 'a' && which !== 'b') throw new Error(`--half: a or b, not ${which}`);
+  return part(conversations, which === 'a' ? '1/2' : '2/2');
+}
+
+export function part(conversations: Conversation[], which: string | undefined): Conversation[] {
+  if (which === undefined) return conversations;
+  const m = /^(\d+)\/(\d+)$/.exec(which);
+  const k = Number(m?.[1]);
+  const n = Number(m?.[2]);
+  if (!m || n < 1 || k < 1 || k > n) throw new Error(`--part: K/N with 1 ≤ K ≤ N, not ${which}`);
   // A Codex shape names a main thread `name (codex exec)` and its subagent `name/agent (codex exec)`.
   const session = (c: Conversation) => c.name.replace(/ \(codex \w+\)$/, '').split('/')[0]!;
   const sessions = [...new Set(conversations.map(session))];
-  const kept = new Set(sessions.filter((_, i) => i % 2 === (which === 'a' ? 0 : 1)));
+  const kept = new Set(sessions.filter((_, i) => i % n === k - 1));
   return conversations.filter((c) => kept.has(session(c)));
 }

@@ -35,6 +35,7 @@ import { NEW_CONVERSATION, type ConversationState } from './conversation-state.j
 import { decideRewrite, removedTokens, type RewriteDecision } from './rewrite-policy.js';
 import { prefixDigest, verifiedState } from './prefix-digest.js';
 import { supersededInputPlan } from './strategies/superseded-inputs.js';
+import { inputSaving, RESTATED_INPUT_AS_CHANGES } from './strategies/restated-inputs.js';
 import { countTextTokens, type TokenizerName } from '../tokenize/index.js';
 import { applyToolSurface, TOOL_SURFACE_DECISION, type ToolSurfaceOptions } from './tool-surface.js';
 
@@ -147,8 +148,13 @@ export function compressPayload(body: unknown, options: EngineOptions = {}): Eng
     outcome.state = { ...outcome.state, ...surface };
   } else {
     const maskBefore = effectiveMaskBefore(conversation, bundle, options.maskBefore);
-    if (maskBefore > 0 && (!options.only || options.only.includes('observation_masking')))
-      applyRendering(conversation.results, renderRewrite(conversation.results, refs, maskBefore, bundle));
+    const masking = maskBefore > 0 && (!options.only || options.only.includes('observation_masking'));
+    const restating = !options.only || options.only.includes(RESTATED_INPUT_AS_CHANGES);
+    if (masking || restating)
+      applyRendering(
+        conversation.results,
+        renderRewrite(conversation.results, refs, masking ? maskBefore : 0, bundle, restating),
+      );
   }
   const engineMs = performance.now() - started;
   const applied = appliedStrategies(conversation);
@@ -237,12 +243,19 @@ function rewriteForConversation(
   const now = renderRewrite(results, refs, current, bundle);
   // What eliding a call's input saves, counted on the arguments' JSON (as the writers send them).
   const callIndex = new Map(results.map((r, i) => [r.callId, i]));
+  // Against `except`: every call whose arguments differ between the two (a restatement shown as
+  // changes in one may be elided, or shown in full, in the other).
   const inputSavings = (rendering: Rendering, except?: Rendering) => {
     const out: { item: number; saved: number }[] = [];
-    for (const [id, args] of rendering.inputs) {
-      if (except?.inputs.has(id)) continue;
+    const ids = except ? new Set([...except.inputs.keys(), ...rendering.inputs.keys()]) : rendering.inputs.keys();
+    for (const id of ids) {
+      const args = rendering.inputs.get(id);
+      const was = except?.inputs.get(id);
+      // Unchanged between the two: the same object (memoised), or the same text (a patch's or
+      // heredoc's elision is rebuilt on every call).
+      if (except && (args === was || (args && was && JSON.stringify(args) === JSON.stringify(was)))) continue;
       const call = results[callIndex.get(id)!]!.call!;
-      out.push({ item: call.argsItem!, saved: tokens(JSON.stringify(call.args)) - tokens(JSON.stringify(args)) });
+      out.push({ item: call.argsItem!, saved: inputSaving(call, args, tokenizer) - inputSaving(call, was, tokenizer) });
     }
     return out;
   };
@@ -294,9 +307,10 @@ function rewriteForConversation(
   // The inputs the candidate would elide: cheap to plan (memoised), and part of the bound.
   const candidateInputs = current < candidate ? supersededInputPlan(results, candidate, bundle) : now.inputs;
   for (const [id, args] of candidateInputs) {
-    if (now.inputs.has(id)) continue;
+    const shown = now.inputs.get(id);
+    if (shown === args) continue;
     const call = results[callIndex.get(id)!]!.call!;
-    upperBound += tokens(JSON.stringify(call.args)) - tokens(JSON.stringify(args));
+    upperBound += Math.max(0, inputSaving(call, args, tokenizer) - inputSaving(call, shown, tokenizer));
   }
   let next = now;
   let decision = policy(upperBound, lastChangeable);

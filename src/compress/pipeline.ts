@@ -14,6 +14,7 @@ import {
   SUPERSEDED_INPUT_ELISION,
   supersededInputPlan,
 } from './strategies/superseded-inputs.js';
+import { isRestatedAsChanges, RESTATED_INPUT_AS_CHANGES, restatedInputPlan } from './strategies/restated-inputs.js';
 import type { ToolResult } from './types.js';
 import type { StrategyContext } from './strategies/strategy.js';
 import { toolSurfaceReduction } from './strategies/tool-surface-reduction.js';
@@ -25,6 +26,7 @@ export const STRATEGY_NAMES: readonly string[] = [
   ...FIRST_SIGHT_STRATEGIES,
   OBSERVATION_MASKING,
   SUPERSEDED_INPUT_ELISION,
+  RESTATED_INPUT_AS_CHANGES,
   toolSurfaceReduction.name,
   TOOL_SURFACE_DECISION,
 ];
@@ -120,7 +122,10 @@ export function runFirstSight(
 export interface Rendering {
   texts: string[];
   masked: ReadonlySet<number>;
-  /** New arguments of the calls whose input the rewrite elides, by call id. */
+  /**
+   * New arguments of the calls whose input the rewrite elides, and of the restating calls shown
+   * as their changes to an earlier one (strategies/restated-inputs.ts), by call id.
+   */
   inputs: ReadonlyMap<string, Record<string, unknown>>;
 }
 
@@ -134,12 +139,14 @@ export function renderRewrite(
   refs: string[][],
   before: number,
   bundle: Bundle,
+  restate = true,
 ): Rendering {
   const masked = before > 0 ? maskingPlan(results, before) : new Set<number>();
-  const inputs = supersededInputPlan(results, before, bundle);
+  const elided = supersededInputPlan(results, before, bundle);
+  const inputs = restate ? restatedInputPlan(results, elided) : elided;
   const texts = results.map((r) => r.text);
-  if (masked.size === 0 && inputs.size === 0) return { texts, masked, inputs };
-  expandReferencesToRewritten(results, refs, masked, inputs, texts);
+  if (masked.size === 0 && elided.size === 0) return { texts, masked, inputs };
+  expandReferencesToRewritten(results, refs, masked, elided, texts);
   for (const i of masked) texts[i] = maskedText(results[i]!)!;
   return { texts, masked, inputs };
 }
@@ -150,7 +157,7 @@ export function applyRendering(results: ToolResult[], rendering: Rendering): voi
     const args = r.call ? rendering.inputs.get(r.call.id) : undefined;
     if (args && r.call) {
       r.call.rewrittenArgs = args;
-      r.changedBy.add(SUPERSEDED_INPUT_ELISION);
+      r.changedBy.add(isRestatedAsChanges(args) ? RESTATED_INPUT_AS_CHANGES : SUPERSEDED_INPUT_ELISION);
     }
     const text = rendering.texts[i]!;
     if (text === r.text) return;

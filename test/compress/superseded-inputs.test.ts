@@ -75,17 +75,25 @@ describe('superseded tool-call inputs under the rewrite boundary', () => {
       assert.match(after.get('t1')!.todos as string, PLACEHOLDER);
       // The newest todo list before the boundary, an edit of a file never touched again, a write
       // whose later read is after the boundary, and every call after the boundary: untouched.
-      for (const id of ['t2', 'e1', 'w2', 'r1', 'r2', 't3', 'b1', 'b2'])
+      for (const id of ['t2', 'e1', 'w2', 'r1', 'r2', 'b1', 'b2'])
         assert.deepEqual(after.get(id), before.get(id), `${id} kept`);
+      // The later todo list is shown as its changes to t2, the latest one in full
+      // (strategies/restated-inputs.ts, test/compress/restated-inputs.test.ts).
+      assert.match(after.get('t3')!.todos as string, /^\[As the todos of tool call t2, 6 items in all, /);
       assert.ok(result.compression.applied_strategies.includes('superseded_input_elision'));
       assert.ok(result.compression.compressed_input_tokens < result.compression.uncompressed_input_tokens);
     });
   }
 
-  it('without a boundary no call changes', () => {
+  it('without a boundary nothing is elided (later todo lists are shown as their changes to the first)', () => {
     const source = build(dialogue, 'messages');
     const result = compressPayload(source, { bundle: 'claude' });
-    assert.deepEqual(argsOf(result.body), argsOf(source));
+    const after = argsOf(result.body);
+    const before = argsOf(source);
+    for (const [id, args] of before) {
+      if (id === 't2' || id === 't3') assert.match(after.get(id)!.todos as string, /^\[As the todos of tool call t1, /);
+      else assert.deepEqual(after.get(id), args, `${id} kept`);
+    }
   });
 
   it('one more turn with the same boundary leaves every earlier item byte-identical', () => {
