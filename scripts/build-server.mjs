@@ -60,7 +60,11 @@ await esbuild.build({
   // are CommonJS loaded with import(): split into a chunk of their own, esbuild gives such a chunk
   // only a default export, so `OTLPTraceExporter` and the rest came out undefined. Both load on
   // first use only (the API docs, a configured trace endpoint), so the idle process is the same;
-  // test/shipped/ runs both from the bundle.
+  // test/shipped/ runs both from the bundle. The route schema compilers (ajv through
+  // @fastify/ajv-compiler, fast-json-stringify) are required from node_modules on a route's first
+  // request (server/lazy-validators.ts, lazy-serializers.ts): bundled, their ~350 kB of source
+  // stayed in the chunk every process loads, never run (Fastify's own fallback requires of them
+  // are not reached: every app is given both compilers).
   external: [
     'better-sqlite3',
     'piscina',
@@ -68,6 +72,10 @@ await esbuild.build({
     '@fastify/swagger',
     '@fastify/swagger-ui',
     '@opentelemetry/*',
+    '@fastify/ajv-compiler',
+    '@fastify/fast-json-stringify-compiler',
+    'ajv',
+    'fast-json-stringify',
   ],
   // CommonJS dependencies call require(); in an ES module there is none unless made.
   banner: {

@@ -1,4 +1,5 @@
-import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { createRequire } from 'node:module';
+import type { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 
 /**
  * Fastify's response serializer compiler (fast-json-stringify, the one Fastify uses when none is
@@ -16,18 +17,28 @@ type BuildSerializer = ReturnType<typeof SerializerSelector>;
 type RouteDefinition = Parameters<ReturnType<BuildSerializer>>[0];
 type Serialize = (data: unknown) => string;
 
+/**
+ * fast-json-stringify (and the ajv it brings) is loaded on the first compilation too, from
+ * node_modules, not at start-up (scripts/build-server.mjs, `external`).
+ */
+const load = createRequire(import.meta.url);
+const fastJsonStringify = (): BuildSerializer =>
+  (
+    load('@fastify/fast-json-stringify-compiler') as { SerializerSelector: typeof SerializerSelector }
+  ).SerializerSelector();
+
 /** Compilations not done yet, of every app of the process: answers no request has needed so far. */
 const pending = new Set<() => Serialize>();
 
 /** `schemaController.compilersFactory.buildSerializer` for Fastify; fast-json-stringify's, each schema compiled on first use. */
-export function lazySerializerFactory(build: BuildSerializer = SerializerSelector()): BuildSerializer {
+export function lazySerializerFactory(build?: BuildSerializer): BuildSerializer {
   return (externalSchemas, options) => {
     let compile: ReturnType<BuildSerializer> | undefined;
     return (route: RouteDefinition) => {
       let serialize: Serialize | undefined;
       const compiled = (): Serialize => {
         if (!serialize) {
-          serialize = (compile ??= build(externalSchemas, options))(route) as Serialize;
+          serialize = (compile ??= (build ??= fastJsonStringify())(externalSchemas, options))(route) as Serialize;
           pending.delete(compiled);
         }
         return serialize;
