@@ -119,7 +119,7 @@ const BUNDLED_YAML = fileURLToPath(new URL('../bundle/yaml.cjs', import.meta.url
 
 /**
  * The YAML parser is loaded only for a YAML config file, from its one-file build when there is
- * one: the package's ~100 modules from node_modules held ~0.6 MB more of an idle process's heap
+ * one: the package's ~70 modules from node_modules held ~0.6 MB more of an idle process's heap
  * (bench/README.md, "Issue 29: idle memory after issue 30").
  */
 function parseYaml(text: string): unknown {

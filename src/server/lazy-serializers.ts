@@ -7,7 +7,7 @@ import type { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
  * it instead of when the app starts. fast-json-stringify gives a schema with `anyOf`, `oneOf` or
  * `if` (every nullable or union field of TypeBox) an ajv instance of its own, with the JSON
  * Schema meta-schema compiled into it: the console's response schemas made ~40 of them at
- * start-up, ~6 MB of an idle process (bench/README.md, "Issue 29: idle memory after issue 30"),
+ * start-up, ~4.5 MB of an idle process's RSS (bench/README.md, "Issue 29: idle memory after issue 30"),
  * for pages a given deployment may never open. The first answer of a route pays its compilation
  * (ms) instead; the bytes sent are unchanged. A schema fast-json-stringify refuses would fail
  * that route's first answer instead of the start: test/server/lazy-serializers.test.ts compiles
