@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { schemaCompilerPackage } from './schema-compiler-packages.js';
 
 /**
  * Fastify's response serializer compiler (fast-json-stringify, the one Fastify uses when none is
@@ -18,13 +18,12 @@ type RouteDefinition = Parameters<ReturnType<BuildSerializer>>[0];
 type Serialize = (data: unknown) => string;
 
 /**
- * fast-json-stringify (and the ajv it brings) is loaded on the first compilation too, from
- * node_modules, not at start-up (scripts/build-server.mjs, `external`).
+ * fast-json-stringify (and the ajv it brings) is loaded on the first compilation too, not at
+ * start-up (schema-compiler-packages.ts).
  */
-const load = createRequire(import.meta.url);
 const fastJsonStringify = (): BuildSerializer =>
   (
-    load('@fastify/fast-json-stringify-compiler') as { SerializerSelector: typeof SerializerSelector }
+    schemaCompilerPackage('@fastify/fast-json-stringify-compiler') as { SerializerSelector: typeof SerializerSelector }
   ).SerializerSelector();
 
 /** Compilations not done yet, of every app of the process: answers no request has needed so far. */

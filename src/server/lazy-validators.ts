@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { AjvCompiler } from '@fastify/ajv-compiler';
+import { schemaCompilerPackage } from './schema-compiler-packages.js';
 
 /**
  * Fastify's validator compiler (ajv, the one Fastify uses when none is given), compiling each
@@ -15,12 +15,11 @@ type BuildCompiler = ReturnType<typeof AjvCompiler>;
 
 /**
  * ajv itself (and its JTD build, which @fastify/ajv-compiler loads too) is loaded on the first
- * compilation as well, from node_modules: a plain `import` would run its ~90 modules at start-up,
- * and the bundle keeps them out of the code it loads (scripts/build-server.mjs, `external`).
+ * compilation as well (schema-compiler-packages.ts): a plain `import` would run its ~90 modules
+ * at start-up, and the bundle keeps them out of the code it loads (scripts/build-server.mjs).
  */
-const load = createRequire(import.meta.url);
 const ajvCompiler = (): BuildCompiler =>
-  (load('@fastify/ajv-compiler') as { AjvCompiler: typeof AjvCompiler }).AjvCompiler();
+  (schemaCompilerPackage('@fastify/ajv-compiler') as { AjvCompiler: typeof AjvCompiler }).AjvCompiler();
 type RouteDefinition = Parameters<ReturnType<BuildCompiler>>[0];
 
 interface LazyValidate {

@@ -105,4 +105,23 @@ describe('dist/bundle/ holds nothing that only works from node_modules', () => {
     assert.deepEqual(bundled.parse(text), (load('yaml') as typeof import('yaml')).parse(text));
     assert.throws(() => bundled.parse('a: [1'), /Flow sequence|missing/i);
   });
+
+  it("has Fastify's two schema compilers in one file, compiling as the packages do", () => {
+    const load = createRequire(import.meta.url);
+    const bundled = load(join(BUNDLE, 'schema-compilers.cjs')) as Record<string, unknown>;
+    const { AjvCompiler } = bundled['@fastify/ajv-compiler'] as typeof import('@fastify/ajv-compiler');
+    const { SerializerSelector } = bundled[
+      '@fastify/fast-json-stringify-compiler'
+    ] as typeof import('@fastify/fast-json-stringify-compiler');
+    const schema = {
+      type: 'object',
+      required: ['n'],
+      properties: { n: { anyOf: [{ type: 'integer' }, { type: 'null' }] } },
+    };
+    const validate = AjvCompiler()({}, { customOptions: {} })({ schema, method: 'POST', url: '/', httpPart: 'body' });
+    assert.equal(validate({ n: 1 }), true);
+    assert.equal(validate({ n: 'x' }), false);
+    const serialize = SerializerSelector()({}, {})({ schema, method: 'GET', url: '/', httpStatus: '200' });
+    assert.equal(serialize({ n: null, extra: 1 }), '{"n":null}');
+  });
 });
