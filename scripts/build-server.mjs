@@ -60,7 +60,11 @@ await esbuild.build({
   // are CommonJS loaded with import(): split into a chunk of their own, esbuild gives such a chunk
   // only a default export, so `OTLPTraceExporter` and the rest came out undefined. Both load on
   // first use only (the API docs, a configured trace endpoint), so the idle process is the same;
-  // test/shipped/ runs both from the bundle.
+  // test/shipped/ runs both from the bundle. The route schema compilers (ajv through
+  // @fastify/ajv-compiler, fast-json-stringify) are required on a route's first request
+  // (server/lazy-validators.ts, lazy-serializers.ts), from their one-file build below: bundled
+  // here, their ~400 kB of source stayed in the chunk every process loads, never run (Fastify's
+  // own fallback requires of them are not reached: every app is given both compilers).
   external: [
     'better-sqlite3',
     'piscina',
@@ -68,6 +72,10 @@ await esbuild.build({
     '@fastify/swagger',
     '@fastify/swagger-ui',
     '@opentelemetry/*',
+    '@fastify/ajv-compiler',
+    '@fastify/fast-json-stringify-compiler',
+    'ajv',
+    'fast-json-stringify',
   ],
   // CommonJS dependencies call require(); in an ES module there is none unless made.
   banner: {
@@ -83,6 +91,41 @@ await esbuild.build({
   minifySyntax: true,
   keepNames: false,
   sourcemap: true,
+  logLevel: 'warning',
+});
+// The YAML parser as one CommonJS file, required (synchronously, as the config is read) only for
+// a YAML config file (config/gateway-config.ts): loaded from node_modules it is ~70 modules,
+// each a module object, a wrapper and its unminified source, ~0.6 MB more of an idle heap.
+await esbuild.build({
+  entryPoints: [join(repoRoot, 'node_modules/yaml/dist/index.js')],
+  outfile: join(outdir, 'yaml.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  logLevel: 'warning',
+});
+// Fastify's two schema compilers and the ajv they share, as one CommonJS file required on the
+// first route compilation (server/schema-compiler-packages.ts): one file to read on that first
+// request instead of ~120 modules from node_modules.
+await esbuild.build({
+  stdin: {
+    contents: [
+      "exports['@fastify/ajv-compiler'] = require('@fastify/ajv-compiler');",
+      "exports['@fastify/fast-json-stringify-compiler'] = require('@fastify/fast-json-stringify-compiler');",
+    ].join('\n'),
+    resolveDir: repoRoot,
+    loader: 'js',
+  },
+  outfile: join(outdir, 'schema-compilers.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
 });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);

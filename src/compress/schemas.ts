@@ -77,25 +77,32 @@ const ResponsesBody = Obj({
   tools: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
 });
 
-const compiled = {
-  ChatBody: TypeCompiler.Compile(ChatBody),
-  ChatMessage: TypeCompiler.Compile(ChatMessage),
-  ChatTool: TypeCompiler.Compile(ChatTool),
-  MessagesBody: TypeCompiler.Compile(MessagesBody),
-  MessagesMessage: TypeCompiler.Compile(MessagesMessage),
-  ToolUseBlock: TypeCompiler.Compile(ToolUseBlock),
-  ToolResultBlock: TypeCompiler.Compile(ToolResultBlock),
-  MessagesTool: TypeCompiler.Compile(MessagesTool),
-  ResponsesBody: TypeCompiler.Compile(ResponsesBody),
-  FunctionCallItem: TypeCompiler.Compile(FunctionCallItem),
-  FunctionCallOutputItem: TypeCompiler.Compile(FunctionCallOutputItem),
-  CustomToolCallItem: TypeCompiler.Compile(CustomToolCallItem),
-  CustomToolCallOutputItem: TypeCompiler.Compile(CustomToolCallOutputItem),
-  InputMessageItem: TypeCompiler.Compile(InputMessageItem),
-  ResponsesTool: TypeCompiler.Compile(ResponsesTool),
-  ResponsesNamedTool: TypeCompiler.Compile(ResponsesNamedTool),
+/**
+ * The wire shapes by name, each compiled on its first check: TypeBox's generated checkers (code,
+ * closures and their sources) for all 16 cost the idle process ~0.3 MB, and a deployment without
+ * compression, or with one API only, never checks most of them (bench/README.md, "Issue 29: idle
+ * memory after issue 30").
+ */
+const schemas = {
+  ChatBody,
+  ChatMessage,
+  ChatTool,
+  MessagesBody,
+  MessagesMessage,
+  ToolUseBlock,
+  ToolResultBlock,
+  MessagesTool,
+  ResponsesBody,
+  FunctionCallItem,
+  FunctionCallOutputItem,
+  CustomToolCallItem,
+  CustomToolCallOutputItem,
+  InputMessageItem,
+  ResponsesTool,
+  ResponsesNamedTool,
 };
-export type SchemaName = keyof typeof compiled;
+export type SchemaName = keyof typeof schemas;
+const compiled: Partial<Record<SchemaName, TypeCheck<TSchema>>> = {};
 
 /** `/messages/3/tool_calls/0/id` under base `messages[3]` → `messages[3].tool_calls[0].id`. */
 function paramPath(base: string, pointer: string): string {
@@ -109,7 +116,7 @@ function paramPath(base: string, pointer: string): string {
 
 /** Throws CompressionInputError naming the first offending parameter. */
 export function check(name: SchemaName, value: unknown, base = ''): void {
-  const checker: TypeCheck<TSchema> = compiled[name];
+  const checker = (compiled[name] ??= TypeCompiler.Compile<TSchema>(schemas[name]));
   if (checker.Check(value)) return;
   const first = checker.Errors(value).First();
   const param = first ? paramPath(base, first.path) : base || null;

@@ -18,6 +18,7 @@ import { connectionsTimedOut } from '../metrics/connection-metrics.js';
 import { enforceBodyDeadline } from './request-body-deadline.js';
 import { DEFAULT_JSON_MAX_DEPTH, registerJsonBodyParser } from './json-body.js';
 import { lazyValidatorFactory } from './lazy-validators.js';
+import { lazySerializerFactory } from './lazy-serializers.js';
 import { answerClosedClient, isClientConnectionError } from './client-connection.js';
 import type { HttpProblem } from './http-problem.js';
 import type { TrustedProxy } from './trusted-proxies.js';
@@ -116,8 +117,11 @@ export function createApp(options: AppOptions): FastifyInstance {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : `req_${randomHex(16)}`;
     },
-    // Route schemas compiled on each route's first request (lazy-validators.ts).
-    schemaController: { compilersFactory: { buildValidator: lazyValidatorFactory() } },
+    // Route schemas compiled on each route's first request (lazy-validators.ts), response schemas
+    // on their first answer (lazy-serializers.ts).
+    schemaController: {
+      compilersFactory: { buildValidator: lazyValidatorFactory(), buildSerializer: lazySerializerFactory() },
+    },
     ajv: AJV_OPTIONS,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     keepAliveTimeout: connections.keepAliveTimeoutMs,

@@ -1,4 +1,5 @@
-import { AjvCompiler } from '@fastify/ajv-compiler';
+import type { AjvCompiler } from '@fastify/ajv-compiler';
+import { schemaCompilerPackage } from './schema-compiler-packages.js';
 
 /**
  * Fastify's validator compiler (ajv, the one Fastify uses when none is given), compiling each
@@ -11,6 +12,14 @@ import { AjvCompiler } from '@fastify/ajv-compiler';
  * test/server/lazy-validators.test.ts compiles every route schema of the three surfaces.
  */
 type BuildCompiler = ReturnType<typeof AjvCompiler>;
+
+/**
+ * ajv itself (and its JTD build, which @fastify/ajv-compiler loads too) is loaded on the first
+ * compilation as well (schema-compiler-packages.ts): a plain `import` would run its ~90 modules
+ * at start-up, and the bundle keeps them out of the code it loads (scripts/build-server.mjs).
+ */
+const ajvCompiler = (): BuildCompiler =>
+  (schemaCompilerPackage('@fastify/ajv-compiler') as { AjvCompiler: typeof AjvCompiler }).AjvCompiler();
 type RouteDefinition = Parameters<ReturnType<BuildCompiler>>[0];
 
 interface LazyValidate {
@@ -23,7 +32,7 @@ interface LazyValidate {
 const pending = new Set<() => unknown>();
 
 /** `schemaController.compilersFactory.buildValidator` for Fastify; one ajv per app and option set, made on first use. */
-export function lazyValidatorFactory(build: BuildCompiler = AjvCompiler()): BuildCompiler {
+export function lazyValidatorFactory(build?: BuildCompiler): BuildCompiler {
   return (externalSchemas, options) => {
     let compile: ReturnType<BuildCompiler> | undefined;
     return (route: RouteDefinition) => {
@@ -34,7 +43,7 @@ export function lazyValidatorFactory(build: BuildCompiler = AjvCompiler()): Buil
       let validate: ReturnType<ReturnType<BuildCompiler>> | undefined;
       const compiled = () => {
         if (!validate) {
-          validate = (compile ??= build(externalSchemas, options))(route);
+          validate = (compile ??= (build ??= ajvCompiler())(externalSchemas, options))(route);
           pending.delete(compiled);
         }
         return validate;

@@ -6,14 +6,16 @@ const require = createRequire(import.meta.url);
 /**
  * undici's Agent and its promise `request`, loaded without the package's entry, which also loads
  * fetch, WebSocket, EventSource, the cache and the mock agent (~880 KB of source, ~3 MB of heap)
- * that the console's and collector's outbound calls never use.
+ * that the console's and collector's outbound calls never use. Both are loaded on first use: an
+ * idle process that has sent no webhook and checked no domain holds none of undici's modules.
  */
-export const UndiciAgent = require('undici/lib/dispatcher/agent.js') as typeof Agent;
+let agentClass: typeof Agent | undefined;
+export function undiciAgent(): typeof Agent {
+  return (agentClass ??= require('undici/lib/dispatcher/agent.js') as typeof Agent);
+}
 
-const dispatchRequest = require('undici/lib/api/api-request.js') as (
-  this: Dispatcher,
-  options: Dispatcher.RequestOptions,
-) => Promise<Dispatcher.ResponseData>;
+type DispatchRequest = (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+let dispatchRequest: DispatchRequest | undefined;
 
 export type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> & {
   method?: Dispatcher.HttpMethod;
@@ -26,6 +28,7 @@ export function requestThrough(
   options: RequestOptions,
 ): Promise<Dispatcher.ResponseData> {
   const parsed = new URL(url);
+  dispatchRequest ??= require('undici/lib/api/api-request.js') as DispatchRequest;
   return dispatchRequest.call(dispatcher, {
     ...options,
     origin: parsed.origin,

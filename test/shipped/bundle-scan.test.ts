@@ -1,7 +1,7 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { SourceMap } from 'node:module';
+import { SourceMap, createRequire } from 'node:module';
 import { join } from 'node:path';
 import { buildDist, REPO_ROOT } from '../cli/cli-process.js';
 
@@ -96,5 +96,32 @@ describe('dist/bundle/ holds nothing that only works from node_modules', () => {
     const unexpected = [...chunks].filter(([pkg]) => !(pkg in DEFAULT_ONLY_IMPORTS)).map(([pkg, f]) => `${pkg} (${f})`);
     assert.deepEqual(unexpected, [], 'load these packages from node_modules: `external` in scripts/build-server.mjs');
     assert.deepEqual([...chunks.keys()].sort(), Object.keys(DEFAULT_ONLY_IMPORTS).sort());
+  });
+
+  it('has the one-file YAML parser the config reader loads, parsing as the package does', () => {
+    const load = createRequire(import.meta.url);
+    const bundled = load(join(BUNDLE, 'yaml.cjs')) as typeof import('yaml');
+    const text = 'providers:\n  - {id: a, kind: openai, base_url: "https://x/v1"}\nmodels: []\nn: 1.5\nflag: yes\n';
+    assert.deepEqual(bundled.parse(text), (load('yaml') as typeof import('yaml')).parse(text));
+    assert.throws(() => bundled.parse('a: [1'), /Flow sequence|missing/i);
+  });
+
+  it("has Fastify's two schema compilers in one file, compiling as the packages do", () => {
+    const load = createRequire(import.meta.url);
+    const bundled = load(join(BUNDLE, 'schema-compilers.cjs')) as Record<string, unknown>;
+    const { AjvCompiler } = bundled['@fastify/ajv-compiler'] as typeof import('@fastify/ajv-compiler');
+    const { SerializerSelector } = bundled[
+      '@fastify/fast-json-stringify-compiler'
+    ] as typeof import('@fastify/fast-json-stringify-compiler');
+    const schema = {
+      type: 'object',
+      required: ['n'],
+      properties: { n: { anyOf: [{ type: 'integer' }, { type: 'null' }] } },
+    };
+    const validate = AjvCompiler()({}, { customOptions: {} })({ schema, method: 'POST', url: '/', httpPart: 'body' });
+    assert.equal(validate({ n: 1 }), true);
+    assert.equal(validate({ n: 'x' }), false);
+    const serialize = SerializerSelector()({}, {})({ schema, method: 'GET', url: '/', httpStatus: '200' });
+    assert.equal(serialize({ n: null, extra: 1 }), '{"n":null}');
   });
 });

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { Agent } from 'undici';
-import { UndiciAgent, requestThrough, type RequestOptions } from '../../server/undici-parts.js';
+import { undiciAgent, requestThrough, type RequestOptions } from '../../server/undici-parts.js';
 import { guardedLookup, isPublicAddress, type TargetPolicy } from '../../server/address-guard.js';
 
 export class WebhookError extends Error {}
@@ -12,18 +12,22 @@ export class WebhookError extends Error {}
  * webhook component and alert delivery.
  */
 export class WebhookPoster {
-  private readonly agent: Agent;
+  /** Made on the first post: undici is not loaded until something is delivered (undici-parts.ts). */
+  private agent: Agent | undefined;
 
   constructor(
     private readonly policy: TargetPolicy,
     private readonly timeoutMs: number,
-  ) {
-    this.agent = new UndiciAgent({
-      connect: { lookup: guardedLookup(policy) as never, timeout: timeoutMs },
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+  ) {}
+
+  private dispatcher(): Agent {
+    const UndiciAgent = undiciAgent();
+    return (this.agent ??= new UndiciAgent({
+      connect: { lookup: guardedLookup(this.policy) as never, timeout: this.timeoutMs },
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
       connections: 16,
-    });
+    }));
   }
 
   async post(target: string, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<void> {
@@ -33,7 +37,7 @@ export class WebhookPoster {
     const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
     if (isIP(literal) && !this.policy.allowPrivate && !isPublicAddress(literal))
       throw new WebhookError('webhook address is private or reserved');
-    const response = await requestThrough(this.agent, url, {
+    const response = await requestThrough(this.dispatcher(), url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'llm-gateway-webhook/1.0', ...headers },
       body,
@@ -46,6 +50,6 @@ export class WebhookPoster {
   }
 
   close(): Promise<void> {
-    return this.agent.close();
+    return this.agent ? this.agent.close() : Promise.resolve();
   }
 }

@@ -4,9 +4,11 @@ import type { Agent } from 'undici';
 /**
  * undici's Agent on its own: the package's entry also loads fetch, WebSocket, EventSource, the
  * cache and the mock agent (~880 KB of source, ~3 MB of heap) that the upstream transport never
- * uses. The Agent's `dispatch`, `close` and `destroy` are its own, not added by the entry.
+ * uses. The Agent's `dispatch`, `close` and `destroy` are its own, not added by the entry. Loaded
+ * with the first Agent (the first upstream call), not at start-up.
  */
-const UndiciAgent = createRequire(import.meta.url)('undici/lib/dispatcher/agent.js') as typeof Agent;
+const require = createRequire(import.meta.url);
+let UndiciAgent: typeof Agent | undefined;
 
 /**
  * One keep-alive Agent per connect timeout (in practice one for the whole process). An Agent
@@ -18,6 +20,7 @@ const agents = new Map<number, Agent>();
 export function dispatcherFor(connectMs: number): Agent {
   let agent = agents.get(connectMs);
   if (!agent) {
+    UndiciAgent ??= require('undici/lib/dispatcher/agent.js') as typeof Agent;
     agent = new UndiciAgent({
       connect: { timeout: connectMs },
       pipelining: 1,
