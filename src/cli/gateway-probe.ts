@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { undiciAgent, requestThrough } from '../server/undici-parts.js';
+import { UndiciAgent, requestThrough } from '../server/undici-parts.js';
 
 /**
  * Whether the gateway clients will reach at `origin` is the one whose data directory a CLI
@@ -17,7 +17,6 @@ export type ProbeOutcome =
 const PROBE_TIMEOUT_MS = 3_000;
 
 export async function probeGateway(origin: string, apiKey: string, caFile: string | undefined): Promise<ProbeOutcome> {
-  const UndiciAgent = undiciAgent();
   const dispatcher = new UndiciAgent({
     connect: { ...(caFile ? { ca: readFileSync(caFile, 'utf8') } : {}), timeout: PROBE_TIMEOUT_MS },
     headersTimeout: PROBE_TIMEOUT_MS,

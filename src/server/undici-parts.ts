@@ -6,16 +6,14 @@ const require = createRequire(import.meta.url);
 /**
  * undici's Agent and its promise `request`, loaded without the package's entry, which also loads
  * fetch, WebSocket, EventSource, the cache and the mock agent (~880 KB of source, ~3 MB of heap)
- * that the console's and collector's outbound calls never use. Both are loaded on first use: an
- * idle process that has sent no webhook and checked no domain holds none of undici's modules.
+ * that the console's and collector's outbound calls never use.
  */
-let agentClass: typeof Agent | undefined;
-export function undiciAgent(): typeof Agent {
-  return (agentClass ??= require('undici/lib/dispatcher/agent.js') as typeof Agent);
-}
+export const UndiciAgent = require('undici/lib/dispatcher/agent.js') as typeof Agent;
 
-type DispatchRequest = (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
-let dispatchRequest: DispatchRequest | undefined;
+const dispatchRequest = require('undici/lib/api/api-request.js') as (
+  this: Dispatcher,
+  options: Dispatcher.RequestOptions,
+) => Promise<Dispatcher.ResponseData>;
 
 export type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> & {
   method?: Dispatcher.HttpMethod;
@@ -28,7 +26,6 @@ export function requestThrough(
   options: RequestOptions,
 ): Promise<Dispatcher.ResponseData> {
   const parsed = new URL(url);
-  dispatchRequest ??= require('undici/lib/api/api-request.js') as DispatchRequest;
   return dispatchRequest.call(dispatcher, {
     ...options,
     origin: parsed.origin,

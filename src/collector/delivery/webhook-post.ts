@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { Agent } from 'undici';
-import { undiciAgent, requestThrough, type RequestOptions } from '../../server/undici-parts.js';
+import { UndiciAgent, requestThrough, type RequestOptions } from '../../server/undici-parts.js';
 import { guardedLookup, isPublicAddress, type TargetPolicy } from '../../server/address-guard.js';
 
 export class WebhookError extends Error {}
@@ -12,22 +12,18 @@ export class WebhookError extends Error {}
  * webhook component and alert delivery.
  */
 export class WebhookPoster {
-  /** Made on the first post: undici is not loaded until something is delivered (undici-parts.ts). */
-  private agent: Agent | undefined;
+  private readonly agent: Agent;
 
   constructor(
     private readonly policy: TargetPolicy,
     private readonly timeoutMs: number,
-  ) {}
-
-  private dispatcher(): Agent {
-    const UndiciAgent = undiciAgent();
-    return (this.agent ??= new UndiciAgent({
-      connect: { lookup: guardedLookup(this.policy) as never, timeout: this.timeoutMs },
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
+  ) {
+    this.agent = new UndiciAgent({
+      connect: { lookup: guardedLookup(policy) as never, timeout: timeoutMs },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
       connections: 16,
-    }));
+    });
   }
 
   async post(target: string, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<void> {
@@ -37,7 +33,7 @@ export class WebhookPoster {
     const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
     if (isIP(literal) && !this.policy.allowPrivate && !isPublicAddress(literal))
       throw new WebhookError('webhook address is private or reserved');
-    const response = await requestThrough(this.dispatcher(), url, {
+    const response = await requestThrough(this.agent, url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'llm-gateway-webhook/1.0', ...headers },
       body,
@@ -50,6 +46,6 @@ export class WebhookPoster {
   }
 
   close(): Promise<void> {
-    return this.agent ? this.agent.close() : Promise.resolve();
+    return this.agent.close();
   }
 }

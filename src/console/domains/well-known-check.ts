@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import type { Resolver } from 'node:dns/promises';
 import type { LookupOptions } from 'node:dns';
-import { undiciAgent, requestThrough } from '../../server/undici-parts.js';
+import { UndiciAgent, requestThrough } from '../../server/undici-parts.js';
 import { isPublicAddress } from '../../server/address-guard.js';
 import { WELL_KNOWN_PATH, type CheckResult } from './challenge.js';
 
@@ -40,7 +40,6 @@ export async function checkWellKnownFile(
   const pinned = addresses[0]!;
   // Resolving took part of the budget; the request gets what is left.
   const remainingMs = Math.max(1, options.timeoutMs - (Date.now() - started));
-  const UndiciAgent = undiciAgent();
   const agent = new UndiciAgent({
     connect: {
       timeout: remainingMs,

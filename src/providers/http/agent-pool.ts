@@ -4,11 +4,9 @@ import type { Agent } from 'undici';
 /**
  * undici's Agent on its own: the package's entry also loads fetch, WebSocket, EventSource, the
  * cache and the mock agent (~880 KB of source, ~3 MB of heap) that the upstream transport never
- * uses. The Agent's `dispatch`, `close` and `destroy` are its own, not added by the entry. Loaded
- * with the first Agent (the first upstream call), not at start-up.
+ * uses. The Agent's `dispatch`, `close` and `destroy` are its own, not added by the entry.
  */
-const require = createRequire(import.meta.url);
-let UndiciAgent: typeof Agent | undefined;
+const UndiciAgent = createRequire(import.meta.url)('undici/lib/dispatcher/agent.js') as typeof Agent;
 
 /**
  * One keep-alive Agent per connect timeout (in practice one for the whole process). An Agent
@@ -20,7 +18,6 @@ const agents = new Map<number, Agent>();
 export function dispatcherFor(connectMs: number): Agent {
   let agent = agents.get(connectMs);
   if (!agent) {
-    UndiciAgent ??= require('undici/lib/dispatcher/agent.js') as typeof Agent;
     agent = new UndiciAgent({
       connect: { timeout: connectMs },
       pipelining: 1,
