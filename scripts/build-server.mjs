@@ -93,39 +93,38 @@ await esbuild.build({
   sourcemap: true,
   logLevel: 'warning',
 });
-// The YAML parser as one CommonJS file, required (synchronously, as the config is read) only for
-// a YAML config file (config/gateway-config.ts): loaded from node_modules it is ~70 modules,
-// each a module object, a wrapper and its unminified source, ~0.6 MB more of an idle heap.
-await esbuild.build({
-  entryPoints: [join(repoRoot, 'node_modules/yaml/dist/index.js')],
-  outfile: join(outdir, 'yaml.cjs'),
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  minifyWhitespace: true,
-  minifySyntax: true,
-  logLevel: 'warning',
-});
-// Fastify's two schema compilers and the ajv they share, as one CommonJS file required on the
-// first route compilation (server/schema-compiler-packages.ts): one file to read on that first
-// request instead of ~120 modules from node_modules.
-await esbuild.build({
-  stdin: {
-    contents: [
-      "exports['@fastify/ajv-compiler'] = require('@fastify/ajv-compiler');",
-      "exports['@fastify/fast-json-stringify-compiler'] = require('@fastify/fast-json-stringify-compiler');",
-    ].join('\n'),
-    resolveDir: repoRoot,
-    loader: 'js',
+/** A package loaded on first use, built with what it requires into one minified CommonJS file. */
+function buildCommonJsFile(source, file) {
+  return esbuild.build({
+    ...source,
+    outfile: join(outdir, file),
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    logLevel: 'warning',
+  });
+}
+// The YAML parser, required (synchronously, as the config is read) only for a YAML config file
+// (config/gateway-config.ts): loaded from node_modules it is ~70 modules, each a module object, a
+// wrapper and its unminified source, ~0.6 MB more of an idle heap.
+await buildCommonJsFile({ entryPoints: [join(repoRoot, 'node_modules/yaml/dist/index.js')] }, 'yaml.cjs');
+// Fastify's two schema compilers and the ajv they share, required on the first route compilation
+// (server/schema-compiler-packages.ts): one file to read on that first request instead of ~120
+// modules from node_modules.
+await buildCommonJsFile(
+  {
+    stdin: {
+      contents: [
+        "exports['@fastify/ajv-compiler'] = require('@fastify/ajv-compiler');",
+        "exports['@fastify/fast-json-stringify-compiler'] = require('@fastify/fast-json-stringify-compiler');",
+      ].join('\n'),
+      resolveDir: repoRoot,
+      loader: 'js',
+    },
   },
-  outfile: join(outdir, 'schema-compilers.cjs'),
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  minifyWhitespace: true,
-  minifySyntax: true,
-  logLevel: 'warning',
-});
+  'schema-compilers.cjs',
+);
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);

@@ -4,6 +4,7 @@ import Fastify from 'fastify';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { compilePendingSerializers, lazySerializerFactory } from '../../src/server/lazy-serializers.js';
 import { startHarness } from '../support/gateway-harness.js';
+import { countingCompiler } from '../support/counting-compiler.js';
 
 /**
  * Response schemas are compiled on their first answer instead of at start-up (each nullable or
@@ -43,24 +44,16 @@ function app(lazy: boolean, build = SerializerSelector()) {
 
 describe('lazy response serializers (server/lazy-serializers.ts)', () => {
   it('compiles a response schema on the first answer that uses it, once per status', async () => {
-    let compiled = 0;
-    const base = SerializerSelector();
-    const counting: typeof base = (externals, options) => {
-      const compile = base(externals, options);
-      return (route) => {
-        compiled++;
-        return compile(route);
-      };
-    };
-    const lazy = app(true, counting);
+    const counting = countingCompiler(SerializerSelector());
+    const lazy = app(true, counting.factory);
     await lazy.ready();
-    assert.equal(compiled, 0, 'nothing compiled at start-up');
+    assert.equal(counting.compiled(), 0, 'nothing compiled at start-up');
     assert.equal((await lazy.inject('/x/first')).statusCode, 200);
-    assert.equal(compiled, 1, 'the 200 schema, at its first answer');
+    assert.equal(counting.compiled(), 1, 'the 200 schema, at its first answer');
     assert.equal((await lazy.inject('/x/last')).statusCode, 200);
-    assert.equal(compiled, 1, 'each compiled once');
+    assert.equal(counting.compiled(), 1, 'each compiled once');
     assert.equal((await lazy.inject('/x/missing')).statusCode, 404);
-    assert.equal(compiled, 2, 'the 404 schema, at the first 404');
+    assert.equal(counting.compiled(), 2, 'the 404 schema, at the first 404');
     await lazy.close();
   });
 

@@ -5,6 +5,7 @@ import { AjvCompiler } from '@fastify/ajv-compiler';
 import { compilePendingValidators, lazyValidatorFactory } from '../../src/server/lazy-validators.js';
 import { AJV_OPTIONS } from '../../src/server/create-app.js';
 import { startHarness } from '../support/gateway-harness.js';
+import { countingCompiler } from '../support/counting-compiler.js';
 
 /**
  * Route schemas are compiled on each route's first request instead of at start-up: the largest
@@ -39,24 +40,16 @@ function app(lazy: boolean, build = AjvCompiler()) {
 
 describe('lazy route validators (server/lazy-validators.ts)', () => {
   it("compiles a route's schema on its first request, once", async () => {
-    let compiled = 0;
-    const base = AjvCompiler();
-    const counting: typeof base = (externals, options) => {
-      const compile = base(externals, options);
-      return (route) => {
-        compiled++;
-        return compile(route);
-      };
-    };
-    const lazy = app(true, counting);
+    const counting = countingCompiler(AjvCompiler());
+    const lazy = app(true, counting.factory);
     await lazy.ready();
-    assert.equal(compiled, 0, 'nothing compiled at start-up');
+    assert.equal(counting.compiled(), 0, 'nothing compiled at start-up');
     assert.equal((await lazy.inject({ method: 'POST', url: '/x', payload: {} })).statusCode, 400);
-    assert.equal(compiled, 1, 'the body schema, at the first request (validation stopped there)');
+    assert.equal(counting.compiled(), 1, 'the body schema, at the first request (validation stopped there)');
     assert.equal((await lazy.inject({ method: 'POST', url: '/x', payload: { model: 'm' } })).statusCode, 200);
-    assert.equal(compiled, 2, 'the querystring schema, at the first request that got that far');
+    assert.equal(counting.compiled(), 2, 'the querystring schema, at the first request that got that far');
     assert.equal((await lazy.inject({ method: 'POST', url: '/x', payload: { model: 'm' } })).statusCode, 200);
-    assert.equal(compiled, 2, 'each compiled once');
+    assert.equal(counting.compiled(), 2, 'each compiled once');
     await lazy.close();
   });
 
