@@ -94,7 +94,7 @@ export function accessLog(
 }
 
 /** The members of one access line, in the order they are written. */
-interface AccessFields {
+export interface AccessFields {
   reqId: string;
   method: string;
   route: string;

@@ -312,16 +312,4 @@ export interface Database {
   limit_settings: LimitSettingsTable;
 }
 
-export type {
-  OrganizationMembersTable,
-  MemberGroupsTable,
-  OrganizationProviderKeysTable,
-  OrganizationAllowListsTable,
-  DebugCapturesTable,
-  SessionShareLinksTable,
-  WindowLimitsTable,
-  LimitWindowSpendTable,
-  LimitSettingsTable,
-  AlertRulesTable,
-  AlertFiringsTable,
-} from './team-schema.js';
+export type * from './team-schema.js';

@@ -5,25 +5,15 @@ import pino from 'pino';
 import { startHarness, type Harness } from '../support/gateway-harness.js';
 import { startMockOpenAI, type MockUpstream } from '../support/mock-upstreams/index.js';
 import { PRICING, waitFor } from '../support/chat-kit.js';
+import type { AccessFields } from '../../src/server/access-log.js';
 
 /** Issue 27 row 7: a request the gateway refuses left no log line at any level. */
 const MODEL = 'openai/gpt-4o-mini';
 
-interface AccessLine {
+interface AccessLine extends AccessFields {
   log?: string;
   level: number;
   surface: string;
-  reqId: string;
-  method: string;
-  route: string;
-  status: number;
-  code: string | null;
-  key: string | null;
-  model: string | null;
-  provider: string | null;
-  ms: number;
-  inputTokens: number | null;
-  outputTokens: number | null;
 }
 
 const INFO = 30;
