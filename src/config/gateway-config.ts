@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { requireBundled } from './bundled-package.js';
 
 /** The file named by GATEWAY_CONFIG (JSON or YAML). Full reference: docs/configuration.md. */
 const ProviderConfigSchema = Type.Object(
@@ -111,20 +110,12 @@ export function loadGatewayConfig(file: string | undefined): GatewayConfig {
 }
 
 /**
- * The built YAML parser: the package bundled into one file by scripts/build-server.mjs. The same
- * path from dist/config/ and dist/bundle/; absent when running from src/ (tests), where the
- * package itself is loaded.
- */
-const BUNDLED_YAML = fileURLToPath(new URL('../bundle/yaml.cjs', import.meta.url));
-
-/**
  * The YAML parser is loaded only for a YAML config file, from its one-file build when there is
  * one: the package's ~70 modules from node_modules held ~0.6 MB more of an idle process's heap
  * (bench/README.md, "Issue 29: idle memory after issue 30").
  */
 function parseYaml(text: string): unknown {
-  const load = createRequire(import.meta.url);
-  const yaml = (existsSync(BUNDLED_YAML) ? load(BUNDLED_YAML) : load('yaml')) as typeof import('yaml');
+  const yaml = requireBundled('yaml.cjs', 'yaml') as typeof import('yaml');
   return yaml.parse(text);
 }
 

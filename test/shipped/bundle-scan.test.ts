@@ -100,7 +100,7 @@ describe('dist/bundle/ holds nothing that only works from node_modules', () => {
 
   it('has the one-file YAML parser the config reader loads, parsing as the package does', () => {
     const load = createRequire(import.meta.url);
-    const bundled = load(join(BUNDLE, 'yaml.cjs')) as typeof import('yaml');
+    const bundled = (load(join(BUNDLE, 'yaml.cjs')) as Record<string, unknown>).yaml as typeof import('yaml');
     const text = 'providers:\n  - {id: a, kind: openai, base_url: "https://x/v1"}\nmodels: []\nn: 1.5\nflag: yes\n';
     assert.deepEqual(bundled.parse(text), (load('yaml') as typeof import('yaml')).parse(text));
     assert.throws(() => bundled.parse('a: [1'), /Flow sequence|missing/i);
